@@ -1,0 +1,187 @@
+//! Forward kernels shared by the op families: typed element loops with
+//! broadcasting, dispatched over dtypes by macros.
+//!
+//! Ops call these; nothing here knows about tapes.
+
+use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
+
+use crate::error::Result;
+use crate::shape::broadcast_shapes;
+
+/// Elementwise work above this many elements is split across rayon workers.
+/// Splitting is by element index, so results never depend on the thread count.
+pub const PAR_THRESHOLD: usize = 1 << 16;
+
+/// Lossy conversion to f64, used for scalar extraction and printing.
+pub trait ToF64: Copy {
+    /// The value as an f64.
+    fn to_f64(self) -> f64;
+}
+impl ToF64 for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl ToF64 for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+impl ToF64 for i32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl ToF64 for i64 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl ToF64 for bool {
+    fn to_f64(self) -> f64 {
+        if self {
+            1.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Applies `f` to every element.
+pub fn map<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
+where
+    A: Copy + Send + Sync,
+    C: Send,
+{
+    if a.len() >= PAR_THRESHOLD {
+        Zip::from(a).par_map_collect(|&x| f(x))
+    } else {
+        a.map(|&x| f(x))
+    }
+}
+
+/// Applies `f` to every pair of elements of `a` and `b` broadcast together.
+pub fn zip_map<A, B, C>(
+    op: &'static str,
+    a: &ArcArray<A, IxDyn>,
+    b: &ArcArray<B, IxDyn>,
+    f: impl Fn(A, B) -> C + Sync + Send,
+) -> Result<ArrayD<C>>
+where
+    A: Copy + Send + Sync,
+    B: Copy + Send + Sync,
+    C: Send,
+{
+    let shape = broadcast_shapes(op, a.shape(), b.shape())?;
+    let sh = IxDyn(&shape);
+    // Broadcasting to the common shape cannot fail: `broadcast_shapes` checked it.
+    let av = a.broadcast(sh.clone()).expect("shapes were checked");
+    let bv = b.broadcast(sh).expect("shapes were checked");
+    let z = Zip::from(av).and(bv);
+    Ok(if shape.iter().product::<usize>() >= PAR_THRESHOLD {
+        z.par_map_collect(|&x, &y| f(x, y))
+    } else {
+        z.map_collect(|&x, &y| f(x, y))
+    })
+}
+
+/// Applies `f` to every triple of elements broadcast together.
+pub fn zip3_map<A, B, C, D>(
+    op: &'static str,
+    a: &ArcArray<A, IxDyn>,
+    b: &ArcArray<B, IxDyn>,
+    c: &ArcArray<C, IxDyn>,
+    f: impl Fn(A, B, C) -> D + Sync + Send,
+) -> Result<ArrayD<D>>
+where
+    A: Copy + Send + Sync,
+    B: Copy + Send + Sync,
+    C: Copy + Send + Sync,
+    D: Send,
+{
+    let ab = broadcast_shapes(op, a.shape(), b.shape())?;
+    let shape = broadcast_shapes(op, &ab, c.shape())?;
+    let sh = IxDyn(&shape);
+    let av = a.broadcast(sh.clone()).expect("shapes were checked");
+    let bv = b.broadcast(sh.clone()).expect("shapes were checked");
+    let cv = c.broadcast(sh).expect("shapes were checked");
+    let z = Zip::from(av).and(bv).and(cv);
+    Ok(if shape.iter().product::<usize>() >= PAR_THRESHOLD {
+        z.par_map_collect(|&x, &y, &w| f(x, y, w))
+    } else {
+        z.map_collect(|&x, &y, &w| f(x, y, w))
+    })
+}
+
+/// Dispatches a unary float kernel: `float_unary!(op, tensor, |x| expr)`.
+/// Non-float tensors give `UnsupportedDType`.
+macro_rules! float_unary {
+    ($op:expr, $t:expr, |$x:ident| $body:expr) => {{
+        let t: &$crate::Tensor = $t;
+        match t.storage() {
+            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: f32| $body))),
+            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: f64| $body))),
+            _ => Err($crate::Error::UnsupportedDType { op: $op, dtype: t.dtype(), allowed: "float32, float64" }),
+        }
+    }};
+}
+pub(crate) use float_unary;
+
+/// Dispatches a unary kernel over every numeric (non-bool) dtype.
+macro_rules! numeric_unary {
+    ($op:expr, $t:expr, |$x:ident| $body:expr) => {{
+        let t: &$crate::Tensor = $t;
+        match t.storage() {
+            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: f32| $body))),
+            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: f64| $body))),
+            $crate::Storage::I32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: i32| $body))),
+            $crate::Storage::I64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: i64| $body))),
+            $crate::Storage::Bool(_) => Err($crate::Error::UnsupportedDType {
+                op: $op,
+                dtype: t.dtype(),
+                allowed: "float32, float64, int32, int64",
+            }),
+        }
+    }};
+}
+pub(crate) use numeric_unary;
+
+/// Checks two tensors share a dtype, naming both if not.
+pub(crate) fn same_dtype(op: &'static str, a: &crate::Tensor, b: &crate::Tensor) -> Result<()> {
+    if a.dtype() != b.dtype() {
+        return Err(crate::Error::DTypeMismatch { op, index: 1, expected: a.dtype(), actual: b.dtype() });
+    }
+    Ok(())
+}
+
+/// Dispatches a binary kernel over numeric dtypes with broadcasting:
+/// `numeric_binary!(op, a, b, |x, y| expr)` producing the same dtype.
+macro_rules! numeric_binary {
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
+        let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
+        $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
+            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body).map($crate::Tensor::from_array),
+            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body).map($crate::Tensor::from_array),
+            ($crate::Storage::I32(p), $crate::Storage::I32(q)) => $crate::kernels::zip_map($op, p, q, |$x: i32, $y: i32| $body).map($crate::Tensor::from_array),
+            ($crate::Storage::I64(p), $crate::Storage::I64(q)) => $crate::kernels::zip_map($op, p, q, |$x: i64, $y: i64| $body).map($crate::Tensor::from_array),
+            _ => Err($crate::Error::UnsupportedDType { op: $op, dtype: a.dtype(), allowed: "float32, float64, int32, int64" }),
+        })
+    }};
+}
+pub(crate) use numeric_binary;
+
+/// Like `numeric_binary!` but the closure returns `bool` (comparisons); bool inputs allowed.
+macro_rules! compare_binary {
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
+        let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
+        $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
+            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body).map($crate::Tensor::from_array),
+            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body).map($crate::Tensor::from_array),
+            ($crate::Storage::I32(p), $crate::Storage::I32(q)) => $crate::kernels::zip_map($op, p, q, |$x: i32, $y: i32| $body).map($crate::Tensor::from_array),
+            ($crate::Storage::I64(p), $crate::Storage::I64(q)) => $crate::kernels::zip_map($op, p, q, |$x: i64, $y: i64| $body).map($crate::Tensor::from_array),
+            ($crate::Storage::Bool(p), $crate::Storage::Bool(q)) => $crate::kernels::zip_map($op, p, q, |$x: bool, $y: bool| $body).map($crate::Tensor::from_array),
+            _ => unreachable!("dtypes were checked equal"),
+        })
+    }};
+}
+pub(crate) use compare_binary;

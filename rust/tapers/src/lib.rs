@@ -1,0 +1,48 @@
+//! # tapers
+//!
+//! Reverse-mode automatic differentiation with TensorFlow's `GradientTape`
+//! semantics, on immutable ndarray-backed tensors.
+//!
+//! * [`Tensor`]: immutable, cheaply clonable, `Send + Sync`.
+//! * [`GradientTape`]: records ops run on the current thread while its guard
+//!   lives; [`GradientTape::gradient`] runs the backward pass.
+//! * [`Variable`]: shared mutable state, watched automatically when read.
+//! * [`ops`]: the differentiable operations. Every gradient rule is written
+//!   with these same ops, so nested tapes give higher derivatives.
+//!
+//! ```
+//! use tapers::{ops, GradientTape, Tensor};
+//! let x = Tensor::scalar(3.0f64);
+//! let outer = GradientTape::new();
+//! let _o = outer.record().unwrap();
+//! outer.watch(&x);
+//! let inner = GradientTape::new();
+//! let y = {
+//!     let _i = inner.record().unwrap();
+//!     inner.watch(&x);
+//!     ops::mul(&ops::mul(&x, &x).unwrap(), &x).unwrap() // x^3
+//! };
+//! let dy = inner.gradient(&[y], &[(&x).into()]).unwrap()[0].clone().unwrap(); // 3x^2
+//! drop(_o);
+//! let d2y = outer.gradient(&[dy], &[(&x).into()]).unwrap()[0].clone().unwrap(); // 6x
+//! assert_eq!(d2y.to_vec::<f64>().unwrap(), vec![18.0]);
+//! ```
+#![deny(missing_docs)]
+
+mod backward;
+mod dtype;
+mod error;
+pub mod kernels;
+pub mod ops;
+mod shape;
+mod tape;
+mod tensor;
+mod variable;
+
+pub use backward::Unconnected;
+pub use dtype::DType;
+pub use error::{CallbackError, Error, ErrorKind, Result};
+pub use shape::{broadcast_shapes, tuple_string, Dims, ShapeDisplay};
+pub use tape::{record_op, BackwardFn, GradientTape, PausedGuard, RecordingContext, RecordingGuard, Source};
+pub use tensor::{Element, Storage, Tensor, TensorId};
+pub use variable::Variable;

@@ -1,0 +1,279 @@
+//! Arithmetic: + - * / // % pow, negation, maximum and minimum, with broadcasting.
+
+use num_traits::Float;
+
+use super::{record, rule, unbroadcast};
+use crate::error::Result;
+use crate::kernels::{numeric_binary, numeric_unary};
+use crate::ops;
+use crate::tensor::Tensor;
+
+/// `a + b` with broadcasting.
+pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let out = numeric_binary!("AddV2", a, b, |x, y| x + y)?;
+    record("AddV2", &[a, b], &out, || {
+        let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+        rule(move |g, needs| {
+            Ok(vec![
+                if needs[0] { Some(unbroadcast(&g[0], &sa)?) } else { None },
+                if needs[1] { Some(unbroadcast(&g[0], &sb)?) } else { None },
+            ])
+        })
+    });
+    Ok(out)
+}
+
+/// `a - b` with broadcasting.
+pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let out = numeric_binary!("Sub", a, b, |x, y| x - y)?;
+    record("Sub", &[a, b], &out, || {
+        let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+        rule(move |g, needs| {
+            Ok(vec![
+                if needs[0] { Some(unbroadcast(&g[0], &sa)?) } else { None },
+                if needs[1] { Some(unbroadcast(&neg(&g[0])?, &sb)?) } else { None },
+            ])
+        })
+    });
+    Ok(out)
+}
+
+/// `a * b` with broadcasting.
+pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let out = numeric_binary!("Mul", a, b, |x, y| x * y)?;
+    record("Mul", &[a, b], &out, || {
+        let (a, b) = (a.clone(), b.clone());
+        rule(move |g, needs| {
+            Ok(vec![
+                if needs[0] { Some(unbroadcast(&mul(&g[0], &b)?, a.shape())?) } else { None },
+                if needs[1] { Some(unbroadcast(&mul(&g[0], &a)?, b.shape())?) } else { None },
+            ])
+        })
+    });
+    Ok(out)
+}
+
+/// `a / b` with broadcasting. Integer division truncates toward zero (TF `Div`);
+/// division of integers by zero gives 0 rather than trapping.
+pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let out = numeric_binary!("RealDiv", a, b, |x, y| crate::ops::arith::Arith::div(x, y))?;
+    record("RealDiv", &[a, b], &out, || {
+        let (a, b) = (a.clone(), b.clone());
+        rule(move |g, needs| {
+            Ok(vec![
+                if needs[0] { Some(unbroadcast(&div(&g[0], &b)?, a.shape())?) } else { None },
+                if needs[1] {
+                    // d(a/b)/db = -a / b^2
+                    let t = div(&div(&a, &b)?, &b)?;
+                    Some(unbroadcast(&neg(&mul(&g[0], &t)?)?, b.shape())?)
+                } else {
+                    None
+                },
+            ])
+        })
+    });
+    Ok(out)
+}
+
+/// Floor division `a // b`, as Python's (TF `FloorDiv`). Not differentiable.
+pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    numeric_binary!("FloorDiv", a, b, |x, y| Arith::floordiv(x, y))
+}
+
+/// Floor modulo `a % b`, with the sign of `b` as in Python (TF `FloorMod`).
+pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let out = numeric_binary!("FloorMod", a, b, |x, y| Arith::floormod(x, y))?;
+    record("FloorMod", &[a, b], &out, || {
+        let (a, b) = (a.clone(), b.clone());
+        rule(move |g, needs| {
+            Ok(vec![
+                if needs[0] { Some(unbroadcast(&g[0], a.shape())?) } else { None },
+                if needs[1] {
+                    let q = floordiv(&a, &b)?;
+                    Some(unbroadcast(&neg(&mul(&g[0], &q)?)?, b.shape())?)
+                } else {
+                    None
+                },
+            ])
+        })
+    });
+    Ok(out)
+}
+
+/// `a ** b` with broadcasting.
+pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let out = numeric_binary!("Pow", a, b, |x, y| Arith::pow(x, y))?;
+    record("Pow", &[a, b], &out, || {
+        let (a, b, z) = (a.clone(), b.clone(), out.clone());
+        rule(move |g, needs| {
+            let ga = if needs[0] {
+                // b * a^(b-1)
+                let one = Tensor::ones(&[], b.dtype())?;
+                let t = mul(&b, &pow(&a, &sub(&b, &one)?)?)?;
+                Some(unbroadcast(&mul(&g[0], &t)?, a.shape())?)
+            } else {
+                None
+            };
+            let gb = if needs[1] {
+                // z * log(a) where a > 0, else 0 (TF's choice for the undefined branch).
+                let zero = Tensor::zeros(&[], a.dtype())?;
+                let pos = ops::greater(&a, &zero)?;
+                let safe_a = ops::array::where_(&pos, &a, &Tensor::ones(&[], a.dtype())?)?;
+                let log_a = ops::array::where_(&pos, &ops::log(&safe_a)?, &ops::array::zeros_like(&a)?)?;
+                Some(unbroadcast(&mul(&g[0], &mul(&z, &log_a)?)?, b.shape())?)
+            } else {
+                None
+            };
+            Ok(vec![ga, gb])
+        })
+    });
+    Ok(out)
+}
+
+/// `-a`.
+pub fn neg(a: &Tensor) -> Result<Tensor> {
+    let out = numeric_unary!("Neg", a, |x| Arith::neg(x))?;
+    record("Neg", &[a], &out, || rule(|g, _| Ok(vec![Some(neg(&g[0])?)])));
+    Ok(out)
+}
+
+fn select_grad(
+    name: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    pick_a: fn(&Tensor, &Tensor) -> Result<Tensor>,
+    f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    let out = f(a, b)?;
+    record(name, &[a, b], &out, || {
+        let (a, b) = (a.clone(), b.clone());
+        rule(move |g, needs| {
+            let mask = pick_a(&a, &b)?;
+            let zeros = ops::array::zeros_like(&g[0])?;
+            Ok(vec![
+                if needs[0] { Some(unbroadcast(&ops::array::where_(&mask, &g[0], &zeros)?, a.shape())?) } else { None },
+                if needs[1] { Some(unbroadcast(&ops::array::where_(&mask, &zeros, &g[0])?, b.shape())?) } else { None },
+            ])
+        })
+    });
+    Ok(out)
+}
+
+/// Elementwise maximum; at a tie the gradient goes to `a` (as TF).
+pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    select_grad("Maximum", a, b, ops::greater_equal, |a, b| {
+        numeric_binary!("Maximum", a, b, |x, y| if Arith::is_nan(x) || x >= y { x } else { y })
+    })
+}
+
+/// Elementwise minimum; at a tie the gradient goes to `a` (as TF).
+pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    select_grad("Minimum", a, b, ops::less_equal, |a, b| {
+        numeric_binary!("Minimum", a, b, |x, y| if Arith::is_nan(x) || x <= y { x } else { y })
+    })
+}
+
+/// Element arithmetic whose meaning differs between floats and integers.
+pub(crate) trait Arith: Copy {
+    fn div(self, o: Self) -> Self;
+    fn floordiv(self, o: Self) -> Self;
+    fn floormod(self, o: Self) -> Self;
+    fn pow(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+    fn is_nan(self) -> bool;
+}
+
+macro_rules! float_arith {
+    ($t:ty) => {
+        impl Arith for $t {
+            fn div(self, o: Self) -> Self {
+                self / o
+            }
+            fn floordiv(self, o: Self) -> Self {
+                (self / o).floor()
+            }
+            fn floormod(self, o: Self) -> Self {
+                let r = self % o;
+                if r != 0.0 && ((r < 0.0) != (o < 0.0)) {
+                    r + o
+                } else {
+                    r
+                }
+            }
+            fn pow(self, o: Self) -> Self {
+                Float::powf(self, o)
+            }
+            fn neg(self) -> Self {
+                -self
+            }
+            fn is_nan(self) -> bool {
+                Float::is_nan(self)
+            }
+        }
+    };
+}
+float_arith!(f32);
+float_arith!(f64);
+
+macro_rules! int_arith {
+    ($t:ty) => {
+        impl Arith for $t {
+            fn div(self, o: Self) -> Self {
+                if o == 0 {
+                    0
+                } else {
+                    self.wrapping_div(o)
+                }
+            }
+            fn floordiv(self, o: Self) -> Self {
+                if o == 0 {
+                    return 0;
+                }
+                let q = self.wrapping_div(o);
+                if (self % o != 0) && ((self < 0) != (o < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
+            }
+            fn floormod(self, o: Self) -> Self {
+                if o == 0 {
+                    return 0;
+                }
+                let r = self.wrapping_rem(o);
+                if r != 0 && ((r < 0) != (o < 0)) {
+                    r + o
+                } else {
+                    r
+                }
+            }
+            fn pow(self, o: Self) -> Self {
+                if o < 0 {
+                    // TF raises for negative integer powers; we follow integer
+                    // semantics: 1/x^k truncates to 0 unless |x| == 1.
+                    match self {
+                        1 => 1,
+                        -1 => {
+                            if o % 2 == 0 {
+                                1
+                            } else {
+                                -1
+                            }
+                        }
+                        _ => 0,
+                    }
+                } else {
+                    self.wrapping_pow(o.min(u32::MAX as Self) as u32)
+                }
+            }
+            fn neg(self) -> Self {
+                self.wrapping_neg()
+            }
+            fn is_nan(self) -> bool {
+                false
+            }
+        }
+    };
+}
+int_arith!(i32);
+int_arith!(i64);

@@ -1,0 +1,38 @@
+//! Gradient plumbing ops: identity, stop_gradient, and user-defined gradients.
+
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use super::{record, rule};
+use crate::dtype::DType;
+use crate::tape::{self, BackwardFn};
+use crate::tensor::{Tensor, TensorId};
+
+/// A new tensor equal to `x`, through which gradients pass unchanged.
+pub fn identity(x: &Tensor) -> Tensor {
+    let out = x.alias();
+    record("Identity", &[x], &out, || rule(|g, _| Ok(vec![Some(g[0].clone())])));
+    out
+}
+
+/// A new tensor equal to `x` through which no gradient flows.
+pub fn stop_gradient(x: &Tensor) -> Tensor {
+    // Never recorded: to every tape the result is a constant.
+    x.alias()
+}
+
+/// Records a user-defined op: `outputs` are returned as fresh aliases that the
+/// tapes see as computed from `inputs` by an op whose gradient rule is `rule`.
+///
+/// This is `tf.custom_gradient`'s core: compute the forward value however you
+/// like, then call this with the rule.
+pub fn custom_op(name: &'static str, inputs: &[Tensor], outputs: &[Tensor], rule: Arc<dyn BackwardFn>) -> Vec<Tensor> {
+    let outs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
+    if tape::is_recording() {
+        let ins: SmallVec<[(TensorId, DType); 3]> = inputs.iter().map(|t| (t.id(), t.dtype())).collect();
+        let refs: Vec<&Tensor> = outs.iter().collect();
+        tape::record_op(name, &ins, &refs, || rule);
+    }
+    outs
+}

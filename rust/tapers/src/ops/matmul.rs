@@ -1,0 +1,114 @@
+//! Matrix products: 2-D and batched (batch dims broadcast), with transpose flags.
+
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArcArray, Array3, Axis, IxDyn, LinalgScalar};
+
+use super::{record, rule, unbroadcast};
+use crate::error::{Error, Result};
+use crate::kernels::same_dtype;
+use crate::shape::{broadcast_shapes, ShapeDisplay};
+use crate::tensor::{Storage, Tensor};
+
+fn as_batched<T: Clone>(a: &ArcArray<T, IxDyn>, batch: &[usize]) -> ArcArray<T, ndarray::Ix3> {
+    let r = a.ndim();
+    let (rows, cols) = (a.shape()[r - 2], a.shape()[r - 1]);
+    let nb: usize = batch.iter().product();
+    let mut full: Vec<usize> = batch.to_vec();
+    full.extend([rows, cols]);
+    let owned = if a.shape() == full.as_slice() && a.is_standard_layout() {
+        a.clone()
+    } else {
+        a.broadcast(IxDyn(&full)).expect("batch dims were checked").as_standard_layout().into_owned().into_shared()
+    };
+    owned.into_shape_with_order((nb, rows, cols)).expect("element counts match")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn kernel<T: LinalgScalar + Send + Sync>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    ta: bool,
+    tb: bool,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+) -> ArcArray<T, IxDyn> {
+    let a3 = as_batched(a, batch);
+    let b3 = as_batched(b, batch);
+    let nb = a3.shape()[0];
+    let mut out = Array3::<T>::zeros((nb, m, n));
+    for i in 0..nb {
+        let av = a3.index_axis(Axis(0), i);
+        let bv = b3.index_axis(Axis(0), i);
+        let av = if ta { av.reversed_axes() } else { av };
+        let bv = if tb { bv.reversed_axes() } else { bv };
+        general_mat_mul(T::one(), &av, &bv, T::zero(), &mut out.index_axis_mut(Axis(0), i));
+    }
+    let mut shape = batch.to_vec();
+    shape.extend([m, n]);
+    out.into_shape_with_order(IxDyn(&shape)).expect("element counts match").into_shared()
+}
+
+/// Matrix product of the last two dims, `op(a) @ op(b)` where `op` transposes
+/// when the flag is set. Leading (batch) dims broadcast.
+pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+    same_dtype("MatMul", a, b)?;
+    let (sa, sb) = (a.shape(), b.shape());
+    if sa.len() < 2 || sb.len() < 2 {
+        return Err(Error::invalid(format!(
+            "In[0] and In[1] must have rank >= 2, got shapes {} and {} [Op:MatMul]",
+            ShapeDisplay::of(sa),
+            ShapeDisplay::of(sb)
+        )));
+    }
+    let (ra, rb) = (sa.len(), sb.len());
+    let (m, k1) = if transpose_a { (sa[ra - 1], sa[ra - 2]) } else { (sa[ra - 2], sa[ra - 1]) };
+    let (k2, n) = if transpose_b { (sb[rb - 1], sb[rb - 2]) } else { (sb[rb - 2], sb[rb - 1]) };
+    let mismatch =
+        || Error::invalid(format!("Matrix size-incompatible: In[0]: {}, In[1]: {} [Op:MatMul]", ShapeDisplay::of(sa), ShapeDisplay::of(sb)));
+    if k1 != k2 {
+        return Err(mismatch());
+    }
+    let batch = broadcast_shapes("MatMul", &sa[..ra - 2], &sb[..rb - 2]).map_err(|_| mismatch())?;
+    let out = Tensor::from_storage(match (a.storage(), b.storage()) {
+        (Storage::F32(p), Storage::F32(q)) => Storage::F32(kernel(p, q, transpose_a, transpose_b, &batch, m, n)),
+        (Storage::F64(p), Storage::F64(q)) => Storage::F64(kernel(p, q, transpose_a, transpose_b, &batch, m, n)),
+        (Storage::I32(p), Storage::I32(q)) => Storage::I32(kernel(p, q, transpose_a, transpose_b, &batch, m, n)),
+        (Storage::I64(p), Storage::I64(q)) => Storage::I64(kernel(p, q, transpose_a, transpose_b, &batch, m, n)),
+        _ => {
+            return Err(Error::UnsupportedDType { op: "MatMul", dtype: a.dtype(), allowed: "float32, float64, int32, int64" })
+        }
+    });
+    record("MatMul", &[a, b], &out, || {
+        let (a, b) = (a.clone(), b.clone());
+        let (ta, tb) = (transpose_a, transpose_b);
+        rule(move |g, needs| {
+            let g = &g[0];
+            // TensorFlow's _MatMulGrad, case by case.
+            let ga = if needs[0] {
+                let r = match (ta, tb) {
+                    (false, false) => matmul(g, &b, false, true)?,
+                    (false, true) => matmul(g, &b, false, false)?,
+                    (true, false) => matmul(&b, g, false, true)?,
+                    (true, true) => matmul(&b, g, true, true)?,
+                };
+                Some(unbroadcast(&r, a.shape())?)
+            } else {
+                None
+            };
+            let gb = if needs[1] {
+                let r = match (ta, tb) {
+                    (false, false) => matmul(&a, g, true, false)?,
+                    (false, true) => matmul(g, &a, true, false)?,
+                    (true, false) => matmul(&a, g, false, false)?,
+                    (true, true) => matmul(g, &a, true, true)?,
+                };
+                Some(unbroadcast(&r, b.shape())?)
+            } else {
+                None
+            };
+            Ok(vec![ga, gb])
+        })
+    });
+    Ok(out)
+}

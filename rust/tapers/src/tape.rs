@@ -1,0 +1,561 @@
+//! Recording: the tape, its entries, and the per-thread set of active tapes.
+//!
+//! A tape is a flat `Vec` of [`Entry`]s. Each entry names its inputs and outputs
+//! by [`TensorId`] and holds the op's gradient rule, which captures exactly the
+//! tensors the rule needs. Inputs also remember which entry of *this* tape
+//! produced them, so the backward pass walks indices and needs no graph of
+//! pointers and no id lookups.
+//!
+//! As in TensorFlow, the set of tapes that record is per thread: entering a tape
+//! pushes it on the calling thread's set. [`RecordingContext`] captures a
+//! thread's set so that work done for it on another thread (the backward pass on
+//! rayon workers) records on the same tapes.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use crate::backward::{self, Unconnected};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::Dims;
+use crate::tensor::{Tensor, TensorId};
+use crate::variable::Variable;
+
+/// A gradient rule: given the gradients of an op's outputs (one per output,
+/// zeros where nothing flowed), return the gradients of its inputs.
+///
+/// `needs[i]` says whether input `i` wants a gradient; a rule may return `None`
+/// for inputs that do not. Rules are written with the public ops, so an outer
+/// tape records them and higher derivatives follow.
+pub trait BackwardFn: Send + Sync {
+    /// Computes input gradients from output gradients.
+    fn backward(&self, grads: &[Tensor], needs: &[bool]) -> Result<Vec<Option<Tensor>>>;
+}
+
+impl<F> BackwardFn for F
+where
+    F: Fn(&[Tensor], &[bool]) -> Result<Vec<Option<Tensor>>> + Send + Sync,
+{
+    fn backward(&self, grads: &[Tensor], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+        self(grads, needs)
+    }
+}
+
+/// Where an entry's input came from, on the tape that holds the entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Not tracked by this tape: no gradient flows into it.
+    Untracked,
+    /// Watched directly (a source): a leaf.
+    Watched,
+    /// Produced by the entry at this index.
+    Entry(u32),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Input {
+    pub id: TensorId,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Output {
+    pub id: TensorId,
+    pub dtype: DType,
+    pub shape: Dims,
+}
+
+/// One recorded op.
+#[derive(Clone)]
+pub(crate) struct Entry {
+    pub name: &'static str,
+    pub inputs: SmallVec<[Input; 2]>,
+    pub outputs: SmallVec<[Output; 1]>,
+    pub rule: Arc<dyn BackwardFn>,
+}
+
+/// What a live tape holds. `None` in [`TapeInner::data`] means "no tape yet, or
+/// spent": TensorFlow's `self._tape is None`.
+#[derive(Default)]
+pub(crate) struct TapeData {
+    pub entries: Vec<Entry>,
+    /// Every tensor the tape tracks (watched, or produced by a recorded op).
+    pub tracked: FxHashMap<TensorId, Origin>,
+    /// Watched variables by handle id, which is creation order.
+    pub variables: BTreeMap<TensorId, Variable>,
+}
+
+impl TapeData {
+    fn watch_id(&mut self, id: TensorId) {
+        self.tracked.entry(id).or_insert(Origin::Watched);
+    }
+}
+
+pub(crate) struct TapeInner {
+    pub id: u64,
+    pub persistent: bool,
+    pub watch_accessed_variables: bool,
+    pub data: Mutex<Option<TapeData>>,
+    /// Whether a thread's active set holds this tape.
+    pub recording: Mutex<bool>,
+    /// What `watched_variables` reports after a non-persistent tape is spent.
+    pub spent_variables: Mutex<Vec<Variable>>,
+}
+
+thread_local! {
+    static ACTIVE: RefCell<Vec<Arc<TapeInner>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A snapshot of the tapes recording on some thread.
+///
+/// Capture it with [`RecordingContext::current`] and re-install it elsewhere
+/// with [`RecordingContext::enter`], so that ops run on a worker thread are
+/// recorded as if the capturing thread had run them.
+#[derive(Clone, Default)]
+pub struct RecordingContext {
+    tapes: Vec<Arc<TapeInner>>,
+}
+
+impl RecordingContext {
+    /// The calling thread's active tapes.
+    pub fn current() -> RecordingContext {
+        ACTIVE.with(|a| RecordingContext { tapes: a.borrow().clone() })
+    }
+
+    /// Runs `f` with this context as the thread's active tape set, restoring the
+    /// previous set afterwards (also on panic).
+    pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Restore(Option<Vec<Arc<TapeInner>>>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                if let Some(prev) = self.0.take() {
+                    ACTIVE.with(|a| *a.borrow_mut() = prev);
+                }
+            }
+        }
+        let prev = ACTIVE.with(|a| std::mem::replace(&mut *a.borrow_mut(), self.tapes.clone()));
+        let _restore = Restore(Some(prev));
+        f()
+    }
+
+    /// Whether no tape is recording.
+    pub fn is_empty(&self) -> bool {
+        self.tapes.is_empty()
+    }
+}
+
+/// Whether any tape records on this thread. Ops use it to skip all tape work.
+#[inline]
+pub fn is_recording() -> bool {
+    ACTIVE.with(|a| !a.borrow().is_empty())
+}
+
+/// Records an op on every active tape that tracks one of its floating inputs.
+///
+/// `make_rule` is called at most once, and only if some tape records, so an op
+/// pays nothing for its gradient rule when no tape is interested.
+pub fn record_op(
+    name: &'static str,
+    inputs: &[(TensorId, DType)],
+    outputs: &[&Tensor],
+    make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
+) {
+    ACTIVE.with(|a| {
+        let active = a.borrow();
+        if active.is_empty() {
+            return;
+        }
+        let mut rule: Option<Arc<dyn BackwardFn>> = None;
+        let mut make_rule = Some(make_rule);
+        for tape in active.iter() {
+            let mut guard = tape.data.lock();
+            let Some(data) = guard.as_mut() else { continue };
+            let mut any = false;
+            let ins: SmallVec<[Input; 2]> = inputs
+                .iter()
+                .map(|&(id, dtype)| {
+                    let origin = if dtype.is_floating() {
+                        data.tracked.get(&id).copied().unwrap_or(Origin::Untracked)
+                    } else {
+                        Origin::Untracked
+                    };
+                    any |= origin != Origin::Untracked;
+                    Input { id, origin }
+                })
+                .collect();
+            if !any {
+                continue;
+            }
+            let rule = rule.get_or_insert_with(|| (make_rule.take().expect("made once"))()).clone();
+            let index = Origin::Entry(data.entries.len() as u32);
+            for o in outputs {
+                data.tracked.insert(o.id(), index);
+            }
+            data.entries.push(Entry {
+                name,
+                inputs: ins,
+                outputs: outputs
+                    .iter()
+                    .map(|o| Output { id: o.id(), dtype: o.dtype(), shape: o.shape().iter().copied().collect() })
+                    .collect(),
+                rule,
+            });
+        }
+    })
+}
+
+/// Tells the active tapes that a variable was read; tapes that watch accessed
+/// variables start watching it.
+pub(crate) fn variable_accessed(var: &Variable) {
+    if !var.trainable() {
+        return;
+    }
+    ACTIVE.with(|a| {
+        for tape in a.borrow().iter() {
+            if tape.watch_accessed_variables {
+                if let Some(data) = tape.data.lock().as_mut() {
+                    data.watch_id(var.handle_id());
+                    data.variables.entry(var.handle_id()).or_insert_with(|| var.clone());
+                }
+            }
+        }
+    })
+}
+
+/// Something a gradient can be taken with respect to.
+#[derive(Clone)]
+pub enum Source {
+    /// A tensor (watched explicitly, or an intermediate result).
+    Tensor(Tensor),
+    /// A variable (watched explicitly or by being read).
+    Variable(Variable),
+}
+
+impl Source {
+    pub(crate) fn id(&self) -> TensorId {
+        match self {
+            Source::Tensor(t) => t.id(),
+            Source::Variable(v) => v.handle_id(),
+        }
+    }
+    pub(crate) fn dtype(&self) -> DType {
+        match self {
+            Source::Tensor(t) => t.dtype(),
+            Source::Variable(v) => v.dtype(),
+        }
+    }
+    pub(crate) fn zeros(&self) -> Result<Tensor> {
+        match self {
+            Source::Tensor(t) => Tensor::zeros(t.shape(), t.dtype()),
+            Source::Variable(v) => Tensor::zeros(&v.shape(), v.dtype()),
+        }
+    }
+}
+
+impl From<&Tensor> for Source {
+    fn from(t: &Tensor) -> Source {
+        Source::Tensor(t.clone())
+    }
+}
+
+impl From<&Variable> for Source {
+    fn from(v: &Variable) -> Source {
+        Source::Variable(v.clone())
+    }
+}
+
+/// Records operations for automatic differentiation, as `tf.GradientTape`.
+///
+/// ```
+/// use tapers::{ops, GradientTape, Tensor};
+/// let x = Tensor::scalar(3.0f32);
+/// let tape = GradientTape::new();
+/// let y = {
+///     let _rec = tape.record().unwrap();
+///     tape.watch(&x);
+///     ops::mul(&x, &x).unwrap()
+/// };
+/// let g = tape.gradient(&[y], &[(&x).into()]).unwrap();
+/// assert_eq!(g[0].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![6.0]);
+/// ```
+///
+/// The handle is cheap to clone and can be shared between threads; recording
+/// happens on whichever thread entered it.
+#[derive(Clone)]
+pub struct GradientTape {
+    inner: Arc<TapeInner>,
+}
+
+/// Ends recording on the tape that produced it when dropped.
+pub struct RecordingGuard<'a> {
+    tape: &'a GradientTape,
+}
+
+impl Drop for RecordingGuard<'_> {
+    fn drop(&mut self) {
+        // The guard was created by a successful push on this thread.
+        let _ = self.tape.pop();
+    }
+}
+
+/// Resumes recording on the tape when dropped (see [`GradientTape::stop_recording`]).
+pub struct PausedGuard<'a> {
+    tape: &'a GradientTape,
+}
+
+impl Drop for PausedGuard<'_> {
+    fn drop(&mut self) {
+        let _ = self.tape.push();
+    }
+}
+
+impl Default for GradientTape {
+    fn default() -> Self {
+        GradientTape::new()
+    }
+}
+
+impl GradientTape {
+    /// A non-persistent tape that watches variables it sees read.
+    pub fn new() -> GradientTape {
+        GradientTape::with_options(false, true)
+    }
+
+    /// A tape with TensorFlow's two options.
+    pub fn with_options(persistent: bool, watch_accessed_variables: bool) -> GradientTape {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        GradientTape {
+            inner: Arc::new(TapeInner {
+                id: NEXT.fetch_add(1, Ordering::Relaxed),
+                persistent,
+                watch_accessed_variables,
+                data: Mutex::new(None),
+                recording: Mutex::new(false),
+                spent_variables: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// Whether `gradient` may be called more than once.
+    pub fn persistent(&self) -> bool {
+        self.inner.persistent
+    }
+
+    /// Whether reads of trainable variables are watched automatically.
+    pub fn watch_accessed_variables(&self) -> bool {
+        self.inner.watch_accessed_variables
+    }
+
+    /// Whether the tape is on some thread's active set.
+    pub fn is_recording(&self) -> bool {
+        *self.inner.recording.lock()
+    }
+
+    /// A number identifying the tape, unique in the process.
+    pub fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    /// Starts recording on the calling thread until the guard drops.
+    pub fn record(&self) -> Result<RecordingGuard<'_>> {
+        self.push()?;
+        Ok(RecordingGuard { tape: self })
+    }
+
+    /// Starts recording on the calling thread (TensorFlow's `__enter__`).
+    ///
+    /// A tape that was spent (or never used) starts empty; a tape that was
+    /// paused continues where it stopped.
+    pub fn push(&self) -> Result<()> {
+        let mut rec = self.inner.recording.lock();
+        if *rec {
+            return Err(Error::TapeState(
+                "Tape is still recording, This can happen if you try to re-enter an already-active tape.".into(),
+            ));
+        }
+        self.inner.data.lock().get_or_insert_with(|| {
+            self.inner.spent_variables.lock().clear();
+            TapeData::default()
+        });
+        ACTIVE.with(|a| a.borrow_mut().push(self.inner.clone()));
+        *rec = true;
+        Ok(())
+    }
+
+    /// Stops recording on the calling thread (TensorFlow's `__exit__`).
+    pub fn pop(&self) -> Result<()> {
+        let mut rec = self.inner.recording.lock();
+        if !*rec {
+            return Err(Error::TapeState("Tape is not recording.".into()));
+        }
+        let removed = ACTIVE.with(|a| {
+            let mut a = a.borrow_mut();
+            match a.iter().rposition(|t| Arc::ptr_eq(t, &self.inner)) {
+                Some(i) => {
+                    a.remove(i);
+                    true
+                }
+                None => false,
+            }
+        });
+        if !removed {
+            return Err(Error::TapeState(
+                "The tape is recording on another thread; exit it on the thread that entered it.".into(),
+            ));
+        }
+        *rec = false;
+        Ok(())
+    }
+
+    /// Pauses recording until the returned guard drops.
+    pub fn stop_recording(&self) -> Result<PausedGuard<'_>> {
+        if self.inner.data.lock().is_none() {
+            return Err(Error::NotRecording);
+        }
+        self.pop()?;
+        Ok(PausedGuard { tape: self })
+    }
+
+    /// Discards everything recorded; recording continues on a fresh tape.
+    pub fn reset(&self) -> Result<()> {
+        self.pop()?;
+        *self.inner.data.lock() = None;
+        self.push()
+    }
+
+    /// Watches a tensor. Returns `false` (and watches nothing) for non-floating
+    /// tensors, whose gradients are always `None`, or when the tape holds no
+    /// recording.
+    pub fn watch(&self, t: &Tensor) -> bool {
+        if !t.dtype().is_floating() {
+            return false;
+        }
+        match self.inner.data.lock().as_mut() {
+            Some(data) => {
+                data.watch_id(t.id());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Watches a variable.
+    pub fn watch_variable(&self, v: &Variable) -> bool {
+        if !v.dtype().is_floating() {
+            return false;
+        }
+        match self.inner.data.lock().as_mut() {
+            Some(data) => {
+                data.watch_id(v.handle_id());
+                data.variables.entry(v.handle_id()).or_insert_with(|| v.clone());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The variables this tape watches, in creation order.
+    pub fn watched_variables(&self) -> Vec<Variable> {
+        match self.inner.data.lock().as_ref() {
+            Some(d) => d.variables.values().cloned().collect(),
+            None => self.inner.spent_variables.lock().clone(),
+        }
+    }
+
+    /// How many ops the tape holds.
+    pub fn len(&self) -> usize {
+        self.inner.data.lock().as_ref().map_or(0, |d| d.entries.len())
+    }
+
+    /// Whether the tape holds no ops.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Gradients of the sum of `targets` with respect to each source (`None`
+    /// where unconnected). Non-scalar targets count as their sum.
+    pub fn gradient(&self, targets: &[Tensor], sources: &[Source]) -> Result<Vec<Option<Tensor>>> {
+        self.gradient_with(targets, sources, None, Unconnected::None)
+    }
+
+    /// [`gradient`](Self::gradient) with TensorFlow's `output_gradients`
+    /// (one per target, the seed instead of ones) and `unconnected_gradients`.
+    pub fn gradient_with(
+        &self,
+        targets: &[Tensor],
+        sources: &[Source],
+        output_gradients: Option<&[Tensor]>,
+        unconnected: Unconnected,
+    ) -> Result<Vec<Option<Tensor>>> {
+        if let Some(og) = output_gradients {
+            if og.len() != targets.len() {
+                return Err(Error::invalid(format!(
+                    "output_gradients has {} tensors but there are {} targets",
+                    og.len(),
+                    targets.len()
+                )));
+            }
+            for (t, g) in targets.iter().zip(og) {
+                if t.shape() != g.shape() {
+                    return Err(Error::IncompatibleShapes {
+                        op: "GradientTape.gradient",
+                        lhs: crate::shape::ShapeDisplay::of(t.shape()),
+                        rhs: crate::shape::ShapeDisplay::of(g.shape()),
+                    });
+                }
+                crate::kernels::same_dtype("GradientTape.gradient", t, g)?;
+            }
+        }
+        // TensorFlow: a non-persistent tape stops recording for good when its
+        // gradient is taken inside the `with` block.
+        if !self.inner.persistent && self.is_recording() {
+            self.pop()?;
+        }
+        let mut guard = self.inner.data.lock();
+        let Some(data) = guard.as_mut() else { return Err(Error::TapeSpent) };
+        let target_origins: Vec<Origin> =
+            targets.iter().map(|t| data.tracked.get(&t.id()).copied().unwrap_or(Origin::Untracked)).collect();
+        if self.inner.persistent {
+            let entries = data.entries.clone();
+            // Never hold the tape's lock while differentiating: a persistent tape
+            // inside its `with` block records the gradient ops on itself.
+            drop(guard);
+            return backward::run(&entries, &target_origins, targets, sources, output_gradients, unconnected);
+        }
+        // Non-persistent: take everything out so saved tensors are freed with
+        // the entries; on failure put it back, so a failed call spends nothing.
+        let mut data = guard.take().expect("checked above");
+        drop(guard);
+        let entries = std::mem::take(&mut data.entries);
+        match backward::run(&entries, &target_origins, targets, sources, output_gradients, unconnected) {
+            Ok(grads) => {
+                *self.inner.spent_variables.lock() = data.variables.values().cloned().collect();
+                Ok(grads)
+            }
+            Err(e) => {
+                data.entries = entries;
+                let mut guard = self.inner.data.lock();
+                if guard.is_none() {
+                    *guard = Some(data);
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for GradientTape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GradientTape")
+            .field("id", &self.inner.id)
+            .field("persistent", &self.inner.persistent)
+            .field("ops", &self.len())
+            .finish()
+    }
+}

@@ -1,0 +1,294 @@
+//! Immutable tensors: typed ndarray storage behind a shared pointer, plus an id.
+//!
+//! A [`Tensor`] never changes after creation, so clones are cheap (`Arc`) and
+//! tensors can be shared between threads freely. The id identifies the tensor on
+//! tapes: a clone keeps the id (it *is* the same tensor), a new op result gets a
+//! fresh one.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ndarray::{ArcArray, ArrayD, IxDyn};
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::{checked_numel, ShapeDisplay};
+
+/// Identifies a tensor (or a variable's handle) on tapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TensorId(pub(crate) u64);
+
+impl TensorId {
+    /// A fresh id, never handed out before in this process.
+    pub fn fresh() -> TensorId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        TensorId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The raw number, for display and debugging.
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
+/// The typed element storage of a tensor.
+#[derive(Clone)]
+pub enum Storage {
+    /// float32 elements.
+    F32(ArcArray<f32, IxDyn>),
+    /// float64 elements.
+    F64(ArcArray<f64, IxDyn>),
+    /// int32 elements.
+    I32(ArcArray<i32, IxDyn>),
+    /// int64 elements.
+    I64(ArcArray<i64, IxDyn>),
+    /// bool elements.
+    Bool(ArcArray<bool, IxDyn>),
+}
+
+/// Applies an expression to the array inside a [`Storage`], whatever its dtype.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_storage {
+    ($s:expr, $a:ident => $body:expr) => {
+        match $s {
+            $crate::Storage::F32($a) => $body,
+            $crate::Storage::F64($a) => $body,
+            $crate::Storage::I32($a) => $body,
+            $crate::Storage::I64($a) => $body,
+            $crate::Storage::Bool($a) => $body,
+        }
+    };
+}
+
+/// Maps the array inside a [`Storage`] to a new array of the same dtype.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! map_storage {
+    ($s:expr, $a:ident => $body:expr) => {
+        match $s {
+            $crate::Storage::F32($a) => $crate::Storage::F32($body),
+            $crate::Storage::F64($a) => $crate::Storage::F64($body),
+            $crate::Storage::I32($a) => $crate::Storage::I32($body),
+            $crate::Storage::I64($a) => $crate::Storage::I64($body),
+            $crate::Storage::Bool($a) => $crate::Storage::Bool($body),
+        }
+    };
+}
+
+impl Storage {
+    /// The dtype of the elements.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Storage::F32(_) => DType::F32,
+            Storage::F64(_) => DType::F64,
+            Storage::I32(_) => DType::I32,
+            Storage::I64(_) => DType::I64,
+            Storage::Bool(_) => DType::Bool,
+        }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        with_storage!(self, a => a.shape())
+    }
+}
+
+/// Element types a tensor can hold.
+pub trait Element: Copy + Send + Sync + 'static + fmt::Debug {
+    /// The dtype tag of this element type.
+    const DTYPE: DType;
+    /// Wraps an array of this type as storage.
+    fn wrap(a: ArcArray<Self, IxDyn>) -> Storage;
+    /// Borrows the array if the storage has this type.
+    fn unwrap(s: &Storage) -> Option<&ArcArray<Self, IxDyn>>;
+}
+
+macro_rules! element {
+    ($t:ty, $v:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$v;
+            fn wrap(a: ArcArray<Self, IxDyn>) -> Storage {
+                Storage::$v(a)
+            }
+            fn unwrap(s: &Storage) -> Option<&ArcArray<Self, IxDyn>> {
+                match s {
+                    Storage::$v(a) => Some(a),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+element!(f32, F32);
+element!(f64, F64);
+element!(i32, I32);
+element!(i64, I64);
+element!(bool, Bool);
+
+struct Inner {
+    id: TensorId,
+    data: Storage,
+}
+
+/// An immutable n-dimensional array with an identity that tapes can track.
+///
+/// ```
+/// use tapers::Tensor;
+/// let t = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
+/// assert_eq!(t.shape(), &[3]);
+/// assert_eq!(t.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0]);
+/// ```
+#[derive(Clone)]
+pub struct Tensor(Arc<Inner>);
+
+impl Tensor {
+    /// Wraps storage as a new tensor with a fresh id.
+    pub fn from_storage(data: Storage) -> Tensor {
+        Tensor(Arc::new(Inner { id: TensorId::fresh(), data }))
+    }
+
+    /// A new tensor from an owned ndarray.
+    pub fn from_array<T: Element>(a: ArrayD<T>) -> Tensor {
+        Tensor::from_storage(T::wrap(a.into_shared()))
+    }
+
+    /// A new tensor from a flat vector in row-major order.
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        let n = checked_numel(shape).ok_or_else(|| too_large(shape, T::DTYPE))?;
+        if n != data.len() {
+            return Err(Error::invalid(format!(
+                "Cannot create a tensor of shape {} from {} values",
+                ShapeDisplay::of(shape),
+                data.len()
+            )));
+        }
+        let a = ArrayD::from_shape_vec(IxDyn(shape), data).map_err(|e| Error::invalid(e.to_string()))?;
+        Ok(Tensor::from_array(a))
+    }
+
+    /// A rank-0 tensor.
+    pub fn scalar<T: Element>(v: T) -> Tensor {
+        Tensor::from_array(ArrayD::from_elem(IxDyn(&[]), v))
+    }
+
+    /// A tensor of the given shape with every element `v`.
+    pub fn full<T: Element>(shape: &[usize], v: T) -> Result<Tensor> {
+        let n = checked_numel(shape).ok_or_else(|| too_large(shape, T::DTYPE))?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(n).map_err(|_| too_large(shape, T::DTYPE))?;
+        data.resize(n, v);
+        Tensor::from_vec(data, shape)
+    }
+
+    /// Zeros of a shape and dtype.
+    pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        match dtype {
+            DType::F32 => Tensor::full(shape, 0f32),
+            DType::F64 => Tensor::full(shape, 0f64),
+            DType::I32 => Tensor::full(shape, 0i32),
+            DType::I64 => Tensor::full(shape, 0i64),
+            DType::Bool => Tensor::full(shape, false),
+        }
+    }
+
+    /// Ones of a shape and dtype.
+    pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        match dtype {
+            DType::F32 => Tensor::full(shape, 1f32),
+            DType::F64 => Tensor::full(shape, 1f64),
+            DType::I32 => Tensor::full(shape, 1i32),
+            DType::I64 => Tensor::full(shape, 1i64),
+            DType::Bool => Tensor::full(shape, true),
+        }
+    }
+
+    /// A scalar of `dtype` holding `v` (converted as `as` would).
+    pub fn scalar_of(dtype: DType, v: f64) -> Tensor {
+        match dtype {
+            DType::F32 => Tensor::scalar(v as f32),
+            DType::F64 => Tensor::scalar(v),
+            DType::I32 => Tensor::scalar(v as i32),
+            DType::I64 => Tensor::scalar(v as i64),
+            DType::Bool => Tensor::scalar(v != 0.0),
+        }
+    }
+
+    /// The tensor's id on tapes.
+    pub fn id(&self) -> TensorId {
+        self.0.id
+    }
+
+    /// The element storage.
+    pub fn storage(&self) -> &Storage {
+        &self.0.data
+    }
+
+    /// The dtype.
+    pub fn dtype(&self) -> DType {
+        self.0.data.dtype()
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        self.0.data.shape()
+    }
+
+    /// The number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.shape().iter().product()
+    }
+
+    /// Borrows the typed array, or fails naming the actual dtype.
+    pub fn array<T: Element>(&self) -> Result<&ArcArray<T, IxDyn>> {
+        T::unwrap(&self.0.data).ok_or_else(|| {
+            Error::invalid(format!(
+                "expected a {} tensor but got a {} tensor",
+                T::DTYPE,
+                self.dtype()
+            ))
+        })
+    }
+
+    /// Copies the elements out in row-major order.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        Ok(self.array::<T>()?.iter().copied().collect())
+    }
+
+    /// The value of a one-element tensor converted to f64.
+    pub fn to_f64_scalar(&self) -> Result<f64> {
+        if self.numel() != 1 {
+            return Err(Error::invalid(format!(
+                "only tensors with one element can be converted to a scalar, got shape {}",
+                ShapeDisplay::of(self.shape())
+            )));
+        }
+        Ok(with_storage!(&self.0.data, a => a.iter().next().map(|&v| crate::kernels::ToF64::to_f64(v)).unwrap_or(0.0)))
+    }
+
+    /// A tensor sharing this one's elements under a new id.
+    ///
+    /// Used for op outputs that are value-identical to an input (identity,
+    /// variable reads): the tape needs a distinct tensor, the memory does not.
+    pub fn alias(&self) -> Tensor {
+        Tensor::from_storage(self.0.data.clone())
+    }
+}
+
+pub(crate) fn too_large(shape: &[usize], dtype: DType) -> Error {
+    Error::ResourceExhausted { shape: ShapeDisplay::of(shape), dtype }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tensor(id={}, dtype={}, shape={}, ", self.0.id.0, self.dtype(), ShapeDisplay::of(self.shape()))?;
+        with_storage!(&self.0.data, a => write!(f, "{a:?}"))?;
+        f.write_str(")")
+    }
+}
