@@ -1,1 +1,22 @@
-//! placeholder
+//! PyO3 bindings for the `tapers` core: the `tapers._core` extension module.
+//! Thin by design: argument conversion, GIL release, and error mapping
+//! (all in `errors.rs`); every computation lives in the core crate.
+
+use pyo3::prelude::*;
+
+mod convert;
+mod errors;
+mod ops;
+mod tape;
+mod tensor;
+mod variable;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<variable::PyVariable>()?;
+    m.add_class::<tape::PyTape>()?;
+    m.add_function(wrap_pyfunction!(tape::record_custom, m)?)?;
+    ops::register(m)?;
+    Ok(())
+}

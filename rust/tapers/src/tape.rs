@@ -415,11 +415,17 @@ impl GradientTape {
 
     /// Pauses recording until the returned guard drops.
     pub fn stop_recording(&self) -> Result<PausedGuard<'_>> {
+        self.pause()?;
+        Ok(PausedGuard { tape: self })
+    }
+
+    /// Pauses recording; [`push`](Self::push) resumes it. Fails if the tape
+    /// holds no recording.
+    pub fn pause(&self) -> Result<()> {
         if self.inner.data.lock().is_none() {
             return Err(Error::NotRecording);
         }
-        self.pop()?;
-        Ok(PausedGuard { tape: self })
+        self.pop()
     }
 
     /// Discards everything recorded; recording continues on a fresh tape.

@@ -5,7 +5,8 @@
 //! `ReadVariableOp` from the variable's handle id to a fresh tensor, so a tape
 //! that watches the handle differentiates through every read.
 
-use std::sync::Arc;
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
 
@@ -18,6 +19,8 @@ use crate::tensor::{Tensor, TensorId};
 
 struct VarInner {
     handle: TensorId,
+    /// Opaque slot for a binding's own handle object (set once).
+    binding: OnceLock<Box<dyn Any + Send + Sync>>,
     name: String,
     trainable: bool,
     value: RwLock<Tensor>,
@@ -45,6 +48,7 @@ impl Variable {
     pub fn new(initial: Tensor, name: impl Into<String>, trainable: bool) -> Variable {
         Variable(Arc::new(VarInner {
             handle: TensorId::fresh(),
+            binding: OnceLock::new(),
             name: name.into(),
             trainable,
             // The stored value is never recorded on any tape: reads alias it.
@@ -56,6 +60,18 @@ impl Variable {
     /// handed out in creation order).
     pub fn handle_id(&self) -> TensorId {
         self.0.handle
+    }
+
+    /// A slot where a language binding keeps its own object for this variable
+    /// (for example a weak reference to the Python object), so the same
+    /// variable maps back to the same foreign object.
+    pub fn binding_slot(&self) -> &OnceLock<Box<dyn Any + Send + Sync>> {
+        &self.0.binding
+    }
+
+    /// Whether two handles refer to the same variable.
+    pub fn same_as(&self, other: &Variable) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 
     /// The name given at creation.

@@ -15,6 +15,7 @@ mod arith;
 mod array;
 mod compare;
 mod grad;
+mod index;
 mod math;
 mod matmul;
 mod reduce;
@@ -23,6 +24,7 @@ pub use arith::{add, div, floordiv, floormod, maximum, minimum, mul, neg, pow, s
 pub use array::{broadcast_to, cast, ones_like, reshape, transpose, where_, zeros_like};
 pub use compare::{equal, greater, greater_equal, less, less_equal, not_equal};
 pub use grad::{custom_op, identity, stop_gradient};
+pub use index::{embed_first, index_first};
 pub use math::{abs, cos, exp, log, sigmoid, sign, sin, sqrt, square, tanh};
 pub use matmul::matmul;
 pub use reduce::{reduce_mean, reduce_sum};

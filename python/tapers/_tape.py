@@ -1,0 +1,127 @@
+"""``GradientTape``: TensorFlow's tape API over the Rust core tape.
+
+The core does the recording and the backward pass; this layer adds what is
+Python-specific: the context-manager protocol, nested structures of sources
+and targets, TensorFlow's warnings, and argument validation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import warnings
+from typing import Any, Iterator
+
+from . import _core, _nest
+from ._core import Tensor, Variable
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source no path connects to the target."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _extract_watchable(x: Any) -> list[Any]:
+    out = []
+    for t in _nest.flatten(x):
+        if not isinstance(t, (Tensor, Variable)):
+            raise ValueError(
+                f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or tf.Variable or ExtensionType."
+            )
+        out.append(t)
+    return out
+
+
+class GradientTape:
+    """Record operations for automatic differentiation (``tf.GradientTape``).
+
+    Operations run inside ``with GradientTape() as tape:`` on watched tensors
+    (or trainable variables, watched automatically when read) are recorded;
+    ``tape.gradient(target, sources)`` then computes gradients. A tape records
+    the ops of the thread that entered it; the object itself may be shared
+    between threads.
+
+    Differences from TensorFlow: none in behaviour; gradients are computed by
+    the Rust core with the GIL released.
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self._persistent = bool(persistent)
+        self._watch_accessed_variables = bool(watch_accessed_variables)
+        self._tape = _core.Tape(self._persistent, self._watch_accessed_variables)
+
+    def __enter__(self) -> GradientTape:
+        self._tape.push()
+        return self
+
+    def __exit__(self, typ: Any, value: Any, traceback: Any) -> None:
+        if self._tape.recording:
+            self._tape.pop()
+
+    @property
+    def persistent(self) -> bool:
+        return self._persistent
+
+    def watch(self, tensor: Any) -> None:
+        """Ensures ``tensor`` (a tensor, variable, or nested structure of them) is traced."""
+        for t in _extract_watchable(tensor):
+            if not t.dtype.is_floating:
+                warnings.warn(
+                    f"The dtype of the watched tensor must be floating (e.g. tapers.float32), got {t.dtype!r}",
+                    stacklevel=2,
+                )
+            self._tape.watch(t)
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Temporarily stops recording operations on this tape."""
+        self._tape.pause()
+        try:
+            yield
+        finally:
+            self._tape.push()
+
+    def reset(self) -> None:
+        """Clears everything recorded; recording continues on a fresh tape."""
+        self._tape.reset()
+
+    def watched_variables(self) -> tuple:
+        """Variables watched by this tape, in creation order."""
+        return self._tape.watched_variables()
+
+    def gradient(
+        self,
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
+    ) -> Any:
+        """Gradient of ``target`` (summed if a list or non-scalar) w.r.t. ``sources``.
+
+        Returns the gradients in the structure of ``sources``, with ``None``
+        for unconnected sources (or zeros for ``UnconnectedGradients.ZERO``).
+        """
+        if self._tape.recording and self._persistent:
+            warnings.warn(
+                "Calling GradientTape.gradient on a persistent tape inside its context is significantly "
+                "less efficient than calling it outside the context (it causes the gradient ops to be "
+                "recorded on the tape, leading to increased CPU and memory usage). Only call "
+                "GradientTape.gradient inside the context if you actually want to trace the gradient in "
+                "order to compute higher order derivatives.",
+                stacklevel=2,
+            )
+        try:
+            unconnected = UnconnectedGradients(unconnected_gradients)
+        except ValueError:
+            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
+        flat_targets = _nest.flatten(target)
+        flat_sources = _nest.flatten(sources)
+        flat_og = None
+        if output_gradients is not None:
+            flat_og = _nest.flatten(output_gradients)
+        flat_grads = self._tape.gradient(
+            flat_targets, flat_sources, flat_og, unconnected is UnconnectedGradients.ZERO
+        )
+        return _nest.pack_sequence_as(sources, flat_grads)

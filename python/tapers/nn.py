@@ -1,0 +1,5 @@
+"""``tapers.nn``: neural-network functions, as ``tf.nn``."""
+
+from ._core import sigmoid, tanh
+
+__all__ = ["sigmoid", "tanh"]

@@ -1,0 +1,282 @@
+//! Python values <-> core tensors and dtypes.
+//!
+//! Conversions follow `tf.constant` / `tf.convert_to_tensor`: Python floats are
+//! float32, Python ints int32 (int64 when too large), numpy arrays keep their
+//! dtype. Data coming from numpy is copied: a numpy array can be mutated behind
+//! our back, so sharing it would break tensor immutability. Data going to numpy
+//! is shared, read-only (see `tensor.rs`).
+
+use numpy::{PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use tapers::{ops, DType, Tensor};
+
+use crate::errors::IntoPyResult;
+use crate::tensor::PyTensor;
+use crate::variable::PyVariable;
+
+const ALL: [DType; 5] = [DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool];
+
+fn index_of(d: DType) -> usize {
+    ALL.iter().position(|&x| x == d).expect("all dtypes listed")
+}
+
+/// The `tapers.float32`-style object for a dtype.
+pub fn dtype_object(py: Python<'_>, d: DType) -> PyResult<Bound<'_, PyAny>> {
+    static OBJS: PyOnceLock<Vec<Py<PyAny>>> = PyOnceLock::new();
+    let objs = OBJS.get_or_try_init(py, || {
+        let m = py.import("tapers.dtypes")?;
+        ALL.iter().map(|d| Ok(m.getattr(d.name())?.unbind())).collect::<PyResult<Vec<_>>>()
+    })?;
+    Ok(objs[index_of(d)].bind(py).clone())
+}
+
+fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static NP: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    NP.get_or_try_init(py, || Ok::<_, PyErr>(py.import("numpy")?.unbind())).map(|m| m.bind(py))
+}
+
+/// Parses a dtype argument: a `tapers` dtype, a name, or anything numpy accepts.
+pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    let name: String = if let Ok(s) = obj.cast::<PyString>() {
+        s.to_string()
+    } else if let Ok(n) = obj.getattr("name") {
+        n.extract::<String>()?
+    } else {
+        numpy(obj.py())?.getattr("dtype")?.call1((obj,))?.getattr("name")?.extract()?
+    };
+    DType::from_name(&name).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "tapers supports dtypes float32, float64, int32, int64 and bool; got {name}"
+        ))
+    })
+}
+
+/// How strictly a requested dtype applies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// Default conversion.
+    Any,
+    /// Must produce this dtype (`dtype=` argument).
+    Exact(DType),
+    /// Prefer this dtype (the other operand of a binary op); fall back to default.
+    Hint(DType),
+}
+
+fn cannot_convert(obj: &Bound<'_, PyAny>, d: DType) -> PyErr {
+    let r = obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "value".into());
+    PyTypeError::new_err(format!("Cannot convert {r} to EagerTensor of dtype {}", d.name()))
+}
+
+fn scalar_exact(obj: &Bound<'_, PyAny>, d: DType) -> PyResult<Tensor> {
+    if obj.is_instance_of::<PyBool>() {
+        return match d {
+            DType::Bool => Ok(Tensor::scalar(obj.extract::<bool>()?)),
+            _ => Err(cannot_convert(obj, d)),
+        };
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return match d {
+            DType::F32 => Ok(Tensor::scalar(obj.extract::<f64>()? as f32)),
+            DType::F64 => Ok(Tensor::scalar(obj.extract::<f64>()?)),
+            DType::I32 => obj.extract::<i32>().map(Tensor::scalar).map_err(|_| cannot_convert(obj, d)),
+            DType::I64 => obj.extract::<i64>().map(Tensor::scalar).map_err(|_| cannot_convert(obj, d)),
+            DType::Bool => Err(cannot_convert(obj, d)),
+        };
+    }
+    let v: f64 = obj.extract()?;
+    match d {
+        DType::F32 => Ok(Tensor::scalar(v as f32)),
+        DType::F64 => Ok(Tensor::scalar(v)),
+        DType::I32 if v.fract() == 0.0 && v.abs() <= i32::MAX as f64 => Ok(Tensor::scalar(v as i32)),
+        DType::I64 if v.fract() == 0.0 && v.abs() <= i64::MAX as f64 => Ok(Tensor::scalar(v as i64)),
+        _ => Err(cannot_convert(obj, d)),
+    }
+}
+
+fn scalar_default(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Tensor::scalar(obj.extract::<bool>()?));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(v) = obj.extract::<i32>() {
+            return Ok(Tensor::scalar(v));
+        }
+        return obj.extract::<i64>().map(Tensor::scalar).map_err(|_| {
+            PyValueError::new_err(format!("Can't convert Python int {} to a tensor: out of int64 range", obj))
+        });
+    }
+    Ok(Tensor::scalar(obj.extract::<f64>()? as f32))
+}
+
+fn copy_array<T: tapers::Element + numpy::Element>(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    let r: PyReadonlyArrayDyn<'_, T> = arr.extract()?;
+    Ok(Tensor::from_array(r.as_array().to_owned()))
+}
+
+/// Copies a numpy array of a supported dtype into a tensor.
+fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+    let np_name: String = arr.dtype().getattr("name")?.extract()?;
+    let a = arr.as_any();
+    match DType::from_name(&np_name) {
+        Some(DType::F32) => copy_array::<f32>(a),
+        Some(DType::F64) => copy_array::<f64>(a),
+        Some(DType::I32) => copy_array::<i32>(a),
+        Some(DType::I64) => copy_array::<i64>(a),
+        Some(DType::Bool) => copy_array::<bool>(a),
+        None => Err(PyTypeError::new_err(format!(
+            "tapers supports dtypes float32, float64, int32, int64 and bool; got a numpy array of dtype {np_name}"
+        ))),
+    }
+}
+
+fn as_ndarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let np = numpy(obj.py())?;
+    let arr = np.getattr("asarray")?.call1((obj,)).map_err(|e| {
+        if e.is_instance_of::<PyValueError>(obj.py()) {
+            PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor.")
+        } else {
+            e
+        }
+    })?;
+    let arr = arr.cast_into::<PyUntypedArray>()?;
+    let kind: String = arr.dtype().getattr("kind")?.extract()?;
+    if kind == "O" {
+        return Err(PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor."));
+    }
+    Ok(arr)
+}
+
+fn cast_ndarray<'py>(arr: &Bound<'py, PyUntypedArray>, d: DType) -> PyResult<Bound<'py, PyUntypedArray>> {
+    Ok(arr.call_method1("astype", (d.name(),))?.cast_into::<PyUntypedArray>()?)
+}
+
+fn is_numpy_value(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let np = numpy(obj.py())?;
+    Ok(obj.is_instance(&np.getattr("ndarray")?)? || obj.is_instance(&np.getattr("generic")?)?)
+}
+
+/// Converts any supported Python value to a tensor.
+pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
+    // Fast paths first: tensors and Python scalars.
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = t.get().inner.clone();
+        return match want {
+            Want::Exact(d) if d != t.dtype() => Err(PyValueError::new_err(format!(
+                "Tensor conversion requested dtype {} for Tensor with dtype {}: {}",
+                d.name(),
+                t.dtype().name(),
+                obj.repr()?
+            ))),
+            _ => Ok(t),
+        };
+    }
+    if let Ok(v) = obj.cast::<PyVariable>() {
+        let t = v.get().var.read();
+        return match want {
+            Want::Exact(d) if d != t.dtype() => Err(PyValueError::new_err(format!(
+                "Tensor conversion requested dtype {} for Tensor with dtype {}",
+                d.name(),
+                t.dtype().name()
+            ))),
+            _ => Ok(t),
+        };
+    }
+    if obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() {
+        return match want {
+            Want::Any => scalar_default(obj),
+            Want::Exact(d) => scalar_exact(obj, d),
+            Want::Hint(d) => scalar_exact(obj, d).or_else(|_| scalar_default(obj)),
+        };
+    }
+    let from_numpy = is_numpy_value(obj)?;
+    if !from_numpy && !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() || obj.hasattr("__array__")?) {
+        return Err(PyTypeError::new_err(format!(
+            "Cannot convert {} of type {} to a tapers.Tensor",
+            obj.repr()?,
+            obj.get_type().name()?
+        )));
+    }
+    let arr = as_ndarray(obj)?;
+    let kind: String = arr.dtype().getattr("kind")?.extract()?;
+    // Default dtype of a Python sequence: float32 / int32 (int64 if needed) / bool.
+    let default = |arr: &Bound<'_, PyUntypedArray>| -> PyResult<Tensor> {
+        if from_numpy {
+            return from_ndarray(arr);
+        }
+        match kind.as_str() {
+            "f" => from_ndarray(&cast_ndarray(arr, DType::F32)?),
+            "i" | "u" => {
+                let fits = arr.len() == 0
+                    || (arr.call_method0("min")?.extract::<i64>().is_ok_and(|v| v >= i32::MIN as i64)
+                        && arr.call_method0("max")?.extract::<i64>().is_ok_and(|v| v <= i32::MAX as i64));
+                from_ndarray(&cast_ndarray(arr, if fits { DType::I32 } else { DType::I64 })?)
+            }
+            _ => from_ndarray(arr),
+        }
+    };
+    match want {
+        Want::Any => default(&arr),
+        Want::Exact(d) | Want::Hint(d) => {
+            let lossy = matches!(kind.as_str(), "f") && d.is_integer() && !from_numpy && {
+                let integral: bool = numpy(arr.py())?
+                    .getattr("array_equal")?
+                    .call1((&arr, numpy(arr.py())?.getattr("floor")?.call1((&arr,))?))?
+                    .extract()?;
+                !integral
+            };
+            let bad_bool = (d == DType::Bool) != (kind == "b") && !from_numpy;
+            if lossy || bad_bool {
+                return match want {
+                    Want::Exact(_) => Err(cannot_convert(obj, d)),
+                    _ => default(&arr),
+                };
+            }
+            from_ndarray(&cast_ndarray(&arr, d)?)
+        }
+    }
+}
+
+/// `tf.constant(value, dtype, shape)`.
+pub fn constant(obj: &Bound<'_, PyAny>, dtype: Option<DType>, shape: Option<Vec<isize>>) -> PyResult<Tensor> {
+    let want = dtype.map_or(Want::Any, Want::Exact);
+    let t = match want {
+        // constant() casts numpy arrays and tensors of another dtype.
+        Want::Exact(d) => match obj.cast::<PyTensor>() {
+            Ok(t) => ops::cast(&t.get().inner, d).py()?,
+            Err(_) => to_tensor(obj, want)?,
+        },
+        _ => to_tensor(obj, want)?,
+    };
+    match shape {
+        None => Ok(t),
+        Some(s) => {
+            let n: isize = s.iter().product();
+            if t.numel() == 1 && n != 1 {
+                let dims: Vec<usize> = s.iter().map(|&d| d.max(0) as usize).collect();
+                let scalar = ops::reshape(&t, &[]).py()?;
+                ops::broadcast_to(&scalar, &dims).py()
+            } else {
+                ops::reshape(&t, &s).py()
+            }
+        }
+    }
+}
+
+/// Converts the two operands of a binary op: a tensor-like side fixes the
+/// dtype the other side's Python scalars convert to.
+pub fn binary_operands(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)> {
+    let a_is_tensor = a.is_instance_of::<PyTensor>() || a.is_instance_of::<PyVariable>();
+    if a_is_tensor || !(b.is_instance_of::<PyTensor>() || b.is_instance_of::<PyVariable>()) {
+        let ta = to_tensor(a, Want::Any)?;
+        let tb = to_tensor(b, Want::Hint(ta.dtype()))?;
+        Ok((ta, tb))
+    } else {
+        let tb = to_tensor(b, Want::Any)?;
+        let ta = to_tensor(a, Want::Hint(tb.dtype()))?;
+        Ok((ta, tb))
+    }
+}

@@ -1,0 +1,64 @@
+//! The one place core errors become Python exceptions.
+//!
+//! Each `tapers::ErrorKind` maps to a class in `tapers.errors` (which also
+//! subclasses the fitting builtin), or to the builtin TensorFlow raises.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+
+use tapers::{Error, ErrorKind};
+
+fn error_class<'py>(py: Python<'py>, cell: &'static PyOnceLock<Py<PyType>>, name: &str) -> PyResult<Bound<'py, PyType>> {
+    cell.get_or_try_init(py, || {
+        let m = py.import("tapers.errors")?;
+        Ok::<_, PyErr>(m.getattr(name)?.cast_into::<PyType>()?.unbind())
+    })
+    .map(|c| c.bind(py).clone())
+}
+
+/// Converts a core error to the Python exception TensorFlow would raise.
+pub fn to_py(err: Error) -> PyErr {
+    static INVALID: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    static EXHAUSTED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let msg = err.to_string();
+    match err.kind() {
+        ErrorKind::Runtime => PyRuntimeError::new_err(msg),
+        ErrorKind::Value => PyValueError::new_err(msg),
+        ErrorKind::Callback => {
+            if let Error::Callback(cb) = &err {
+                if let Some(payload) = &cb.payload {
+                    if let Some(e) = payload.downcast_ref::<PyErr>() {
+                        return Python::attach(|py| e.clone_ref(py));
+                    }
+                }
+            }
+            PyRuntimeError::new_err(msg)
+        }
+        kind @ (ErrorKind::InvalidArgument | ErrorKind::ResourceExhausted) => Python::attach(|py| {
+            let (cell, name) = if kind == ErrorKind::InvalidArgument {
+                (&INVALID, "InvalidArgumentError")
+            } else {
+                (&EXHAUSTED, "ResourceExhaustedError")
+            };
+            match error_class(py, cell, name) {
+                // OpError(node_def, op, message)
+                Ok(cls) => PyErr::from_type(cls, (py.None(), py.None(), msg)),
+                Err(e) => e,
+            }
+        }),
+    }
+}
+
+/// `?`-friendly conversion of core results.
+pub trait IntoPyResult<T> {
+    /// Maps the error with [`to_py`].
+    fn py(self) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for Result<T, Error> {
+    fn py(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}

@@ -1,0 +1,385 @@
+//! `tapers.Tensor`: a frozen Python wrapper around a core tensor.
+
+use numpy::PyArray;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::pyclass::CompareOp;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple};
+
+use tapers::{ops, tuple_string, DType, Storage, Tensor};
+
+use crate::convert::{binary_operands, dtype_object, to_tensor, Want};
+use crate::errors::IntoPyResult;
+
+/// Elementwise work on tensors with at least this many elements releases the GIL.
+pub const DETACH_THRESHOLD: usize = 1 << 14;
+
+/// An immutable tensor.
+#[pyclass(module = "tapers", name = "Tensor", frozen, weakref)]
+pub struct PyTensor {
+    pub inner: Tensor,
+}
+
+impl PyTensor {
+    pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyTensor>> {
+        Bound::new(py, PyTensor { inner: t })
+    }
+}
+
+/// Runs a core computation, releasing the GIL when it is big enough to matter.
+pub fn compute<T: Send>(py: Python<'_>, heavy: bool, f: impl FnOnce() -> T + Send) -> T {
+    if heavy {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+/// Wraps a core result as a new Python tensor.
+pub fn out(py: Python<'_>, r: tapers::Result<Tensor>) -> PyResult<Py<PyAny>> {
+    Ok(PyTensor::wrap(py, r.py()?)?.into_any().unbind())
+}
+
+fn tensor_shape<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    static CLS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let cls = CLS.get_or_try_init(py, || Ok::<_, PyErr>(py.import("tapers._shape")?.getattr("TensorShape")?.unbind()))?;
+    cls.bind(py).call1((PyTuple::new(py, shape)?,))
+}
+
+/// A read-only numpy array sharing the tensor's memory.
+///
+/// `owner` must be the Python object that owns `t` (a `Tensor`), which keeps
+/// the memory alive for as long as the numpy array references it.
+pub fn to_numpy<'py>(t: &Tensor, owner: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `borrow_from_array` requires that the memory stays valid and is not
+    // reallocated while `owner` is alive. `owner` is a frozen `PyTensor` (or
+    // `PyVariable` snapshot holder) whose `Tensor` keeps the `ArcArray` buffer
+    // alive through its `Arc`, and tensors are immutable: no code path writes to
+    // or reallocates a buffer that a `Tensor` shares (copy-on-write would copy
+    // first). The array is made read-only below, so numpy cannot write either.
+    // Exercised by tests/test_numpy.py::test_numpy_is_zero_copy_and_readonly.
+    let arr = unsafe {
+        match t.storage() {
+            Storage::F32(a) => PyArray::borrow_from_array(a, owner).into_any(),
+            Storage::F64(a) => PyArray::borrow_from_array(a, owner).into_any(),
+            Storage::I32(a) => PyArray::borrow_from_array(a, owner).into_any(),
+            Storage::I64(a) => PyArray::borrow_from_array(a, owner).into_any(),
+            Storage::Bool(a) => PyArray::borrow_from_array(a, owner).into_any(),
+        }
+    };
+    let kw = PyDict::new(arr.py());
+    kw.set_item("write", false)?;
+    arr.call_method("setflags", (), Some(&kw))?;
+    Ok(arr)
+}
+
+/// The numpy value as TensorFlow's `.numpy()` returns it: a numpy scalar for
+/// rank 0, an array otherwise.
+pub fn numpy_value<'py>(t: &Tensor, owner: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let arr = to_numpy(t, owner)?;
+    if t.rank() == 0 {
+        arr.get_item(PyTuple::empty(arr.py()))
+    } else {
+        Ok(arr)
+    }
+}
+
+/// TensorFlow's `numpy_text`.
+pub fn numpy_text(value: &Bound<'_, PyAny>, rank: usize, is_repr: bool) -> PyResult<String> {
+    let text = if is_repr {
+        if rank == 0 {
+            value.call_method0("item")?.repr()?.to_string()
+        } else {
+            value.repr()?.to_string()
+        }
+    } else {
+        value.str()?.to_string()
+    };
+    Ok(if text.contains('\n') { format!("\n{text}") } else { text })
+}
+
+/// Implements the Python number protocol for a class whose `tensor()` gives
+/// the value to compute with (a tensor, or a variable's read).
+macro_rules! number_protocol {
+    ($cls:ty) => {
+        #[pymethods]
+        impl $cls {
+            fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, false, tapers::ops::add)
+            }
+            fn __radd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::add)
+            }
+            fn __sub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, false, tapers::ops::sub)
+            }
+            fn __rsub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::sub)
+            }
+            fn __mul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, false, tapers::ops::mul)
+            }
+            fn __rmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::mul)
+            }
+            fn __truediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, false, $crate::tensor::truediv)
+            }
+            fn __rtruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, true, $crate::tensor::truediv)
+            }
+            fn __floordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, false, tapers::ops::floordiv)
+            }
+            fn __rfloordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::floordiv)
+            }
+            fn __mod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, false, tapers::ops::floormod)
+            }
+            fn __rmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::floormod)
+            }
+            fn __pow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, _m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, false, tapers::ops::pow)
+            }
+            fn __rpow__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, _m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::pow)
+            }
+            fn __matmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, false, |a, b| tapers::ops::matmul(a, b, false, false))
+            }
+            fn __rmatmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                $crate::tensor::binop(slf.as_any(), o, true, |a, b| tapers::ops::matmul(a, b, false, false))
+            }
+            fn __neg__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+                let t = $crate::convert::to_tensor(slf.as_any(), $crate::convert::Want::Any)?;
+                $crate::tensor::out(slf.py(), tapers::ops::neg(&t))
+            }
+            fn __pos__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+                let t = $crate::convert::to_tensor(slf.as_any(), $crate::convert::Want::Any)?;
+                $crate::tensor::out(slf.py(), Ok(t))
+            }
+            fn __abs__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+                let t = $crate::convert::to_tensor(slf.as_any(), $crate::convert::Want::Any)?;
+                $crate::tensor::out(slf.py(), tapers::ops::abs(&t))
+            }
+            fn __richcmp__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+                $crate::tensor::richcmp(slf.as_any(), o, op)
+            }
+            fn __hash__(&self) -> PyResult<isize> {
+                Err(PyTypeError::new_err(concat!(
+                    stringify!($cls),
+                    " is unhashable. Instead, use tensor.ref() as the key."
+                ).replace("PyTensor", "Tensor").replace("PyVariable", "Variable")))
+            }
+            fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
+                let t = $crate::tensor::value_of(slf.as_any())?;
+                $crate::tensor::scalar_check(&t)?;
+                t.to_f64_scalar().py()
+            }
+            fn __int__(slf: &Bound<'_, Self>) -> PyResult<i64> {
+                let t = $crate::tensor::value_of(slf.as_any())?;
+                $crate::tensor::scalar_check(&t)?;
+                let v = t.to_f64_scalar().py()?;
+                if !v.is_finite() {
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!("cannot convert float {v} to integer")));
+                }
+                Ok(v.trunc() as i64)
+            }
+            fn __index__(slf: &Bound<'_, Self>) -> PyResult<i64> {
+                let t = $crate::tensor::value_of(slf.as_any())?;
+                if !t.dtype().is_integer() || t.rank() != 0 {
+                    return Err(PyTypeError::new_err("only integer scalar tensors can be converted to a scalar index"));
+                }
+                Ok(t.to_f64_scalar().py()? as i64)
+            }
+            fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
+                let t = $crate::tensor::value_of(slf.as_any())?;
+                if t.numel() != 1 {
+                    return Err(pyo3::exceptions::PyValueError::new_err(
+                        "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
+                    ));
+                }
+                Ok(t.to_f64_scalar().py()? != 0.0)
+            }
+            fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+                let t = $crate::tensor::value_of(slf.as_any())?;
+                match t.shape().first() {
+                    Some(&n) => Ok(n),
+                    None => Err(PyTypeError::new_err("Scalar tensor has no `len()`")),
+                }
+            }
+            #[classattr]
+            fn __array_priority__() -> i32 {
+                100
+            }
+        }
+    };
+}
+pub(crate) use number_protocol;
+
+/// The current value of a tensor or variable, without recording a read.
+pub fn value_of(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Ok(t.get().inner.clone());
+    }
+    if let Ok(v) = obj.cast::<crate::variable::PyVariable>() {
+        return Ok(v.get().var.value());
+    }
+    to_tensor(obj, Want::Any)
+}
+
+pub fn scalar_check(t: &Tensor) -> PyResult<()> {
+    if t.rank() != 0 && t.numel() != 1 {
+        return Err(PyTypeError::new_err("only 0-dimensional arrays can be converted to Python scalars"));
+    }
+    Ok(())
+}
+
+/// `a / b` as TensorFlow's `__truediv__`: integers divide as float64.
+pub fn truediv(a: &Tensor, b: &Tensor) -> tapers::Result<Tensor> {
+    if a.dtype().is_integer() && a.dtype() == b.dtype() {
+        return ops::div(&ops::cast(a, DType::F64)?, &ops::cast(b, DType::F64)?);
+    }
+    ops::div(a, b)
+}
+
+/// A binary operator between `slf` (a tensor or variable) and anything convertible.
+/// Returns `NotImplemented` for operands that cannot be converted.
+pub fn binop(
+    slf: &Bound<'_, PyAny>,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+    f: impl Fn(&Tensor, &Tensor) -> tapers::Result<Tensor> + Send + Sync,
+) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    // Fast path: two tensors, as in `x * x`.
+    if let (Ok(a), Ok(b)) = (slf.cast::<PyTensor>(), other.cast::<PyTensor>()) {
+        let (a, b) = (&a.get().inner, &b.get().inner);
+        let (a, b) = if reflected { (b, a) } else { (a, b) };
+        let heavy = a.numel().max(b.numel()) >= DETACH_THRESHOLD;
+        return out(py, compute(py, heavy, || f(a, b)));
+    }
+    let pair = if reflected { binary_operands(other, slf) } else { binary_operands(slf, other) };
+    let (a, b) = match pair {
+        Ok(p) => p,
+        Err(e) if e.is_instance_of::<PyTypeError>(py) => return Ok(py.NotImplemented()),
+        Err(e) => return Err(e),
+    };
+    let heavy = a.numel().max(b.numel()) >= DETACH_THRESHOLD;
+    out(py, compute(py, heavy, || f(&a, &b)))
+}
+
+/// Rich comparison: elementwise, bool tensors. `==`/`!=` against something that
+/// cannot be converted or broadcast give `False`/`True`, as TensorFlow's.
+pub fn richcmp(slf: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    let pair = binary_operands(slf, other);
+    let f = match op {
+        CompareOp::Lt => ops::less,
+        CompareOp::Le => ops::less_equal,
+        CompareOp::Gt => ops::greater,
+        CompareOp::Ge => ops::greater_equal,
+        CompareOp::Eq => ops::equal,
+        CompareOp::Ne => ops::not_equal,
+    };
+    match (op, pair) {
+        (CompareOp::Eq | CompareOp::Ne, Err(_)) => Ok(matches!(op, CompareOp::Ne).into_pyobject(py)?.to_owned().into_any().unbind()),
+        (_, Err(e)) if e.is_instance_of::<PyTypeError>(py) => Ok(py.NotImplemented()),
+        (_, Err(e)) => Err(e),
+        (CompareOp::Eq | CompareOp::Ne, Ok((a, b))) => match f(&a, &b) {
+            Ok(t) => out(py, Ok(t)),
+            Err(_) => Ok(matches!(op, CompareOp::Ne).into_pyobject(py)?.to_owned().into_any().unbind()),
+        },
+        (_, Ok((a, b))) => out(py, f(&a, &b)),
+    }
+}
+
+number_protocol!(PyTensor);
+
+#[pymethods]
+impl PyTensor {
+    /// The shape, as a `TensorShape`.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        tensor_shape(py, self.inner.shape())
+    }
+
+    /// The dtype, as a `tapers.DType`.
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        dtype_object(py, self.inner.dtype())
+    }
+
+    /// The number of dimensions.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.inner.rank()
+    }
+
+    /// The process-unique id tapes track this tensor by.
+    #[getter]
+    fn _id(&self) -> u64 {
+        self.inner.id().as_u64()
+    }
+
+    /// The value as numpy (a numpy scalar for rank 0), sharing memory, read-only.
+    fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        numpy_value(&slf.get().inner, slf.clone().into_any())
+    }
+
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arr = to_numpy(&slf.get().inner, slf.clone().into_any())?;
+        let arr = match dtype {
+            Some(d) => arr.call_method1("astype", (d,))?,
+            None if copy == Some(true) => arr.call_method0("copy")?,
+            None => arr,
+        };
+        Ok(arr)
+    }
+
+    fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let i: isize = index
+            .extract()
+            .map_err(|_| PyTypeError::new_err("tapers.Tensor supports integer indexing on the first axis only (for now)"))?;
+        out(slf.py(), ops::index_first(&slf.get().inner, i))
+    }
+
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let t = &slf.get().inner;
+        let n = *t.shape().first().ok_or_else(|| PyTypeError::new_err("Cannot iterate over a scalar tensor."))?;
+        let items = (0..n)
+            .map(|i| out(slf.py(), ops::index_first(t, i as isize)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(pyo3::types::PyList::new(slf.py(), items)?.call_method0("__iter__")?.unbind())
+    }
+
+    fn __str__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let t = &slf.get().inner;
+        let v = numpy_value(t, slf.clone().into_any())?;
+        Ok(format!(
+            "tapers.Tensor({}, shape={}, dtype={})",
+            numpy_text(&v, t.rank(), false)?,
+            tuple_string(t.shape()),
+            t.dtype().name()
+        ))
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let t = &slf.get().inner;
+        let v = numpy_value(t, slf.clone().into_any())?;
+        Ok(format!(
+            "<tapers.Tensor: shape={}, dtype={}, numpy={}>",
+            tuple_string(t.shape()),
+            t.dtype().name(),
+            numpy_text(&v, t.rank(), true)?
+        ))
+    }
+}

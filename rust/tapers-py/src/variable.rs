@@ -1,0 +1,232 @@
+//! `tapers.Variable`: shared mutable state with atomic assignment.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::pyclass::CompareOp;
+use pyo3::types::{PyDict, PyTuple, PyWeakrefMethods, PyWeakrefReference};
+
+use tapers::{ops, tuple_string, Tensor, Variable};
+
+use crate::convert::{dtype_object, parse_dtype, to_tensor, Want};
+use crate::errors::IntoPyResult;
+use crate::tensor::{compute, numpy_text, numpy_value, number_protocol, out, to_numpy, PyTensor, DETACH_THRESHOLD};
+
+/// A variable: a named, mutable slot holding a tensor.
+#[pyclass(module = "tapers", name = "Variable", frozen, weakref)]
+pub struct PyVariable {
+    pub var: Variable,
+}
+
+struct WeakHandle(Py<PyWeakrefReference>);
+
+impl PyVariable {
+    /// The Python object for a core variable: the one that created it, if
+    /// still alive, so `watched_variables()` returns the user's own objects.
+    pub fn object_for(py: Python<'_>, var: &Variable) -> PyResult<Py<PyAny>> {
+        if let Some(h) = var.binding_slot().get().and_then(|b| b.downcast_ref::<WeakHandle>()) {
+            if let Some(obj) = h.0.bind(py).upgrade() {
+                return Ok(obj.unbind());
+            }
+        }
+        let obj = Bound::new(py, PyVariable { var: var.clone() })?;
+        register(&obj)?;
+        Ok(obj.into_any().unbind())
+    }
+
+    fn value_holder<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTensor>> {
+        PyTensor::wrap(py, self.var.value())
+    }
+
+    fn convert(&self, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        to_tensor(value, Want::Exact(self.var.dtype()))
+    }
+}
+
+fn register(obj: &Bound<'_, PyVariable>) -> PyResult<()> {
+    let weak = PyWeakrefReference::new(obj)?;
+    let _ = obj.get().var.binding_slot().set(Box::new(WeakHandle(weak.unbind())));
+    Ok(())
+}
+
+number_protocol!(PyVariable);
+
+#[pymethods]
+impl PyVariable {
+    #[new]
+    #[pyo3(signature = (initial_value=None, trainable=None, validate_shape=true, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=None))]
+    #[allow(clippy::too_many_arguments, unused_variables)]
+    fn new(
+        py: Python<'_>,
+        initial_value: Option<&Bound<'_, PyAny>>,
+        trainable: Option<bool>,
+        validate_shape: bool,
+        caching_device: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        variable_def: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        import_scope: Option<&Bound<'_, PyAny>>,
+        constraint: Option<&Bound<'_, PyAny>>,
+        synchronization: Option<&Bound<'_, PyAny>>,
+        aggregation: Option<&Bound<'_, PyAny>>,
+        shape: Option<&Bound<'_, PyAny>>,
+        experimental_enable_variable_lifting: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let init = initial_value.ok_or_else(|| PyTypeError::new_err("initial_value must be specified."))?;
+        let init = if init.is_callable() && !init.is_instance_of::<PyTensor>() { init.call0()? } else { init.clone() };
+        let want = match dtype {
+            Some(d) => Want::Exact(parse_dtype(d)?),
+            None => Want::Any,
+        };
+        let value = match (want, init.cast::<PyTensor>()) {
+            (Want::Exact(d), Ok(t)) => ops::cast(&t.get().inner, d).py()?,
+            _ => to_tensor(&init, want)?,
+        };
+        // The stored value must not be a tensor any tape tracks: reads alias it.
+        let value = ops::stop_gradient(&value);
+        let _ = py;
+        Ok(PyVariable { var: Variable::new(value, name.unwrap_or_else(|| "Variable".into()), trainable.unwrap_or(true)) })
+    }
+
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn __init__(slf: &Bound<'_, Self>, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        register(slf)
+    }
+
+    /// `name:0`, as TensorFlow names variables.
+    #[getter]
+    fn name(&self) -> String {
+        format!("{}:0", self.var.name())
+    }
+
+    #[getter]
+    fn trainable(&self) -> bool {
+        self.var.trainable()
+    }
+
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let holder = self.value_holder(py)?;
+        holder.getattr("shape")
+    }
+
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        dtype_object(py, self.var.dtype())
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.var.shape().len()
+    }
+
+    #[getter]
+    fn _id(&self) -> u64 {
+        self.var.handle_id().as_u64()
+    }
+
+    /// Reads the value (recorded on active tapes).
+    fn read_value(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        out(slf.py(), Ok(slf.get().var.read()))
+    }
+
+    /// Reads the value (recorded on active tapes).
+    fn value(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        out(slf.py(), Ok(slf.get().var.read()))
+    }
+
+    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let holder = self.value_holder(py)?;
+        numpy_value(&holder.get().inner, holder.clone().into_any())
+    }
+
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let holder = self.value_holder(py)?;
+        let arr = to_numpy(&holder.get().inner, holder.clone().into_any())?;
+        match dtype {
+            Some(d) => arr.call_method1("astype", (d,)),
+            None if copy == Some(true) => arr.call_method0("copy"),
+            None => Ok(arr),
+        }
+    }
+
+    /// Replaces the value; shape and dtype must match. Returns the variable.
+    #[pyo3(signature = (value, use_locking=None, name=None, read_value=true))]
+    #[allow(unused_variables)]
+    fn assign<'py>(
+        slf: &Bound<'py, Self>,
+        value: &Bound<'py, PyAny>,
+        use_locking: Option<bool>,
+        name: Option<&Bound<'py, PyAny>>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
+        let v = slf.get();
+        let t = v.convert(value)?;
+        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || v.var.assign(&t)).py()?;
+        Ok(slf.clone())
+    }
+
+    /// Adds to the value atomically. Returns the variable.
+    #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
+    #[allow(unused_variables)]
+    fn assign_add<'py>(
+        slf: &Bound<'py, Self>,
+        delta: &Bound<'py, PyAny>,
+        use_locking: Option<bool>,
+        name: Option<&Bound<'py, PyAny>>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
+        let v = slf.get();
+        let t = v.convert(delta)?;
+        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || v.var.assign_add(&t)).py()?;
+        Ok(slf.clone())
+    }
+
+    /// Subtracts from the value atomically. Returns the variable.
+    #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
+    #[allow(unused_variables)]
+    fn assign_sub<'py>(
+        slf: &Bound<'py, Self>,
+        delta: &Bound<'py, PyAny>,
+        use_locking: Option<bool>,
+        name: Option<&Bound<'py, PyAny>>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
+        let v = slf.get();
+        let t = v.convert(delta)?;
+        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || v.var.assign_sub(&t)).py()?;
+        Ok(slf.clone())
+    }
+
+    fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let t = PyTensor::wrap(slf.py(), slf.get().var.read())?;
+        Ok(t.get_item(index)?.unbind())
+    }
+
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let t = PyTensor::wrap(slf.py(), slf.get().var.read())?;
+        Ok(t.try_iter()?.into_any().unbind())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let holder = self.value_holder(py)?;
+        let t = &holder.get().inner;
+        let v = numpy_value(t, holder.clone().into_any())?;
+        Ok(format!(
+            "<tapers.Variable '{}' shape={} dtype={}, numpy={}>",
+            self.name(),
+            tuple_string(t.shape()),
+            t.dtype().name(),
+            numpy_text(&v, t.rank(), true)?
+        ))
+    }
+
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        self.__repr__(py)
+    }
+}
