@@ -125,3 +125,7 @@ class GradientTape:
             flat_targets, flat_sources, flat_og, unconnected is UnconnectedGradients.ZERO
         )
         return _nest.pack_sequence_as(sources, flat_grads)
+
+
+GradientTape.__module__ = "tapers"
+UnconnectedGradients.__module__ = "tapers"

@@ -73,10 +73,7 @@ fn cannot_convert(obj: &Bound<'_, PyAny>, d: DType) -> PyErr {
 
 fn scalar_exact(obj: &Bound<'_, PyAny>, d: DType) -> PyResult<Tensor> {
     if obj.is_instance_of::<PyBool>() {
-        return match d {
-            DType::Bool => Ok(Tensor::scalar(obj.extract::<bool>()?)),
-            _ => Err(cannot_convert(obj, d)),
-        };
+        return Ok(Tensor::scalar_of(d, obj.extract::<bool>()? as u8 as f64));
     }
     if obj.is_instance_of::<PyInt>() {
         return match d {
@@ -91,8 +88,6 @@ fn scalar_exact(obj: &Bound<'_, PyAny>, d: DType) -> PyResult<Tensor> {
     match d {
         DType::F32 => Ok(Tensor::scalar(v as f32)),
         DType::F64 => Ok(Tensor::scalar(v)),
-        DType::I32 if v.fract() == 0.0 && v.abs() <= i32::MAX as f64 => Ok(Tensor::scalar(v as i32)),
-        DType::I64 if v.fract() == 0.0 && v.abs() <= i64::MAX as f64 => Ok(Tensor::scalar(v as i64)),
         _ => Err(cannot_convert(obj, d)),
     }
 }
@@ -185,7 +180,8 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
             _ => Ok(t),
         };
     }
-    if obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() {
+    // Exact types only: numpy scalars subclass float but keep their own dtype.
+    if obj.is_exact_instance_of::<PyFloat>() || obj.is_exact_instance_of::<PyInt>() || obj.is_exact_instance_of::<PyBool>() {
         return match want {
             Want::Any => scalar_default(obj),
             Want::Exact(d) => scalar_exact(obj, d),

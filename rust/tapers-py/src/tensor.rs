@@ -276,7 +276,18 @@ pub fn binop(
 /// cannot be converted or broadcast give `False`/`True`, as TensorFlow's.
 pub fn richcmp(slf: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
     let py = slf.py();
-    let pair = binary_operands(slf, other);
+    let eq_ne = matches!(op, CompareOp::Eq | CompareOp::Ne);
+    // TF: `t == None` is plain False, `t != None` plain True.
+    if eq_ne && other.is_none() {
+        return Ok(matches!(op, CompareOp::Ne).into_pyobject(py)?.to_owned().into_any().unbind());
+    }
+    let (a, b) = match binary_operands(slf, other) {
+        Ok(p) => p,
+        Err(e) if !eq_ne && e.is_instance_of::<PyTypeError>(py) && !other.is_instance_of::<pyo3::types::PyString>() => {
+            return Ok(py.NotImplemented())
+        }
+        Err(e) => return Err(e),
+    };
     let f = match op {
         CompareOp::Lt => ops::less,
         CompareOp::Le => ops::less_equal,
@@ -285,15 +296,11 @@ pub fn richcmp(slf: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>, op: CompareOp) 
         CompareOp::Eq => ops::equal,
         CompareOp::Ne => ops::not_equal,
     };
-    match (op, pair) {
-        (CompareOp::Eq | CompareOp::Ne, Err(_)) => Ok(matches!(op, CompareOp::Ne).into_pyobject(py)?.to_owned().into_any().unbind()),
-        (_, Err(e)) if e.is_instance_of::<PyTypeError>(py) => Ok(py.NotImplemented()),
-        (_, Err(e)) => Err(e),
-        (CompareOp::Eq | CompareOp::Ne, Ok((a, b))) => match f(&a, &b) {
-            Ok(t) => out(py, Ok(t)),
-            Err(_) => Ok(matches!(op, CompareOp::Ne).into_pyobject(py)?.to_owned().into_any().unbind()),
-        },
-        (_, Ok((a, b))) => out(py, f(&a, &b)),
+    match f(&a, &b) {
+        // TF compares with incompatible_shape_error=False: unbroadcastable
+        // shapes are simply "not equal", as a scalar bool tensor.
+        Err(tapers::Error::IncompatibleShapes { .. }) if eq_ne => out(py, Ok(Tensor::scalar(matches!(op, CompareOp::Ne)))),
+        r => out(py, r),
     }
 }
 

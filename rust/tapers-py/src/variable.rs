@@ -77,10 +77,9 @@ impl PyVariable {
             Some(d) => Want::Exact(parse_dtype(d)?),
             None => Want::Any,
         };
-        let value = match (want, init.cast::<PyTensor>()) {
-            (Want::Exact(d), Ok(t)) => ops::cast(&t.get().inner, d).py()?,
-            _ => to_tensor(&init, want)?,
-        };
+        let value = to_tensor(&init, want).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("initial_value: {}", e.value(py)))
+        })?;
         // The stored value must not be a tensor any tape tracks: reads alias it.
         let value = ops::stop_gradient(&value);
         let _ = py;

@@ -52,6 +52,9 @@ pub enum Error {
     /// Any other invalid argument (bad axis, bad reshape, wrong number of values...).
     #[error("{0}")]
     InvalidArgument(String),
+    /// A value that cannot be stored in a variable (wrong shape or dtype); TF raises `ValueError`.
+    #[error("{0}")]
+    VariableMismatch(String),
     /// A non-persistent tape was asked for a second set of gradients.
     #[error("A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)")]
     TapeSpent,
@@ -98,7 +101,7 @@ impl Error {
             | Error::UnsupportedDType { .. }
             | Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Error::TapeSpent | Error::NotRecording => ErrorKind::Runtime,
-            Error::TapeState(_) => ErrorKind::Value,
+            Error::TapeState(_) | Error::VariableMismatch(_) => ErrorKind::Value,
             Error::ResourceExhausted { .. } => ErrorKind::ResourceExhausted,
             Error::Callback(_) => ErrorKind::Callback,
         }

@@ -114,15 +114,15 @@ impl Variable {
     fn check(&self, value: &Tensor) -> Result<()> {
         let cur = self.0.value.read();
         if cur.shape() != value.shape() {
-            return Err(Error::invalid(format!(
-                "Cannot assign value to variable ' {}': Shape mismatch.The variable shape {}, and the assigned value shape {} are incompatible.",
+            return Err(Error::VariableMismatch(format!(
+                "Cannot assign value to variable ' {}:0': Shape mismatch.The variable shape {}, and the assigned value shape {} are incompatible.",
                 self.0.name,
                 crate::shape::tuple_string(cur.shape()),
                 crate::shape::tuple_string(value.shape())
             )));
         }
         if cur.dtype() != value.dtype() {
-            return Err(Error::invalid(format!(
+            return Err(Error::VariableMismatch(format!(
                 "Tensor conversion requested dtype {} for Tensor with dtype {} (assigning to variable '{}' of shape {})",
                 cur.dtype(),
                 value.dtype(),

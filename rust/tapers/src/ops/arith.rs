@@ -3,10 +3,23 @@
 use num_traits::Float;
 
 use super::{record, rule, unbroadcast};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::{numeric_binary, numeric_unary};
 use crate::ops;
-use crate::tensor::Tensor;
+use crate::tensor::{Storage, Tensor};
+
+/// Integer kernels cannot divide by zero: TF reports it as an invalid argument.
+fn check_divisor(op: &'static str, b: &Tensor) -> Result<()> {
+    let zero = match b.storage() {
+        Storage::I32(q) => q.iter().any(|&v| v == 0),
+        Storage::I64(q) => q.iter().any(|&v| v == 0),
+        _ => false,
+    };
+    if zero {
+        return Err(Error::invalid(format!("Integer division by zero [Op:{op}]")));
+    }
+    Ok(())
+}
 
 /// `a + b` with broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -54,8 +67,9 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// `a / b` with broadcasting. Integer division truncates toward zero (TF `Div`);
-/// division of integers by zero gives 0 rather than trapping.
+/// integer division by zero is an error.
 pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    check_divisor("RealDiv", b)?;
     let out = numeric_binary!("RealDiv", a, b, |x, y| crate::ops::arith::Arith::div(x, y))?;
     record("RealDiv", &[a, b], &out, || {
         let (a, b) = (a.clone(), b.clone());
@@ -77,11 +91,13 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Floor division `a // b`, as Python's (TF `FloorDiv`). Not differentiable.
 pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    check_divisor("FloorDiv", b)?;
     numeric_binary!("FloorDiv", a, b, |x, y| Arith::floordiv(x, y))
 }
 
 /// Floor modulo `a % b`, with the sign of `b` as in Python (TF `FloorMod`).
 pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    check_divisor("FloorMod", b)?;
     let out = numeric_binary!("FloorMod", a, b, |x, y| Arith::floormod(x, y))?;
     record("FloorMod", &[a, b], &out, || {
         let (a, b) = (a.clone(), b.clone());
@@ -102,6 +118,14 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// `a ** b` with broadcasting.
 pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let negative = match b.storage() {
+        Storage::I32(q) => q.iter().any(|&v| v < 0),
+        Storage::I64(q) => q.iter().any(|&v| v < 0),
+        _ => false,
+    };
+    if negative && a.dtype() == b.dtype() {
+        return Err(Error::invalid("Integers to negative integer powers are not allowed [Op:Pow]"));
+    }
     let out = numeric_binary!("Pow", a, b, |x, y| Arith::pow(x, y))?;
     record("Pow", &[a, b], &out, || {
         let (a, b, z) = (a.clone(), b.clone(), out.clone());
@@ -248,23 +272,8 @@ macro_rules! int_arith {
                 }
             }
             fn pow(self, o: Self) -> Self {
-                if o < 0 {
-                    // TF raises for negative integer powers; we follow integer
-                    // semantics: 1/x^k truncates to 0 unless |x| == 1.
-                    match self {
-                        1 => 1,
-                        -1 => {
-                            if o % 2 == 0 {
-                                1
-                            } else {
-                                -1
-                            }
-                        }
-                        _ => 0,
-                    }
-                } else {
-                    self.wrapping_pow(o.min(u32::MAX as Self) as u32)
-                }
+                // Negative exponents are rejected before the kernel runs.
+                self.wrapping_pow(o.clamp(0, u32::MAX as Self) as u32)
             }
             fn neg(self) -> Self {
                 self.wrapping_neg()
