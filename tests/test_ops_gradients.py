@@ -1,0 +1,212 @@
+"""Every differentiable op: gradient against central finite differences in
+float64, plus shape and dtype edge cases."""
+
+import numpy as np
+import pytest
+from conftest import check_gradients
+
+import tapers as tf
+from tapers.errors import InvalidArgumentError
+
+R = np.random.default_rng(7)
+
+
+def pos(*shape):
+    return R.uniform(0.5, 2.0, size=shape)
+
+
+def any_(*shape):
+    return R.uniform(-2.0, 2.0, size=shape)
+
+
+UNARY = [
+    ("exp", tf.exp, any_),
+    ("log", tf.math.log, pos),
+    ("sqrt", tf.sqrt, pos),
+    ("square", tf.square, any_),
+    ("sin", tf.sin, any_),
+    ("cos", tf.cos, any_),
+    ("tanh", tf.tanh, any_),
+    ("sigmoid", tf.sigmoid, any_),
+    ("abs", tf.abs, pos),
+    ("negative", tf.negative, any_),
+    ("neg_operator", lambda x: -x, any_),
+    ("identity", tf.identity, any_),
+]
+
+
+@pytest.mark.parametrize("name, op, gen", UNARY, ids=[u[0] for u in UNARY])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_unary_gradients(name, op, gen, shape):
+    check_gradients(op, gen(*shape))
+
+
+BINARY = [
+    ("add", tf.add, any_, any_),
+    ("subtract", tf.subtract, any_, any_),
+    ("multiply", tf.multiply, any_, any_),
+    ("divide", tf.divide, any_, pos),
+    ("pow", tf.pow, pos, any_),
+    ("maximum", tf.maximum, any_, any_),
+    ("minimum", tf.minimum, any_, any_),
+    ("floormod", tf.math.floormod, any_, pos),
+    ("op_add", lambda a, b: a + b, any_, any_),
+    ("op_sub", lambda a, b: a - b, any_, any_),
+    ("op_mul", lambda a, b: a * b, any_, any_),
+    ("op_div", lambda a, b: a / b, any_, pos),
+    ("op_pow", lambda a, b: a**b, pos, any_),
+]
+
+
+@pytest.mark.parametrize("name, op, ga, gb", BINARY, ids=[b[0] for b in BINARY])
+@pytest.mark.parametrize("sa, sb", [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 2)), ((4, 1, 3), (2, 1))])
+def test_binary_gradients_with_broadcasting(name, op, ga, gb, sa, sb):
+    a, b = ga(*sa), gb(*sb)
+    if name == "floormod":
+        # Keep away from the jumps of x mod y, where the derivative is undefined.
+        a = np.floor(a) + 0.5 * b - np.floor(0.5 * b) * 0 + 0.25
+    if name in ("maximum", "minimum"):
+        b = b + 0.1  # no ties
+    grads = check_gradients(op, a, b)
+    assert grads[0].shape == np.shape(a) and grads[1].shape == np.shape(b)
+
+
+def test_python_scalar_operands_have_gradients():
+    check_gradients(lambda x: 3.0 * x - 1 / (x + 4) + x**2, any_(2, 2))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, [0, 1], (0, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduce_sum_and_mean(axis, keepdims):
+    x = any_(2, 3, 4)
+    if axis is not None and not isinstance(axis, int) and 2 in axis:
+        pass
+    check_gradients(lambda t: tf.reduce_sum(t, axis=axis, keepdims=keepdims), x)
+    check_gradients(lambda t: tf.reduce_mean(t, axis=axis, keepdims=keepdims), x)
+    np.testing.assert_allclose(
+        tf.reduce_sum(tf.constant(x), axis=axis, keepdims=keepdims).numpy(),
+        np.sum(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims),
+    )
+
+
+def test_reductions_edge_cases():
+    assert tf.reduce_sum(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=-1).numpy().tolist() == [3.0, 7.0]
+    assert tf.reduce_mean(tf.constant([[1, 2], [3, 4]])).numpy() == 2  # integer mean truncates
+    assert np.isnan(tf.reduce_mean(tf.zeros([0])).numpy())
+    with pytest.raises(InvalidArgumentError, match="Invalid reduction dimension"):
+        tf.reduce_sum(tf.constant([[1.0]]), axis=2)
+    with pytest.raises(InvalidArgumentError, match="Invalid reduction dimension"):
+        tf.reduce_sum(tf.constant(1.0), axis=0)
+    with pytest.raises(InvalidArgumentError, match="bool"):
+        tf.reduce_sum(tf.constant([True]))
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_matmul_2d(ta, tb):
+    a = any_(3, 4) if not ta else any_(4, 3)
+    b = any_(4, 5) if not tb else any_(5, 4)
+    check_gradients(lambda x, y: tf.matmul(x, y, transpose_a=ta, transpose_b=tb), a, b)
+    expected = (a.T if ta else a) @ (b.T if tb else b)
+    np.testing.assert_allclose(tf.matmul(a, b, transpose_a=ta, transpose_b=tb).numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("sa, sb", [((2, 3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((1, 3, 4), (2, 4, 2)), ((2, 1, 2, 3), (3, 3, 2))])
+def test_matmul_batched_with_broadcast_batch_dims(sa, sb):
+    a, b = any_(*sa), any_(*sb)
+    check_gradients(tf.matmul, a, b)
+    np.testing.assert_allclose(tf.matmul(a, b).numpy(), np.matmul(a, b), rtol=1e-12)
+
+
+def test_matmul_errors():
+    with pytest.raises(InvalidArgumentError, match="rank >= 2"):
+        tf.matmul(tf.ones([3]), tf.ones([3, 4]))
+    with pytest.raises(InvalidArgumentError, match=r"Matrix size-incompatible: In\[0\]: \[2,3\], In\[1\]: \[2,3\]"):
+        tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]))
+    with pytest.raises(InvalidArgumentError, match="double tensor"):
+        tf.matmul(tf.ones([2, 2]), tf.ones([2, 2], dtype=tf.float64))
+    assert tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]), transpose_b=True).shape == (2, 2)
+    assert tf.matmul(tf.ones([0, 3]), tf.ones([3, 2])).shape == (0, 2)
+
+
+def test_reshape_and_transpose():
+    x = any_(2, 3, 4)
+    check_gradients(lambda t: tf.reshape(t, [4, -1]), x)
+    check_gradients(lambda t: tf.transpose(t), x)
+    check_gradients(lambda t: tf.transpose(t, perm=[1, 0, 2]), x)
+    check_gradients(lambda t: tf.transpose(t, perm=[2, 0, 1]) * tf.reshape(t, [4, 2, 3]), x)
+    assert tf.reshape(tf.constant([1.0, 2.0]), tf.constant([2, 1])).shape == (2, 1)
+    np.testing.assert_array_equal(tf.transpose(tf.constant(x), perm=[2, 0, 1]).numpy(), np.transpose(x, (2, 0, 1)))
+
+
+def test_reshape_and_transpose_errors():
+    with pytest.raises(InvalidArgumentError, match="tensor with 3 values, but the requested shape has 4"):
+        tf.reshape(tf.constant([1.0, 2.0, 3.0]), [2, 2])
+    with pytest.raises(InvalidArgumentError, match="Only one input size may be -1"):
+        tf.reshape(tf.constant([1.0, 2.0, 3.0, 4.0]), [-1, -1])
+    with pytest.raises(InvalidArgumentError, match="requires a multiple of 2"):
+        tf.reshape(tf.constant([1.0, 2.0, 3.0]), [2, -1])
+    with pytest.raises(InvalidArgumentError, match="transpose expects a vector of size 3"):
+        tf.transpose(tf.ones([2, 3, 4]), perm=[1, 0])
+    with pytest.raises(InvalidArgumentError):
+        tf.transpose(tf.ones([2, 3]), perm=[0, 0])
+
+
+def test_broadcast_to_cast_where_and_indexing():
+    check_gradients(lambda t: tf.broadcast_to(t, [2, 3, 3]), any_(3, 1))
+    x = tf.constant([1.0, 2.0], dtype=tf.float64)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(tf.cast(x, tf.float32) * tf.constant([3.0, 4.0]))
+    g = t.gradient(y, x)
+    assert g.dtype == tf.float64 and g.numpy().tolist() == [3.0, 4.0]
+    cond = tf.constant([True, False, True])
+    check_gradients(lambda a, b: tf.where(cond, a, b), any_(3), any_(2, 3))
+    check_gradients(lambda t: t[1] * t[0], any_(3, 2))
+    check_gradients(lambda t: tf.reshape(t, [6])[-1], any_(3, 2))
+    with pytest.raises(InvalidArgumentError, match="Incompatible shapes"):
+        tf.broadcast_to(tf.ones([3]), [2, 2])
+
+
+def test_kinks_follow_tensorflow():
+    x = tf.constant([0.0, 0.0])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        a = tf.abs(x)
+        s = tf.sqrt(x)
+        m = tf.maximum(x, tf.zeros([2]))
+        n = tf.minimum(x, tf.zeros([2]))
+    assert t.gradient(a, x).numpy().tolist() == [0.0, 0.0]  # abs'(0) = 0
+    assert t.gradient(s, x).numpy().tolist() == [np.inf, np.inf]  # sqrt'(0) = inf
+    assert t.gradient(m, x).numpy().tolist() == [1.0, 1.0]  # ties go to the first argument
+    assert t.gradient(n, x).numpy().tolist() == [1.0, 1.0]
+
+
+def test_pow_gradient_at_nonpositive_base():
+    x, p = tf.constant([0.0, -1.0]), tf.constant([2.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch([x, p])
+        y = x**p
+    gx, gp = t.gradient(y, [x, p])
+    assert gx.numpy().tolist() == [0.0, -2.0]
+    assert gp.numpy().tolist() == [0.0, 0.0]  # log(x) taken as 0 where x <= 0, as TF
+
+
+def test_sigmoid_is_stable_for_large_inputs():
+    r = tf.sigmoid(tf.constant([-1000.0, 0.0, 1000.0])).numpy()
+    assert r.tolist() == [0.0, 0.5, 1.0]
+
+
+def test_float_ops_reject_integers():
+    with pytest.raises(InvalidArgumentError, match="Value for attr 'T' of int32 is not in the list of allowed values"):
+        tf.exp(tf.constant(1))
+
+
+def test_float32_gradients_are_float32():
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(tf.exp(x) * 2)
+    g = t.gradient(y, x)
+    assert g.dtype == tf.float32
+    np.testing.assert_allclose(g.numpy(), 2 * np.exp([1.0, 2.0]), rtol=1e-6)
