@@ -1,0 +1,278 @@
+//! Core tape semantics, exercised from Rust without Python.
+
+use std::sync::Arc;
+
+use tapers::{ops, DType, Error, ErrorKind, GradientTape, RecordingContext, Source, Tensor, Unconnected, Variable};
+
+fn scalar(v: f64) -> Tensor {
+    Tensor::scalar(v)
+}
+
+fn value(t: &Tensor) -> f64 {
+    t.to_f64_scalar().unwrap()
+}
+
+fn grad1(tape: &GradientTape, y: &Tensor, x: &Tensor) -> Option<Tensor> {
+    tape.gradient(std::slice::from_ref(y), &[x.into()]).unwrap().pop().unwrap()
+}
+
+#[test]
+fn gradient_of_square() {
+    let x = Tensor::scalar(3.0f32);
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        assert!(tape.watch(&x));
+        ops::mul(&x, &x).unwrap()
+    };
+    let g = grad1(&tape, &y, &x).unwrap();
+    assert_eq!(g.dtype(), DType::F32);
+    assert_eq!(g.to_vec::<f32>().unwrap(), vec![6.0]);
+    // Non-persistent: spent.
+    let err = tape.gradient(&[y], &[(&x).into()]).unwrap_err();
+    assert!(matches!(err, Error::TapeSpent));
+    assert_eq!(err.kind(), ErrorKind::Runtime);
+}
+
+#[test]
+fn nothing_is_recorded_without_a_watched_input() {
+    let x = scalar(2.0);
+    let tape = GradientTape::new();
+    let _r = tape.record().unwrap();
+    let _y = ops::mul(&x, &x).unwrap();
+    assert_eq!(tape.len(), 0);
+    tape.watch(&x);
+    let _z = ops::mul(&x, &x).unwrap();
+    assert_eq!(tape.len(), 1);
+}
+
+#[test]
+fn third_derivative_with_nested_tapes() {
+    let x = scalar(3.0);
+    let t3 = GradientTape::new();
+    let t2 = GradientTape::new();
+    let t1 = GradientTape::new();
+    let r3 = t3.record().unwrap();
+    t3.watch(&x);
+    let r2 = t2.record().unwrap();
+    t2.watch(&x);
+    let y = {
+        let _r1 = t1.record().unwrap();
+        t1.watch(&x);
+        ops::mul(&ops::mul(&x, &x).unwrap(), &x).unwrap()
+    };
+    let dy = grad1(&t1, &y, &x).unwrap();
+    drop(r2);
+    let d2y = grad1(&t2, &dy, &x).unwrap();
+    drop(r3);
+    let d3y = grad1(&t3, &d2y, &x).unwrap();
+    assert_eq!((value(&dy), value(&d2y), value(&d3y)), (27.0, 18.0, 6.0));
+}
+
+#[test]
+fn persistent_tape_and_output_gradients() {
+    let x = scalar(2.0);
+    let tape = GradientTape::with_options(true, true);
+    let (z, w) = {
+        let _r = tape.record().unwrap();
+        tape.watch(&x);
+        let z = ops::mul(&x, &scalar(5.0)).unwrap();
+        let w = ops::mul(&z, &scalar(3.0)).unwrap();
+        (z, w)
+    };
+    assert_eq!(value(&grad1(&tape, &w, &z).unwrap()), 3.0);
+    assert_eq!(value(&grad1(&tape, &w, &x).unwrap()), 15.0);
+    let g = tape.gradient_with(&[w.clone()], &[(&x).into()], Some(&[scalar(2.0)]), Unconnected::None).unwrap();
+    assert_eq!(value(g[0].as_ref().unwrap()), 30.0);
+    // A list of targets is summed.
+    let g = tape.gradient(&[w, z], &[(&x).into()]).unwrap();
+    assert_eq!(value(g[0].as_ref().unwrap()), 20.0);
+}
+
+#[test]
+fn unconnected_sources() {
+    let (x, y) = (scalar(2.0), Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap());
+    let tape = GradientTape::with_options(true, true);
+    let z = {
+        let _r = tape.record().unwrap();
+        tape.watch(&x);
+        ops::mul(&x, &x).unwrap()
+    };
+    assert!(grad1(&tape, &z, &y).is_none());
+    let g = tape.gradient_with(&[z], &[(&y).into()], None, Unconnected::Zero).unwrap();
+    assert_eq!(g[0].as_ref().unwrap().to_vec::<f64>().unwrap(), vec![0.0, 0.0]);
+}
+
+#[test]
+fn stop_recording_and_reset() {
+    let x = scalar(3.0);
+    let tape = GradientTape::with_options(true, true);
+    let _r = tape.record().unwrap();
+    tape.watch(&x);
+    let paused = {
+        let _p = tape.stop_recording().unwrap();
+        ops::mul(&x, &x).unwrap()
+    };
+    let live = ops::mul(&x, &scalar(2.0)).unwrap();
+    assert!(grad1(&tape, &paused, &x).is_none());
+    assert_eq!(value(&grad1(&tape, &live, &x).unwrap()), 2.0);
+    tape.reset().unwrap();
+    assert_eq!(tape.len(), 0);
+    assert!(grad1(&tape, &live, &x).is_none());
+}
+
+#[test]
+fn entering_twice_is_an_error() {
+    let tape = GradientTape::new();
+    let _r = tape.record().unwrap();
+    let err = tape.push().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Value);
+}
+
+#[test]
+fn variables_are_watched_when_read() {
+    let v = Variable::new(scalar(2.0), "v", true);
+    let frozen = Variable::new(scalar(5.0), "frozen", false);
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        ops::mul(&ops::mul(&v.read(), &v.read()).unwrap(), &frozen.read()).unwrap()
+    };
+    let watched = tape.watched_variables();
+    assert_eq!(watched.len(), 1);
+    assert!(watched[0].same_as(&v));
+    let g = tape.gradient(&[y], &[Source::from(&v), Source::from(&frozen)]).unwrap();
+    assert_eq!(value(g[0].as_ref().unwrap()), 20.0);
+    assert!(g[1].is_none());
+}
+
+#[test]
+fn variable_assign_checks_shape_and_dtype() {
+    let v = Variable::new(Tensor::zeros(&[2], DType::F32).unwrap(), "w", true);
+    assert!(v.assign(&Tensor::zeros(&[3], DType::F32).unwrap()).is_err());
+    assert!(v.assign(&Tensor::zeros(&[2], DType::F64).unwrap()).is_err());
+    v.assign_add(&Tensor::ones(&[2], DType::F32).unwrap()).unwrap();
+    assert_eq!(v.value().to_vec::<f32>().unwrap(), vec![1.0, 1.0]);
+}
+
+#[test]
+fn custom_op_uses_the_given_rule() {
+    let x = scalar(3.0);
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&x);
+        let fwd = ops::mul(&x, &x).unwrap();
+        let rule: Arc<dyn tapers::BackwardFn> =
+            Arc::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(ops::mul(&g[0], &Tensor::scalar(100.0f64))?)]));
+        ops::custom_op("Custom", std::slice::from_ref(&x), &[fwd], rule).pop().unwrap()
+    };
+    assert_eq!(value(&grad1(&tape, &y, &x).unwrap()), 100.0);
+}
+
+#[test]
+fn each_thread_records_on_its_own_tape() {
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let x = scalar(i as f64);
+                let tape = GradientTape::new();
+                let y = {
+                    let _r = tape.record().unwrap();
+                    tape.watch(&x);
+                    ops::mul(&x, &x).unwrap()
+                };
+                value(&grad1(&tape, &y, &x).unwrap())
+            })
+        })
+        .collect();
+    let got: Vec<f64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(got, (0..8).map(|i| 2.0 * i as f64).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_recording_context_carries_tapes_to_another_thread() {
+    let x = scalar(4.0);
+    let tape = GradientTape::new();
+    let _r = tape.record().unwrap();
+    tape.watch(&x);
+    let ctx = RecordingContext::current();
+    let x2 = x.clone();
+    let y = std::thread::spawn(move || ctx.enter(|| ops::mul(&x2, &x2).unwrap())).join().unwrap();
+    // Without the context, the same op on a plain thread is not recorded.
+    let x3 = x.clone();
+    let unrecorded = std::thread::spawn(move || ops::mul(&x3, &x3).unwrap()).join().unwrap();
+    drop(_r);
+    let g = tape.gradient(&[y, unrecorded], &[(&x).into()]).unwrap();
+    assert_eq!(value(g[0].as_ref().unwrap()), 8.0);
+}
+
+#[test]
+fn tensors_tapes_and_variables_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Tensor>();
+    assert_send_sync::<GradientTape>();
+    assert_send_sync::<Variable>();
+    assert_send_sync::<Error>();
+}
+
+#[test]
+fn shared_variable_updates_from_threads() {
+    let v = Variable::new(Tensor::zeros(&[16], DType::F64).unwrap(), "acc", true);
+    let one = Tensor::ones(&[16], DType::F64).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| {
+                for _ in 0..1000 {
+                    v.assign_add(&one).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(v.value().to_vec::<f64>().unwrap(), vec![8000.0; 16]);
+}
+
+#[test]
+fn errors_name_shapes_and_dtypes() {
+    let a = Tensor::zeros(&[2], DType::F32).unwrap();
+    let b = Tensor::zeros(&[3], DType::F32).unwrap();
+    let e = ops::add(&a, &b).unwrap_err();
+    assert_eq!(e.to_string(), "Incompatible shapes: [2] vs. [3] [Op:AddV2]");
+    let c = Tensor::zeros(&[2], DType::F64).unwrap();
+    let e = ops::mul(&a, &c).unwrap_err();
+    assert!(e.to_string().contains("expected to be a float tensor but is a double tensor"), "{e}");
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn a_failed_gradient_leaves_the_tape_usable() {
+    let x = Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&x);
+        ops::mul(&x, &x).unwrap()
+    };
+    let bad = Tensor::zeros(&[3], DType::F32).unwrap();
+    assert!(tape.gradient_with(&[y.clone()], &[(&x).into()], Some(&[bad]), Unconnected::None).is_err());
+    let g = grad1(&tape, &y, &x).unwrap();
+    assert_eq!(g.to_vec::<f32>().unwrap(), vec![2.0, 4.0]);
+}
+
+#[test]
+fn long_chains_do_not_recurse() {
+    let x = scalar(1.0);
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&x);
+        let c = scalar(1.0);
+        let mut y = x.clone();
+        for _ in 0..100_000 {
+            y = ops::add(&y, &c).unwrap();
+        }
+        y
+    };
+    assert_eq!(value(&y), 100_001.0);
+    assert_eq!(value(&grad1(&tape, &y, &x).unwrap()), 1.0);
+}
