@@ -3,9 +3,9 @@ float64, plus shape and dtype edge cases."""
 
 import numpy as np
 import pytest
-from conftest import check_gradients
 
 import tapers as tf
+from conftest import check_gradients
 from tapers.errors import InvalidArgumentError
 
 R = np.random.default_rng(7)
@@ -111,7 +111,9 @@ def test_matmul_2d(ta, tb):
     np.testing.assert_allclose(tf.matmul(a, b, transpose_a=ta, transpose_b=tb).numpy(), expected, rtol=1e-12)
 
 
-@pytest.mark.parametrize("sa, sb", [((2, 3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((1, 3, 4), (2, 4, 2)), ((2, 1, 2, 3), (3, 3, 2))])
+@pytest.mark.parametrize(
+    "sa, sb", [((2, 3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((1, 3, 4), (2, 4, 2)), ((2, 1, 2, 3), (3, 3, 2))]
+)
 def test_matmul_batched_with_broadcast_batch_dims(sa, sb):
     a, b = any_(*sa), any_(*sb)
     check_gradients(tf.matmul, a, b)

@@ -47,8 +47,7 @@ def test_example_2_two_sources():
         """
     )
     assert out == (
-        "[<tapers.Tensor: shape=(), dtype=float32, numpy=4.0>, "
-        "<tapers.Tensor: shape=(), dtype=float32, numpy=8.0>]\n"
+        "[<tapers.Tensor: shape=(), dtype=float32, numpy=4.0>, <tapers.Tensor: shape=(), dtype=float32, numpy=8.0>]\n"
     )
 
 

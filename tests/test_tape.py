@@ -142,7 +142,9 @@ def test_non_persistent_gradient_inside_context_stops_recording():
         g = t.gradient(y, x)
         z = x * 5
     assert val(g) == 6.0
-    with pytest.raises(RuntimeError, match="A non-persistent GradientTape can only be used to compute one set of gradients"):
+    with pytest.raises(
+        RuntimeError, match="A non-persistent GradientTape can only be used to compute one set of gradients"
+    ):
         t.gradient(z, x)
 
 

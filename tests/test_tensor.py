@@ -102,8 +102,7 @@ class TestPrinting:
         t = tf.constant([[1.0, 2.0], [3.0, 4.0]])
         assert str(t) == "tapers.Tensor(\n[[1. 2.]\n [3. 4.]], shape=(2, 2), dtype=float32)"
         assert repr(t) == (
-            "<tapers.Tensor: shape=(2, 2), dtype=float32, numpy=\n"
-            "array([[1., 2.],\n       [3., 4.]], dtype=float32)>"
+            "<tapers.Tensor: shape=(2, 2), dtype=float32, numpy=\narray([[1., 2.],\n       [3., 4.]], dtype=float32)>"
         )
 
     def test_vectors(self):

@@ -40,7 +40,9 @@ def test_assign_family():
 
 def test_assign_errors_leave_the_variable_unchanged():
     v = tf.Variable([1.0, 2.0])
-    with pytest.raises(ValueError, match=r"Cannot assign value to variable ' Variable:0': Shape mismatch.*\(2,\).*\(3,\)"):
+    with pytest.raises(
+        ValueError, match=r"Cannot assign value to variable ' Variable:0': Shape mismatch.*\(2,\).*\(3,\)"
+    ):
         v.assign([1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="Tensor conversion requested dtype float32 for Tensor with dtype float64"):
         v.assign(tf.constant([1.0, 2.0], dtype=tf.float64))

@@ -6,7 +6,7 @@ gradients, ``custom_gradient``, ``stop_gradient``, and the core math ops.
 
 from __future__ import annotations
 
-from . import errors
+from . import errors, linalg, math, nn  # noqa: E402  (namespaces use the names above)
 from ._core import (
     Tensor,
     Variable,
@@ -57,8 +57,6 @@ from ._custom import custom_gradient
 from ._shape import TensorShape
 from ._tape import GradientTape, UnconnectedGradients
 from .dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64
-
-from . import linalg, math, nn  # noqa: E402  (namespaces use the names above)
 
 __version__ = "0.1.0"
 

@@ -121,9 +121,7 @@ class GradientTape:
         flat_og = None
         if output_gradients is not None:
             flat_og = _nest.flatten(output_gradients)
-        flat_grads = self._tape.gradient(
-            flat_targets, flat_sources, flat_og, unconnected is UnconnectedGradients.ZERO
-        )
+        flat_grads = self._tape.gradient(flat_targets, flat_sources, flat_og, unconnected is UnconnectedGradients.ZERO)
         return _nest.pack_sequence_as(sources, flat_grads)
 
 

@@ -29,14 +29,17 @@ pub fn dtype_object(py: Python<'_>, d: DType) -> PyResult<Bound<'_, PyAny>> {
     static OBJS: PyOnceLock<Vec<Py<PyAny>>> = PyOnceLock::new();
     let objs = OBJS.get_or_try_init(py, || {
         let m = py.import("tapers.dtypes")?;
-        ALL.iter().map(|d| Ok(m.getattr(d.name())?.unbind())).collect::<PyResult<Vec<_>>>()
+        ALL.iter()
+            .map(|d| Ok(m.getattr(d.name())?.unbind()))
+            .collect::<PyResult<Vec<_>>>()
     })?;
     Ok(objs[index_of(d)].bind(py).clone())
 }
 
 fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     static NP: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-    NP.get_or_try_init(py, || Ok::<_, PyErr>(py.import("numpy")?.unbind())).map(|m| m.bind(py))
+    NP.get_or_try_init(py, || Ok::<_, PyErr>(py.import("numpy")?.unbind()))
+        .map(|m| m.bind(py))
 }
 
 /// Parses a dtype argument: a `tapers` dtype, a name, or anything numpy accepts.
@@ -46,7 +49,11 @@ pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     } else if let Ok(n) = obj.getattr("name") {
         n.extract::<String>()?
     } else {
-        numpy(obj.py())?.getattr("dtype")?.call1((obj,))?.getattr("name")?.extract()?
+        numpy(obj.py())?
+            .getattr("dtype")?
+            .call1((obj,))?
+            .getattr("name")?
+            .extract()?
     };
     DType::from_name(&name).ok_or_else(|| {
         PyTypeError::new_err(format!(
@@ -67,8 +74,14 @@ pub enum Want {
 }
 
 fn cannot_convert(obj: &Bound<'_, PyAny>, d: DType) -> PyErr {
-    let r = obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "value".into());
-    PyTypeError::new_err(format!("Cannot convert {r} to EagerTensor of dtype {}", d.name()))
+    let r = obj
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "value".into());
+    PyTypeError::new_err(format!(
+        "Cannot convert {r} to EagerTensor of dtype {}",
+        d.name()
+    ))
 }
 
 fn scalar_exact(obj: &Bound<'_, PyAny>, d: DType) -> PyResult<Tensor> {
@@ -79,8 +92,14 @@ fn scalar_exact(obj: &Bound<'_, PyAny>, d: DType) -> PyResult<Tensor> {
         return match d {
             DType::F32 => Ok(Tensor::scalar(obj.extract::<f64>()? as f32)),
             DType::F64 => Ok(Tensor::scalar(obj.extract::<f64>()?)),
-            DType::I32 => obj.extract::<i32>().map(Tensor::scalar).map_err(|_| cannot_convert(obj, d)),
-            DType::I64 => obj.extract::<i64>().map(Tensor::scalar).map_err(|_| cannot_convert(obj, d)),
+            DType::I32 => obj
+                .extract::<i32>()
+                .map(Tensor::scalar)
+                .map_err(|_| cannot_convert(obj, d)),
+            DType::I64 => obj
+                .extract::<i64>()
+                .map(Tensor::scalar)
+                .map_err(|_| cannot_convert(obj, d)),
             DType::Bool => Err(cannot_convert(obj, d)),
         };
     }
@@ -101,7 +120,10 @@ fn scalar_default(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             return Ok(Tensor::scalar(v));
         }
         return obj.extract::<i64>().map(Tensor::scalar).map_err(|_| {
-            PyValueError::new_err(format!("Can't convert Python int {} to a tensor: out of int64 range", obj))
+            PyValueError::new_err(format!(
+                "Can't convert Python int {} to a tensor: out of int64 range",
+                obj
+            ))
         });
     }
     Ok(Tensor::scalar(obj.extract::<f64>()? as f32))
@@ -140,13 +162,20 @@ fn as_ndarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArra
     let arr = arr.cast_into::<PyUntypedArray>()?;
     let kind: String = arr.dtype().getattr("kind")?.extract()?;
     if kind == "O" {
-        return Err(PyValueError::new_err("Can't convert non-rectangular Python sequence to Tensor."));
+        return Err(PyValueError::new_err(
+            "Can't convert non-rectangular Python sequence to Tensor.",
+        ));
     }
     Ok(arr)
 }
 
-fn cast_ndarray<'py>(arr: &Bound<'py, PyUntypedArray>, d: DType) -> PyResult<Bound<'py, PyUntypedArray>> {
-    Ok(arr.call_method1("astype", (d.name(),))?.cast_into::<PyUntypedArray>()?)
+fn cast_ndarray<'py>(
+    arr: &Bound<'py, PyUntypedArray>,
+    d: DType,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    Ok(arr
+        .call_method1("astype", (d.name(),))?
+        .cast_into::<PyUntypedArray>()?)
 }
 
 fn is_numpy_value(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -181,7 +210,10 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
         };
     }
     // Exact types only: numpy scalars subclass float but keep their own dtype.
-    if obj.is_exact_instance_of::<PyFloat>() || obj.is_exact_instance_of::<PyInt>() || obj.is_exact_instance_of::<PyBool>() {
+    if obj.is_exact_instance_of::<PyFloat>()
+        || obj.is_exact_instance_of::<PyInt>()
+        || obj.is_exact_instance_of::<PyBool>()
+    {
         return match want {
             Want::Any => scalar_default(obj),
             Want::Exact(d) => scalar_exact(obj, d),
@@ -189,7 +221,11 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
         };
     }
     let from_numpy = is_numpy_value(obj)?;
-    if !from_numpy && !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() || obj.hasattr("__array__")?) {
+    let sequence_like = from_numpy
+        || obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+        || obj.hasattr("__array__")?;
+    if !sequence_like {
         return Err(PyTypeError::new_err(format!(
             "Cannot convert {} of type {} to a tapers.Tensor",
             obj.repr()?,
@@ -207,9 +243,18 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
             "f" => from_ndarray(&cast_ndarray(arr, DType::F32)?),
             "i" | "u" => {
                 let fits = arr.len() == 0
-                    || (arr.call_method0("min")?.extract::<i64>().is_ok_and(|v| v >= i32::MIN as i64)
-                        && arr.call_method0("max")?.extract::<i64>().is_ok_and(|v| v <= i32::MAX as i64));
-                from_ndarray(&cast_ndarray(arr, if fits { DType::I32 } else { DType::I64 })?)
+                    || (arr
+                        .call_method0("min")?
+                        .extract::<i64>()
+                        .is_ok_and(|v| v >= i32::MIN as i64)
+                        && arr
+                            .call_method0("max")?
+                            .extract::<i64>()
+                            .is_ok_and(|v| v <= i32::MAX as i64));
+                from_ndarray(&cast_ndarray(
+                    arr,
+                    if fits { DType::I32 } else { DType::I64 },
+                )?)
             }
             _ => from_ndarray(arr),
         }
@@ -237,7 +282,11 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
 }
 
 /// `tf.constant(value, dtype, shape)`.
-pub fn constant(obj: &Bound<'_, PyAny>, dtype: Option<DType>, shape: Option<Vec<isize>>) -> PyResult<Tensor> {
+pub fn constant(
+    obj: &Bound<'_, PyAny>,
+    dtype: Option<DType>,
+    shape: Option<Vec<isize>>,
+) -> PyResult<Tensor> {
     let want = dtype.map_or(Want::Any, Want::Exact);
     let t = match want {
         // constant() casts numpy arrays and tensors of another dtype.

@@ -10,7 +10,11 @@ use pyo3::types::PyType;
 
 use tapers::{Error, ErrorKind};
 
-fn error_class<'py>(py: Python<'py>, cell: &'static PyOnceLock<Py<PyType>>, name: &str) -> PyResult<Bound<'py, PyType>> {
+fn error_class<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyType>>,
+    name: &str,
+) -> PyResult<Bound<'py, PyType>> {
     cell.get_or_try_init(py, || {
         let m = py.import("tapers.errors")?;
         Ok::<_, PyErr>(m.getattr(name)?.cast_into::<PyType>()?.unbind())
@@ -36,18 +40,20 @@ pub fn to_py(err: Error) -> PyErr {
             }
             PyRuntimeError::new_err(msg)
         }
-        kind @ (ErrorKind::InvalidArgument | ErrorKind::ResourceExhausted) => Python::attach(|py| {
-            let (cell, name) = if kind == ErrorKind::InvalidArgument {
-                (&INVALID, "InvalidArgumentError")
-            } else {
-                (&EXHAUSTED, "ResourceExhaustedError")
-            };
-            match error_class(py, cell, name) {
-                // OpError(node_def, op, message)
-                Ok(cls) => PyErr::from_type(cls, (py.None(), py.None(), msg)),
-                Err(e) => e,
-            }
-        }),
+        kind @ (ErrorKind::InvalidArgument | ErrorKind::ResourceExhausted) => {
+            Python::attach(|py| {
+                let (cell, name) = if kind == ErrorKind::InvalidArgument {
+                    (&INVALID, "InvalidArgumentError")
+                } else {
+                    (&EXHAUSTED, "ResourceExhaustedError")
+                };
+                match error_class(py, cell, name) {
+                    // OpError(node_def, op, message)
+                    Ok(cls) => PyErr::from_type(cls, (py.None(), py.None(), msg)),
+                    Err(e) => e,
+                }
+            })
+        }
     }
 }
 

@@ -28,13 +28,25 @@ fn int_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<isize>> {
     if obj.is_instance_of::<PyTensor>() {
         let t = tensor(obj)?;
         if !t.dtype().is_integer() {
-            return Err(PyTypeError::new_err(format!("{what} must be integers, got a {} tensor", t.dtype())));
+            return Err(PyTypeError::new_err(format!(
+                "{what} must be integers, got a {} tensor",
+                t.dtype()
+            )));
         }
         let t = ops::cast(&t, DType::I64).py()?;
-        return Ok(t.to_vec::<i64>().py()?.into_iter().map(|v| v as isize).collect());
+        return Ok(t
+            .to_vec::<i64>()
+            .py()?
+            .into_iter()
+            .map(|v| v as isize)
+            .collect());
     }
-    obj.extract::<Vec<isize>>()
-        .map_err(|_| PyTypeError::new_err(format!("{what} must be an int or a list of ints, got {}", obj.repr().map(|r| r.to_string()).unwrap_or_default())))
+    obj.extract::<Vec<isize>>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{what} must be an int or a list of ints, got {}",
+            obj.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })
 }
 
 macro_rules! unary {
@@ -97,7 +109,12 @@ pub fn reduce_sum(
 ) -> PyResult<Py<PyAny>> {
     let t = tensor(input_tensor)?;
     let axes = axes_arg(axis)?;
-    out(py, compute(py, heavy(&t), || ops::reduce_sum(&t, axes.as_deref(), keepdims)))
+    out(
+        py,
+        compute(py, heavy(&t), || {
+            ops::reduce_sum(&t, axes.as_deref(), keepdims)
+        }),
+    )
 }
 
 /// `tf.reduce_mean`.
@@ -113,7 +130,12 @@ pub fn reduce_mean(
 ) -> PyResult<Py<PyAny>> {
     let t = tensor(input_tensor)?;
     let axes = axes_arg(axis)?;
-    out(py, compute(py, heavy(&t), || ops::reduce_mean(&t, axes.as_deref(), keepdims)))
+    out(
+        py,
+        compute(py, heavy(&t), || {
+            ops::reduce_mean(&t, axes.as_deref(), keepdims)
+        }),
+    )
 }
 
 /// `tf.matmul` (adjoint equals transpose for real dtypes).
@@ -145,10 +167,23 @@ pub fn matmul(
 #[pyfunction]
 #[pyo3(signature = (tensor, shape, name=None))]
 #[allow(unused_variables)]
-pub fn reshape(py: Python<'_>, tensor: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn reshape(
+    py: Python<'_>,
+    tensor: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = self::tensor(tensor)?;
-    let s = if shape.is_instance_of::<PyList>() || shape.is_instance_of::<PyTuple>() || shape.is_instance_of::<PyTensor>() || shape.hasattr("as_list")? {
-        if shape.hasattr("as_list")? { shape.call_method0("as_list")?.extract()? } else { int_list(shape, "shape")? }
+    let s = if shape.is_instance_of::<PyList>()
+        || shape.is_instance_of::<PyTuple>()
+        || shape.is_instance_of::<PyTensor>()
+        || shape.hasattr("as_list")?
+    {
+        if shape.hasattr("as_list")? {
+            shape.call_method0("as_list")?.extract()?
+        } else {
+            int_list(shape, "shape")?
+        }
     } else {
         int_list(shape, "shape")?
     };
@@ -159,7 +194,13 @@ pub fn reshape(py: Python<'_>, tensor: &Bound<'_, PyAny>, shape: &Bound<'_, PyAn
 #[pyfunction]
 #[pyo3(signature = (a, perm=None, conjugate=false, name=None))]
 #[allow(unused_variables)]
-pub fn transpose(py: Python<'_>, a: &Bound<'_, PyAny>, perm: Option<&Bound<'_, PyAny>>, conjugate: bool, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn transpose(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    perm: Option<&Bound<'_, PyAny>>,
+    conjugate: bool,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(a)?;
     let perm: Option<Vec<usize>> = match axes_arg(perm)? {
         None => None,
@@ -168,23 +209,35 @@ pub fn transpose(py: Python<'_>, a: &Bound<'_, PyAny>, perm: Option<&Bound<'_, P
                 .map(|v| {
                     let r = t.rank() as isize;
                     let v = if v < 0 { v + r } else { v };
-                    usize::try_from(v).map_err(|_| PyTypeError::new_err("perm entries must be valid axes"))
+                    usize::try_from(v)
+                        .map_err(|_| PyTypeError::new_err("perm entries must be valid axes"))
                 })
                 .collect::<PyResult<_>>()?,
         ),
     };
-    out(py, compute(py, heavy(&t), || ops::transpose(&t, perm.as_deref())))
+    out(
+        py,
+        compute(py, heavy(&t), || ops::transpose(&t, perm.as_deref())),
+    )
 }
 
 /// `tf.broadcast_to`.
 #[pyfunction]
 #[pyo3(signature = (input, shape, name=None))]
 #[allow(unused_variables)]
-pub fn broadcast_to(py: Python<'_>, input: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn broadcast_to(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(input)?;
     let s: Vec<usize> = int_list(shape, "shape")?
         .into_iter()
-        .map(|d| usize::try_from(d).map_err(|_| PyTypeError::new_err("shape entries must be non-negative")))
+        .map(|d| {
+            usize::try_from(d)
+                .map_err(|_| PyTypeError::new_err("shape entries must be non-negative"))
+        })
         .collect::<PyResult<_>>()?;
     out(py, ops::broadcast_to(&t, &s))
 }
@@ -193,7 +246,12 @@ pub fn broadcast_to(py: Python<'_>, input: &Bound<'_, PyAny>, shape: &Bound<'_, 
 #[pyfunction]
 #[pyo3(signature = (x, dtype, name=None))]
 #[allow(unused_variables)]
-pub fn cast(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn cast(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    dtype: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(x)?;
     let d = parse_dtype(dtype)?;
     out(py, compute(py, heavy(&t), || ops::cast(&t, d)))
@@ -211,7 +269,9 @@ pub fn where_(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let (Some(x), Some(y)) = (x, y) else {
-        return Err(PyTypeError::new_err("tapers.where needs both x and y (the one-argument form is not supported yet)"));
+        return Err(PyTypeError::new_err(
+            "tapers.where needs both x and y (the one-argument form is not supported yet)",
+        ));
     };
     let c = to_tensor(condition, Want::Exact(DType::Bool))?;
     let (a, b) = binary_operands(x, y)?;
@@ -222,7 +282,11 @@ pub fn where_(
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 #[allow(unused_variables)]
-pub fn stop_gradient(py: Python<'_>, input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn stop_gradient(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     out(py, Ok(ops::stop_gradient(&tensor(input)?)))
 }
 
@@ -230,14 +294,29 @@ pub fn stop_gradient(py: Python<'_>, input: &Bound<'_, PyAny>, name: Option<&Bou
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 #[allow(unused_variables)]
-pub fn identity(py: Python<'_>, input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn identity(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     out(py, Ok(ops::identity(&tensor(input)?)))
 }
 
 fn shape_arg(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    let s = if shape.hasattr("as_list")? { shape.call_method0("as_list")?.extract()? } else { int_list(shape, "shape")? };
+    let s = if shape.hasattr("as_list")? {
+        shape.call_method0("as_list")?.extract()?
+    } else {
+        int_list(shape, "shape")?
+    };
     s.into_iter()
-        .map(|d| usize::try_from(d).map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("Dimension -1 must be >= 0 in shape {:?}", d))))
+        .map(|d| {
+            usize::try_from(d).map_err(|_| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "Dimension -1 must be >= 0 in shape {:?}",
+                    d
+                ))
+            })
+        })
         .collect()
 }
 
@@ -252,23 +331,44 @@ fn dtype_or(dtype: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DType>
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 #[allow(unused_variables)]
-pub fn zeros(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-    out(py, Tensor::zeros(&shape_arg(shape)?, dtype_or(dtype, DType::F32)?))
+pub fn zeros(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    out(
+        py,
+        Tensor::zeros(&shape_arg(shape)?, dtype_or(dtype, DType::F32)?),
+    )
 }
 
 /// `tf.ones`.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 #[allow(unused_variables)]
-pub fn ones(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-    out(py, Tensor::ones(&shape_arg(shape)?, dtype_or(dtype, DType::F32)?))
+pub fn ones(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    out(
+        py,
+        Tensor::ones(&shape_arg(shape)?, dtype_or(dtype, DType::F32)?),
+    )
 }
 
 /// `tf.zeros_like`.
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 #[allow(unused_variables)]
-pub fn zeros_like(py: Python<'_>, input: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn zeros_like(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(input)?;
     out(py, Tensor::zeros(t.shape(), dtype_or(dtype, t.dtype())?))
 }
@@ -277,7 +377,12 @@ pub fn zeros_like(py: Python<'_>, input: &Bound<'_, PyAny>, dtype: Option<&Bound
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 #[allow(unused_variables)]
-pub fn ones_like(py: Python<'_>, input: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn ones_like(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(input)?;
     out(py, Tensor::ones(t.shape(), dtype_or(dtype, t.dtype())?))
 }
@@ -335,10 +440,48 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
     }
     add!(
-        exp, log, sqrt, square, sin, cos, tanh, sigmoid, abs, sign, negative, add, subtract, multiply, divide,
-        floordiv, floormod, pow, maximum, minimum, equal, not_equal, less, less_equal, greater, greater_equal,
-        reduce_sum, reduce_mean, matmul, reshape, transpose, broadcast_to, cast, where_, stop_gradient, identity,
-        zeros, ones, zeros_like, ones_like, constant, convert_to_tensor,
+        exp,
+        log,
+        sqrt,
+        square,
+        sin,
+        cos,
+        tanh,
+        sigmoid,
+        abs,
+        sign,
+        negative,
+        add,
+        subtract,
+        multiply,
+        divide,
+        floordiv,
+        floormod,
+        pow,
+        maximum,
+        minimum,
+        equal,
+        not_equal,
+        less,
+        less_equal,
+        greater,
+        greater_equal,
+        reduce_sum,
+        reduce_mean,
+        matmul,
+        reshape,
+        transpose,
+        broadcast_to,
+        cast,
+        where_,
+        stop_gradient,
+        identity,
+        zeros,
+        ones,
+        zeros_like,
+        ones_like,
+        constant,
+        convert_to_tensor,
     );
     Ok(())
 }

@@ -38,7 +38,9 @@ impl PyTape {
     #[new]
     #[pyo3(signature = (persistent=false, watch_accessed_variables=true))]
     fn new(persistent: bool, watch_accessed_variables: bool) -> Self {
-        PyTape { tape: GradientTape::with_options(persistent, watch_accessed_variables) }
+        PyTape {
+            tape: GradientTape::with_options(persistent, watch_accessed_variables),
+        }
     }
 
     fn push(&self) -> PyResult<()> {
@@ -122,7 +124,10 @@ impl PyTape {
                 }
             })
             .collect::<PyResult<_>>()?;
-        let sources: Vec<Source> = sources.iter().map(|s| source_of(&s)).collect::<PyResult<_>>()?;
+        let sources: Vec<Source> = sources
+            .iter()
+            .map(|s| source_of(&s))
+            .collect::<PyResult<_>>()?;
         let og: Option<Vec<Tensor>> = match output_gradients {
             None => None,
             Some(l) => Some(
@@ -147,9 +152,15 @@ impl PyTape {
                 )));
             }
         }
-        let unconnected = if zero { Unconnected::Zero } else { Unconnected::None };
+        let unconnected = if zero {
+            Unconnected::Zero
+        } else {
+            Unconnected::None
+        };
         let tape = &self.tape;
-        let grads = py.detach(|| tape.gradient_with(&targets, &sources, og.as_deref(), unconnected)).py()?;
+        let grads = py
+            .detach(|| tape.gradient_with(&targets, &sources, og.as_deref(), unconnected))
+            .py()?;
         let items = grads
             .into_iter()
             .map(|g| match g {
@@ -172,7 +183,10 @@ impl tapers::BackwardFn for PyRule {
         // Called from the backward pass with the GIL released: take it only here.
         Python::attach(|py| {
             let call = || -> PyResult<Vec<Option<Tensor>>> {
-                let args = grads.iter().map(|g| PyTensor::wrap(py, g.clone())).collect::<PyResult<Vec<_>>>()?;
+                let args = grads
+                    .iter()
+                    .map(|g| PyTensor::wrap(py, g.clone()))
+                    .collect::<PyResult<Vec<_>>>()?;
                 let res = self.func.bind(py).call1(PyTuple::new(py, args)?)?;
                 let res: Vec<Bound<'_, PyAny>> = res.extract()?;
                 if res.len() != self.n_inputs {
@@ -182,10 +196,21 @@ impl tapers::BackwardFn for PyRule {
                         res.len()
                     )));
                 }
-                res.iter().map(|g| if g.is_none() { Ok(None) } else { to_tensor(g, Want::Any).map(Some) }).collect()
+                res.iter()
+                    .map(|g| {
+                        if g.is_none() {
+                            Ok(None)
+                        } else {
+                            to_tensor(g, Want::Any).map(Some)
+                        }
+                    })
+                    .collect()
             };
             call().map_err(|e| {
-                Error::Callback(CallbackError { message: e.to_string(), payload: Some(Arc::new(e)) })
+                Error::Callback(CallbackError {
+                    message: e.to_string(),
+                    payload: Some(Arc::new(e)),
+                })
             })
         })
     }
@@ -201,10 +226,22 @@ pub fn record_custom<'py>(
     outputs: Vec<Bound<'py, PyAny>>,
     grad_fn: Py<PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let ins = inputs.iter().map(|i| to_tensor(i, Want::Any)).collect::<PyResult<Vec<_>>>()?;
-    let outs = outputs.iter().map(|o| to_tensor(o, Want::Any)).collect::<PyResult<Vec<_>>>()?;
-    let rule = Arc::new(PyRule { func: grad_fn, n_inputs: ins.len() });
+    let ins = inputs
+        .iter()
+        .map(|i| to_tensor(i, Want::Any))
+        .collect::<PyResult<Vec<_>>>()?;
+    let outs = outputs
+        .iter()
+        .map(|o| to_tensor(o, Want::Any))
+        .collect::<PyResult<Vec<_>>>()?;
+    let rule = Arc::new(PyRule {
+        func: grad_fn,
+        n_inputs: ins.len(),
+    });
     let recorded = tapers::ops::custom_op("CustomGradient", &ins, &outs, rule);
-    let items = recorded.into_iter().map(|t| out(py, Ok(t))).collect::<PyResult<Vec<_>>>()?;
+    let items = recorded
+        .into_iter()
+        .map(|t| out(py, Ok(t)))
+        .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, items)
 }

@@ -43,7 +43,9 @@ pub fn out(py: Python<'_>, r: tapers::Result<Tensor>) -> PyResult<Py<PyAny>> {
 
 fn tensor_shape<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
     static CLS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let cls = CLS.get_or_try_init(py, || Ok::<_, PyErr>(py.import("tapers._shape")?.getattr("TensorShape")?.unbind()))?;
+    let cls = CLS.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import("tapers._shape")?.getattr("TensorShape")?.unbind())
+    })?;
     cls.bind(py).call1((PyTuple::new(py, shape)?,))
 }
 
@@ -96,7 +98,11 @@ pub fn numpy_text(value: &Bound<'_, PyAny>, rank: usize, is_repr: bool) -> PyRes
     } else {
         value.str()?.to_string()
     };
-    Ok(if text.contains('\n') { format!("\n{text}") } else { text })
+    Ok(if text.contains('\n') {
+        format!("\n{text}")
+    } else {
+        text
+    })
 }
 
 /// Implements the Python number protocol for a class whose `tensor()` gives
@@ -233,7 +239,9 @@ pub fn value_of(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 
 pub fn scalar_check(t: &Tensor) -> PyResult<()> {
     if t.rank() != 0 && t.numel() != 1 {
-        return Err(PyTypeError::new_err("only 0-dimensional arrays can be converted to Python scalars"));
+        return Err(PyTypeError::new_err(
+            "only 0-dimensional arrays can be converted to Python scalars",
+        ));
     }
     Ok(())
 }
@@ -262,7 +270,11 @@ pub fn binop(
         let heavy = a.numel().max(b.numel()) >= DETACH_THRESHOLD;
         return out(py, compute(py, heavy, || f(a, b)));
     }
-    let pair = if reflected { binary_operands(other, slf) } else { binary_operands(slf, other) };
+    let pair = if reflected {
+        binary_operands(other, slf)
+    } else {
+        binary_operands(slf, other)
+    };
     let (a, b) = match pair {
         Ok(p) => p,
         Err(e) if e.is_instance_of::<PyTypeError>(py) => return Ok(py.NotImplemented()),
@@ -274,16 +286,28 @@ pub fn binop(
 
 /// Rich comparison: elementwise, bool tensors. `==`/`!=` against something that
 /// cannot be converted or broadcast give `False`/`True`, as TensorFlow's.
-pub fn richcmp(slf: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+pub fn richcmp(
+    slf: &Bound<'_, PyAny>,
+    other: &Bound<'_, PyAny>,
+    op: CompareOp,
+) -> PyResult<Py<PyAny>> {
     let py = slf.py();
     let eq_ne = matches!(op, CompareOp::Eq | CompareOp::Ne);
     // TF: `t == None` is plain False, `t != None` plain True.
     if eq_ne && other.is_none() {
-        return Ok(matches!(op, CompareOp::Ne).into_pyobject(py)?.to_owned().into_any().unbind());
+        return Ok(matches!(op, CompareOp::Ne)
+            .into_pyobject(py)?
+            .to_owned()
+            .into_any()
+            .unbind());
     }
     let (a, b) = match binary_operands(slf, other) {
         Ok(p) => p,
-        Err(e) if !eq_ne && e.is_instance_of::<PyTypeError>(py) && !other.is_instance_of::<pyo3::types::PyString>() => {
+        Err(e)
+            if !eq_ne
+                && e.is_instance_of::<PyTypeError>(py)
+                && !other.is_instance_of::<pyo3::types::PyString>() =>
+        {
             return Ok(py.NotImplemented())
         }
         Err(e) => return Err(e),
@@ -299,7 +323,9 @@ pub fn richcmp(slf: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>, op: CompareOp) 
     match f(&a, &b) {
         // TF compares with incompatible_shape_error=False: unbroadcastable
         // shapes are simply "not equal", as a scalar bool tensor.
-        Err(tapers::Error::IncompatibleShapes { .. }) if eq_ne => out(py, Ok(Tensor::scalar(matches!(op, CompareOp::Ne)))),
+        Err(tapers::Error::IncompatibleShapes { .. }) if eq_ne => {
+            out(py, Ok(Tensor::scalar(matches!(op, CompareOp::Ne))))
+        }
         r => out(py, r),
     }
 }
@@ -353,19 +379,26 @@ impl PyTensor {
     }
 
     fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let i: isize = index
-            .extract()
-            .map_err(|_| PyTypeError::new_err("tapers.Tensor supports integer indexing on the first axis only (for now)"))?;
+        let i: isize = index.extract().map_err(|_| {
+            PyTypeError::new_err(
+                "tapers.Tensor supports integer indexing on the first axis only (for now)",
+            )
+        })?;
         out(slf.py(), ops::index_first(&slf.get().inner, i))
     }
 
     fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let t = &slf.get().inner;
-        let n = *t.shape().first().ok_or_else(|| PyTypeError::new_err("Cannot iterate over a scalar tensor."))?;
+        let n = *t
+            .shape()
+            .first()
+            .ok_or_else(|| PyTypeError::new_err("Cannot iterate over a scalar tensor."))?;
         let items = (0..n)
             .map(|i| out(slf.py(), ops::index_first(t, i as isize)))
             .collect::<PyResult<Vec<_>>>()?;
-        Ok(pyo3::types::PyList::new(slf.py(), items)?.call_method0("__iter__")?.unbind())
+        Ok(pyo3::types::PyList::new(slf.py(), items)?
+            .call_method0("__iter__")?
+            .unbind())
     }
 
     fn __str__(slf: &Bound<'_, Self>) -> PyResult<String> {

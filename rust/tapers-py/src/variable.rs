@@ -9,7 +9,9 @@ use tapers::{ops, tuple_string, Tensor, Variable};
 
 use crate::convert::{dtype_object, parse_dtype, to_tensor, Want};
 use crate::errors::IntoPyResult;
-use crate::tensor::{compute, numpy_text, numpy_value, number_protocol, out, to_numpy, PyTensor, DETACH_THRESHOLD};
+use crate::tensor::{
+    compute, number_protocol, numpy_text, numpy_value, out, to_numpy, PyTensor, DETACH_THRESHOLD,
+};
 
 /// A variable: a named, mutable slot holding a tensor.
 #[pyclass(module = "tapers", name = "Variable", frozen, weakref)]
@@ -23,7 +25,11 @@ impl PyVariable {
     /// The Python object for a core variable: the one that created it, if
     /// still alive, so `watched_variables()` returns the user's own objects.
     pub fn object_for(py: Python<'_>, var: &Variable) -> PyResult<Py<PyAny>> {
-        if let Some(h) = var.binding_slot().get().and_then(|b| b.downcast_ref::<WeakHandle>()) {
+        if let Some(h) = var
+            .binding_slot()
+            .get()
+            .and_then(|b| b.downcast_ref::<WeakHandle>())
+        {
             if let Some(obj) = h.0.bind(py).upgrade() {
                 return Ok(obj.unbind());
             }
@@ -44,7 +50,11 @@ impl PyVariable {
 
 fn register(obj: &Bound<'_, PyVariable>) -> PyResult<()> {
     let weak = PyWeakrefReference::new(obj)?;
-    let _ = obj.get().var.binding_slot().set(Box::new(WeakHandle(weak.unbind())));
+    let _ = obj
+        .get()
+        .var
+        .binding_slot()
+        .set(Box::new(WeakHandle(weak.unbind())));
     Ok(())
 }
 
@@ -71,8 +81,13 @@ impl PyVariable {
         shape: Option<&Bound<'_, PyAny>>,
         experimental_enable_variable_lifting: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let init = initial_value.ok_or_else(|| PyTypeError::new_err("initial_value must be specified."))?;
-        let init = if init.is_callable() && !init.is_instance_of::<PyTensor>() { init.call0()? } else { init.clone() };
+        let init = initial_value
+            .ok_or_else(|| PyTypeError::new_err("initial_value must be specified."))?;
+        let init = if init.is_callable() && !init.is_instance_of::<PyTensor>() {
+            init.call0()?
+        } else {
+            init.clone()
+        };
         let want = match dtype {
             Some(d) => Want::Exact(parse_dtype(d)?),
             None => Want::Any,
@@ -83,11 +98,21 @@ impl PyVariable {
         // The stored value must not be a tensor any tape tracks: reads alias it.
         let value = ops::stop_gradient(&value);
         let _ = py;
-        Ok(PyVariable { var: Variable::new(value, name.unwrap_or_else(|| "Variable".into()), trainable.unwrap_or(true)) })
+        Ok(PyVariable {
+            var: Variable::new(
+                value,
+                name.unwrap_or_else(|| "Variable".into()),
+                trainable.unwrap_or(true),
+            ),
+        })
     }
 
     #[pyo3(signature = (*_args, **_kwargs))]
-    fn __init__(slf: &Bound<'_, Self>, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+    fn __init__(
+        slf: &Bound<'_, Self>,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
         register(slf)
     }
 
@@ -182,7 +207,10 @@ impl PyVariable {
     ) -> PyResult<Bound<'py, Self>> {
         let v = slf.get();
         let t = v.convert(delta)?;
-        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || v.var.assign_add(&t)).py()?;
+        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || {
+            v.var.assign_add(&t)
+        })
+        .py()?;
         Ok(slf.clone())
     }
 
@@ -198,7 +226,10 @@ impl PyVariable {
     ) -> PyResult<Bound<'py, Self>> {
         let v = slf.get();
         let t = v.convert(delta)?;
-        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || v.var.assign_sub(&t)).py()?;
+        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || {
+            v.var.assign_sub(&t)
+        })
+        .py()?;
         Ok(slf.clone())
     }
 

@@ -43,8 +43,11 @@ pub(crate) fn run(
     unconnected: Unconnected,
 ) -> Result<Vec<Option<Tensor>>> {
     let n = entries.len();
-    let source_ids: FxHashSet<TensorId> =
-        sources.iter().filter(|s| s.dtype().is_floating()).map(Source::id).collect();
+    let source_ids: FxHashSet<TensorId> = sources
+        .iter()
+        .filter(|s| s.dtype().is_floating())
+        .map(Source::id)
+        .collect();
 
     // Entries some target depends on.
     let mut reached = vec![false; n];
@@ -71,7 +74,10 @@ pub(crate) fn run(
     };
     for i in 0..n {
         if reached[i] {
-            leads[i] = entries[i].inputs.iter().any(|inp| input_leads(&leads, inp.origin, inp.id));
+            leads[i] = entries[i]
+                .inputs
+                .iter()
+                .any(|inp| input_leads(&leads, inp.origin, inp.id));
         }
     }
 
@@ -119,8 +125,11 @@ pub(crate) fn run(
                 None => Tensor::zeros(&o.shape, o.dtype),
             })
             .collect::<Result<_>>()?;
-        let needs: SmallVec<[bool; 2]> =
-            e.inputs.iter().map(|inp| input_leads(&leads, inp.origin, inp.id)).collect();
+        let needs: SmallVec<[bool; 2]> = e
+            .inputs
+            .iter()
+            .map(|inp| input_leads(&leads, inp.origin, inp.id))
+            .collect();
         let input_grads = e.rule.backward(&grads, &needs)?;
         if input_grads.len() != e.inputs.len() {
             return Err(Error::invalid(format!(

@@ -127,13 +127,18 @@ pub struct CallbackError {
 impl CallbackError {
     /// A callback error with a message and no payload.
     pub fn new(message: impl Into<String>) -> Self {
-        CallbackError { message: message.into(), payload: None }
+        CallbackError {
+            message: message.into(),
+            payload: None,
+        }
     }
 }
 
 impl fmt::Debug for CallbackError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CallbackError").field("message", &self.message).finish()
+        f.debug_struct("CallbackError")
+            .field("message", &self.message)
+            .finish()
     }
 }
 

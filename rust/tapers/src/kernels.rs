@@ -119,9 +119,19 @@ macro_rules! float_unary {
     ($op:expr, $t:expr, |$x:ident| $body:expr) => {{
         let t: &$crate::Tensor = $t;
         match t.storage() {
-            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: f32| $body))),
-            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: f64| $body))),
-            _ => Err($crate::Error::UnsupportedDType { op: $op, dtype: t.dtype(), allowed: "float32, float64" }),
+            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
+                a,
+                |$x: f32| $body,
+            ))),
+            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
+                a,
+                |$x: f64| $body,
+            ))),
+            _ => Err($crate::Error::UnsupportedDType {
+                op: $op,
+                dtype: t.dtype(),
+                allowed: "float32, float64",
+            }),
         }
     }};
 }
@@ -132,10 +142,22 @@ macro_rules! numeric_unary {
     ($op:expr, $t:expr, |$x:ident| $body:expr) => {{
         let t: &$crate::Tensor = $t;
         match t.storage() {
-            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: f32| $body))),
-            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: f64| $body))),
-            $crate::Storage::I32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: i32| $body))),
-            $crate::Storage::I64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(a, |$x: i64| $body))),
+            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
+                a,
+                |$x: f32| $body,
+            ))),
+            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
+                a,
+                |$x: f64| $body,
+            ))),
+            $crate::Storage::I32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
+                a,
+                |$x: i32| $body,
+            ))),
+            $crate::Storage::I64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
+                a,
+                |$x: i64| $body,
+            ))),
             $crate::Storage::Bool(_) => Err($crate::Error::UnsupportedDType {
                 op: $op,
                 dtype: t.dtype(),
@@ -149,7 +171,12 @@ pub(crate) use numeric_unary;
 /// Checks two tensors share a dtype, naming both if not.
 pub(crate) fn same_dtype(op: &'static str, a: &crate::Tensor, b: &crate::Tensor) -> Result<()> {
     if a.dtype() != b.dtype() {
-        return Err(crate::Error::DTypeMismatch { op, index: 1, expected: a.dtype(), actual: b.dtype() });
+        return Err(crate::Error::DTypeMismatch {
+            op,
+            index: 1,
+            expected: a.dtype(),
+            actual: b.dtype(),
+        });
     }
     Ok(())
 }
@@ -160,11 +187,27 @@ macro_rules! numeric_binary {
     ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
         let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
         $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
-            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body).map($crate::Tensor::from_array),
-            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body).map($crate::Tensor::from_array),
-            ($crate::Storage::I32(p), $crate::Storage::I32(q)) => $crate::kernels::zip_map($op, p, q, |$x: i32, $y: i32| $body).map($crate::Tensor::from_array),
-            ($crate::Storage::I64(p), $crate::Storage::I64(q)) => $crate::kernels::zip_map($op, p, q, |$x: i64, $y: i64| $body).map($crate::Tensor::from_array),
-            _ => Err($crate::Error::UnsupportedDType { op: $op, dtype: a.dtype(), allowed: "float32, float64, int32, int64" }),
+            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            ($crate::Storage::I32(p), $crate::Storage::I32(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: i32, $y: i32| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            ($crate::Storage::I64(p), $crate::Storage::I64(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: i64, $y: i64| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            _ => Err($crate::Error::UnsupportedDType {
+                op: $op,
+                dtype: a.dtype(),
+                allowed: "float32, float64, int32, int64",
+            }),
         })
     }};
 }
@@ -175,11 +218,26 @@ macro_rules! compare_binary {
     ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
         let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
         $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
-            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body).map($crate::Tensor::from_array),
-            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body).map($crate::Tensor::from_array),
-            ($crate::Storage::I32(p), $crate::Storage::I32(q)) => $crate::kernels::zip_map($op, p, q, |$x: i32, $y: i32| $body).map($crate::Tensor::from_array),
-            ($crate::Storage::I64(p), $crate::Storage::I64(q)) => $crate::kernels::zip_map($op, p, q, |$x: i64, $y: i64| $body).map($crate::Tensor::from_array),
-            ($crate::Storage::Bool(p), $crate::Storage::Bool(q)) => $crate::kernels::zip_map($op, p, q, |$x: bool, $y: bool| $body).map($crate::Tensor::from_array),
+            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            ($crate::Storage::I32(p), $crate::Storage::I32(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: i32, $y: i32| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            ($crate::Storage::I64(p), $crate::Storage::I64(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: i64, $y: i64| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            ($crate::Storage::Bool(p), $crate::Storage::Bool(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: bool, $y: bool| $body)
+                    .map($crate::Tensor::from_array)
+            }
             _ => unreachable!("dtypes were checked equal"),
         })
     }};

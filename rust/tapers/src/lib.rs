@@ -43,6 +43,8 @@ pub use backward::Unconnected;
 pub use dtype::DType;
 pub use error::{CallbackError, Error, ErrorKind, Result};
 pub use shape::{broadcast_shapes, tuple_string, Dims, ShapeDisplay};
-pub use tape::{record_op, BackwardFn, GradientTape, PausedGuard, RecordingContext, RecordingGuard, Source};
+pub use tape::{
+    record_op, BackwardFn, GradientTape, PausedGuard, RecordingContext, RecordingGuard, Source,
+};
 pub use tensor::{Element, Storage, Tensor, TensorId};
 pub use variable::Variable;

@@ -41,8 +41,16 @@ pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Di
     let n = a.len().max(b.len());
     let mut out: Dims = SmallVec::with_capacity(n);
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         let d = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -82,12 +90,31 @@ pub fn normalize_axis(axis: isize, rank: usize) -> Result<usize> {
             "Invalid reduction dimension ({axis} for input with {rank} dimension(s)"
         )));
     }
-    Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
+    Ok(if axis < 0 {
+        (axis + r) as usize
+    } else {
+        axis as usize
+    })
 }
 
 /// Number of elements of a shape, or an error if it overflows `usize`.
 pub fn checked_numel(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+}
+
+/// A shape as a Python tuple: `()`, `(3,)`, `(2, 3)` (TensorFlow's `TensorShape` str).
+pub fn tuple_string(shape: &[usize]) -> String {
+    match shape {
+        [d] => format!("({d},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -96,10 +123,18 @@ mod tests {
 
     #[test]
     fn broadcasting_follows_numpy() {
-        assert_eq!(broadcast_shapes("Add", &[2, 1, 3], &[4, 1]).unwrap().as_slice(), &[2, 4, 3]);
+        assert_eq!(
+            broadcast_shapes("Add", &[2, 1, 3], &[4, 1])
+                .unwrap()
+                .as_slice(),
+            &[2, 4, 3]
+        );
         assert_eq!(broadcast_shapes("Add", &[], &[5]).unwrap().as_slice(), &[5]);
         let err = broadcast_shapes("AddV2", &[2], &[3]).unwrap_err();
-        assert_eq!(err.to_string(), "Incompatible shapes: [2] vs. [3] [Op:AddV2]");
+        assert_eq!(
+            err.to_string(),
+            "Incompatible shapes: [2] vs. [3] [Op:AddV2]"
+        );
     }
 
     #[test]
@@ -114,13 +149,5 @@ mod tests {
         assert_eq!(normalize_axis(-1, 3).unwrap(), 2);
         assert!(normalize_axis(3, 3).is_err());
         assert!(normalize_axis(-4, 3).is_err());
-    }
-}
-
-/// A shape as a Python tuple: `()`, `(3,)`, `(2, 3)` (TensorFlow's `TensorShape` str).
-pub fn tuple_string(shape: &[usize]) -> String {
-    match shape {
-        [d] => format!("({d},)"),
-        _ => format!("({})", shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
     }
 }

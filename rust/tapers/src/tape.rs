@@ -125,7 +125,9 @@ pub struct RecordingContext {
 impl RecordingContext {
     /// The calling thread's active tapes.
     pub fn current() -> RecordingContext {
-        ACTIVE.with(|a| RecordingContext { tapes: a.borrow().clone() })
+        ACTIVE.with(|a| RecordingContext {
+            tapes: a.borrow().clone(),
+        })
     }
 
     /// Runs `f` with this context as the thread's active tape set, restoring the
@@ -192,7 +194,9 @@ pub fn record_op(
             if !any {
                 continue;
             }
-            let rule = rule.get_or_insert_with(|| (make_rule.take().expect("made once"))()).clone();
+            let rule = rule
+                .get_or_insert_with(|| (make_rule.take().expect("made once"))())
+                .clone();
             let index = Origin::Entry(data.entries.len() as u32);
             for o in outputs {
                 data.tracked.insert(o.id(), index);
@@ -202,7 +206,11 @@ pub fn record_op(
                 inputs: ins,
                 outputs: outputs
                     .iter()
-                    .map(|o| Output { id: o.id(), dtype: o.dtype(), shape: o.shape().iter().copied().collect() })
+                    .map(|o| Output {
+                        id: o.id(),
+                        dtype: o.dtype(),
+                        shape: o.shape().iter().copied().collect(),
+                    })
                     .collect(),
                 rule,
             });
@@ -221,7 +229,9 @@ pub(crate) fn variable_accessed(var: &Variable) {
             if tape.watch_accessed_variables {
                 if let Some(data) = tape.data.lock().as_mut() {
                     data.watch_id(var.handle_id());
-                    data.variables.entry(var.handle_id()).or_insert_with(|| var.clone());
+                    data.variables
+                        .entry(var.handle_id())
+                        .or_insert_with(|| var.clone());
                 }
             }
         }
@@ -406,7 +416,8 @@ impl GradientTape {
         });
         if !removed {
             return Err(Error::TapeState(
-                "The tape is recording on another thread; exit it on the thread that entered it.".into(),
+                "The tape is recording on another thread; exit it on the thread that entered it."
+                    .into(),
             ));
         }
         *rec = false;
@@ -459,7 +470,9 @@ impl GradientTape {
         match self.inner.data.lock().as_mut() {
             Some(data) => {
                 data.watch_id(v.handle_id());
-                data.variables.entry(v.handle_id()).or_insert_with(|| v.clone());
+                data.variables
+                    .entry(v.handle_id())
+                    .or_insert_with(|| v.clone());
                 true
             }
             None => false,
@@ -476,7 +489,11 @@ impl GradientTape {
 
     /// How many ops the tape holds.
     pub fn len(&self) -> usize {
-        self.inner.data.lock().as_ref().map_or(0, |d| d.entries.len())
+        self.inner
+            .data
+            .lock()
+            .as_ref()
+            .map_or(0, |d| d.entries.len())
     }
 
     /// Whether the tape holds no ops.
@@ -524,22 +541,45 @@ impl GradientTape {
             self.pop()?;
         }
         let mut guard = self.inner.data.lock();
-        let Some(data) = guard.as_mut() else { return Err(Error::TapeSpent) };
-        let target_origins: Vec<Origin> =
-            targets.iter().map(|t| data.tracked.get(&t.id()).copied().unwrap_or(Origin::Untracked)).collect();
+        let Some(data) = guard.as_mut() else {
+            return Err(Error::TapeSpent);
+        };
+        let target_origins: Vec<Origin> = targets
+            .iter()
+            .map(|t| {
+                data.tracked
+                    .get(&t.id())
+                    .copied()
+                    .unwrap_or(Origin::Untracked)
+            })
+            .collect();
         if self.inner.persistent {
             let entries = data.entries.clone();
             // Never hold the tape's lock while differentiating: a persistent tape
             // inside its `with` block records the gradient ops on itself.
             drop(guard);
-            return backward::run(&entries, &target_origins, targets, sources, output_gradients, unconnected);
+            return backward::run(
+                &entries,
+                &target_origins,
+                targets,
+                sources,
+                output_gradients,
+                unconnected,
+            );
         }
         // Non-persistent: take everything out so saved tensors are freed with
         // the entries; on failure put it back, so a failed call spends nothing.
         let mut data = guard.take().expect("checked above");
         drop(guard);
         let entries = std::mem::take(&mut data.entries);
-        match backward::run(&entries, &target_origins, targets, sources, output_gradients, unconnected) {
+        match backward::run(
+            &entries,
+            &target_origins,
+            targets,
+            sources,
+            output_gradients,
+            unconnected,
+        ) {
             Ok(grads) => {
                 *self.inner.spent_variables.lock() = data.variables.values().cloned().collect();
                 Ok(grads)

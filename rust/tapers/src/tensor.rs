@@ -146,7 +146,10 @@ pub struct Tensor(Arc<Inner>);
 impl Tensor {
     /// Wraps storage as a new tensor with a fresh id.
     pub fn from_storage(data: Storage) -> Tensor {
-        Tensor(Arc::new(Inner { id: TensorId::fresh(), data }))
+        Tensor(Arc::new(Inner {
+            id: TensorId::fresh(),
+            data,
+        }))
     }
 
     /// A new tensor from an owned ndarray.
@@ -164,7 +167,8 @@ impl Tensor {
                 data.len()
             )));
         }
-        let a = ArrayD::from_shape_vec(IxDyn(shape), data).map_err(|e| Error::invalid(e.to_string()))?;
+        let a = ArrayD::from_shape_vec(IxDyn(shape), data)
+            .map_err(|e| Error::invalid(e.to_string()))?;
         Ok(Tensor::from_array(a))
     }
 
@@ -177,7 +181,8 @@ impl Tensor {
     pub fn full<T: Element>(shape: &[usize], v: T) -> Result<Tensor> {
         let n = checked_numel(shape).ok_or_else(|| too_large(shape, T::DTYPE))?;
         let mut data = Vec::new();
-        data.try_reserve_exact(n).map_err(|_| too_large(shape, T::DTYPE))?;
+        data.try_reserve_exact(n)
+            .map_err(|_| too_large(shape, T::DTYPE))?;
         data.resize(n, v);
         Tensor::from_vec(data, shape)
     }
@@ -269,7 +274,9 @@ impl Tensor {
                 ShapeDisplay::of(self.shape())
             )));
         }
-        Ok(with_storage!(&self.0.data, a => a.iter().next().map(|&v| crate::kernels::ToF64::to_f64(v)).unwrap_or(0.0)))
+        Ok(
+            with_storage!(&self.0.data, a => a.iter().next().map(|&v| crate::kernels::ToF64::to_f64(v)).unwrap_or(0.0)),
+        )
     }
 
     /// A tensor sharing this one's elements under a new id.
@@ -282,12 +289,21 @@ impl Tensor {
 }
 
 pub(crate) fn too_large(shape: &[usize], dtype: DType) -> Error {
-    Error::ResourceExhausted { shape: ShapeDisplay::of(shape), dtype }
+    Error::ResourceExhausted {
+        shape: ShapeDisplay::of(shape),
+        dtype,
+    }
 }
 
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Tensor(id={}, dtype={}, shape={}, ", self.0.id.0, self.dtype(), ShapeDisplay::of(self.shape()))?;
+        write!(
+            f,
+            "Tensor(id={}, dtype={}, shape={}, ",
+            self.0.id.0,
+            self.dtype(),
+            ShapeDisplay::of(self.shape())
+        )?;
         with_storage!(&self.0.data, a => write!(f, "{a:?}"))?;
         f.write_str(")")
     }

@@ -105,9 +105,12 @@ impl Variable {
         tape::variable_accessed(self);
         let current = self.value();
         let out = current.alias();
-        tape::record_op("ReadVariableOp", &[(self.0.handle, current.dtype())], &[&out], || {
-            std::sync::Arc::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())]))
-        });
+        tape::record_op(
+            "ReadVariableOp",
+            &[(self.0.handle, current.dtype())],
+            &[&out],
+            || std::sync::Arc::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())])),
+        );
         out
     }
 

@@ -2,7 +2,10 @@
 
 use std::sync::Arc;
 
-use tapers::{ops, DType, Error, ErrorKind, GradientTape, RecordingContext, Source, Tensor, Unconnected, Variable};
+use tapers::{
+    ops, DType, Error, ErrorKind, GradientTape, RecordingContext, Source, Tensor, Unconnected,
+    Variable,
+};
 
 fn scalar(v: f64) -> Tensor {
     Tensor::scalar(v)
@@ -13,7 +16,10 @@ fn value(t: &Tensor) -> f64 {
 }
 
 fn grad1(tape: &GradientTape, y: &Tensor, x: &Tensor) -> Option<Tensor> {
-    tape.gradient(std::slice::from_ref(y), &[x.into()]).unwrap().pop().unwrap()
+    tape.gradient(std::slice::from_ref(y), &[x.into()])
+        .unwrap()
+        .pop()
+        .unwrap()
 }
 
 #[test]
@@ -82,7 +88,14 @@ fn persistent_tape_and_output_gradients() {
     };
     assert_eq!(value(&grad1(&tape, &w, &z).unwrap()), 3.0);
     assert_eq!(value(&grad1(&tape, &w, &x).unwrap()), 15.0);
-    let g = tape.gradient_with(&[w.clone()], &[(&x).into()], Some(&[scalar(2.0)]), Unconnected::None).unwrap();
+    let g = tape
+        .gradient_with(
+            std::slice::from_ref(&w),
+            &[(&x).into()],
+            Some(&[scalar(2.0)]),
+            Unconnected::None,
+        )
+        .unwrap();
     assert_eq!(value(g[0].as_ref().unwrap()), 30.0);
     // A list of targets is summed.
     let g = tape.gradient(&[w, z], &[(&x).into()]).unwrap();
@@ -91,7 +104,10 @@ fn persistent_tape_and_output_gradients() {
 
 #[test]
 fn unconnected_sources() {
-    let (x, y) = (scalar(2.0), Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap());
+    let (x, y) = (
+        scalar(2.0),
+        Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap(),
+    );
     let tape = GradientTape::with_options(true, true);
     let z = {
         let _r = tape.record().unwrap();
@@ -99,8 +115,13 @@ fn unconnected_sources() {
         ops::mul(&x, &x).unwrap()
     };
     assert!(grad1(&tape, &z, &y).is_none());
-    let g = tape.gradient_with(&[z], &[(&y).into()], None, Unconnected::Zero).unwrap();
-    assert_eq!(g[0].as_ref().unwrap().to_vec::<f64>().unwrap(), vec![0.0, 0.0]);
+    let g = tape
+        .gradient_with(&[z], &[(&y).into()], None, Unconnected::Zero)
+        .unwrap();
+    assert_eq!(
+        g[0].as_ref().unwrap().to_vec::<f64>().unwrap(),
+        vec![0.0, 0.0]
+    );
 }
 
 #[test]
@@ -141,7 +162,9 @@ fn variables_are_watched_when_read() {
     let watched = tape.watched_variables();
     assert_eq!(watched.len(), 1);
     assert!(watched[0].same_as(&v));
-    let g = tape.gradient(&[y], &[Source::from(&v), Source::from(&frozen)]).unwrap();
+    let g = tape
+        .gradient(&[y], &[Source::from(&v), Source::from(&frozen)])
+        .unwrap();
     assert_eq!(value(g[0].as_ref().unwrap()), 20.0);
     assert!(g[1].is_none());
 }
@@ -151,7 +174,8 @@ fn variable_assign_checks_shape_and_dtype() {
     let v = Variable::new(Tensor::zeros(&[2], DType::F32).unwrap(), "w", true);
     assert!(v.assign(&Tensor::zeros(&[3], DType::F32).unwrap()).is_err());
     assert!(v.assign(&Tensor::zeros(&[2], DType::F64).unwrap()).is_err());
-    v.assign_add(&Tensor::ones(&[2], DType::F32).unwrap()).unwrap();
+    v.assign_add(&Tensor::ones(&[2], DType::F32).unwrap())
+        .unwrap();
     assert_eq!(v.value().to_vec::<f32>().unwrap(), vec![1.0, 1.0]);
 }
 
@@ -163,9 +187,12 @@ fn custom_op_uses_the_given_rule() {
         let _r = tape.record().unwrap();
         tape.watch(&x);
         let fwd = ops::mul(&x, &x).unwrap();
-        let rule: Arc<dyn tapers::BackwardFn> =
-            Arc::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(ops::mul(&g[0], &Tensor::scalar(100.0f64))?)]));
-        ops::custom_op("Custom", std::slice::from_ref(&x), &[fwd], rule).pop().unwrap()
+        let rule: Arc<dyn tapers::BackwardFn> = Arc::new(|g: &[Tensor], _: &[bool]| {
+            Ok(vec![Some(ops::mul(&g[0], &Tensor::scalar(100.0f64))?)])
+        });
+        ops::custom_op("Custom", std::slice::from_ref(&x), &[fwd], rule)
+            .pop()
+            .unwrap()
     };
     assert_eq!(value(&grad1(&tape, &y, &x).unwrap()), 100.0);
 }
@@ -198,10 +225,14 @@ fn a_recording_context_carries_tapes_to_another_thread() {
     tape.watch(&x);
     let ctx = RecordingContext::current();
     let x2 = x.clone();
-    let y = std::thread::spawn(move || ctx.enter(|| ops::mul(&x2, &x2).unwrap())).join().unwrap();
+    let y = std::thread::spawn(move || ctx.enter(|| ops::mul(&x2, &x2).unwrap()))
+        .join()
+        .unwrap();
     // Without the context, the same op on a plain thread is not recorded.
     let x3 = x.clone();
-    let unrecorded = std::thread::spawn(move || ops::mul(&x3, &x3).unwrap()).join().unwrap();
+    let unrecorded = std::thread::spawn(move || ops::mul(&x3, &x3).unwrap())
+        .join()
+        .unwrap();
     drop(_r);
     let g = tape.gradient(&[y, unrecorded], &[(&x).into()]).unwrap();
     assert_eq!(value(g[0].as_ref().unwrap()), 8.0);
@@ -240,7 +271,11 @@ fn errors_name_shapes_and_dtypes() {
     assert_eq!(e.to_string(), "Incompatible shapes: [2] vs. [3] [Op:AddV2]");
     let c = Tensor::zeros(&[2], DType::F64).unwrap();
     let e = ops::mul(&a, &c).unwrap_err();
-    assert!(e.to_string().contains("expected to be a float tensor but is a double tensor"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("expected to be a float tensor but is a double tensor"),
+        "{e}"
+    );
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
 }
 
@@ -254,7 +289,14 @@ fn a_failed_gradient_leaves_the_tape_usable() {
         ops::mul(&x, &x).unwrap()
     };
     let bad = Tensor::zeros(&[3], DType::F32).unwrap();
-    assert!(tape.gradient_with(&[y.clone()], &[(&x).into()], Some(&[bad]), Unconnected::None).is_err());
+    assert!(tape
+        .gradient_with(
+            std::slice::from_ref(&y),
+            &[(&x).into()],
+            Some(&[bad]),
+            Unconnected::None
+        )
+        .is_err());
     let g = grad1(&tape, &y, &x).unwrap();
     assert_eq!(g.to_vec::<f32>().unwrap(), vec![2.0, 4.0]);
 }

@@ -16,7 +16,9 @@ fn check_divisor(op: &'static str, b: &Tensor) -> Result<()> {
         _ => false,
     };
     if zero {
-        return Err(Error::invalid(format!("Integer division by zero [Op:{op}]")));
+        return Err(Error::invalid(format!(
+            "Integer division by zero [Op:{op}]"
+        )));
     }
     Ok(())
 }
@@ -28,8 +30,16 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
         rule(move |g, needs| {
             Ok(vec![
-                if needs[0] { Some(unbroadcast(&g[0], &sa)?) } else { None },
-                if needs[1] { Some(unbroadcast(&g[0], &sb)?) } else { None },
+                if needs[0] {
+                    Some(unbroadcast(&g[0], &sa)?)
+                } else {
+                    None
+                },
+                if needs[1] {
+                    Some(unbroadcast(&g[0], &sb)?)
+                } else {
+                    None
+                },
             ])
         })
     });
@@ -43,8 +53,16 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
         rule(move |g, needs| {
             Ok(vec![
-                if needs[0] { Some(unbroadcast(&g[0], &sa)?) } else { None },
-                if needs[1] { Some(unbroadcast(&neg(&g[0])?, &sb)?) } else { None },
+                if needs[0] {
+                    Some(unbroadcast(&g[0], &sa)?)
+                } else {
+                    None
+                },
+                if needs[1] {
+                    Some(unbroadcast(&neg(&g[0])?, &sb)?)
+                } else {
+                    None
+                },
             ])
         })
     });
@@ -58,8 +76,16 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let (a, b) = (a.clone(), b.clone());
         rule(move |g, needs| {
             Ok(vec![
-                if needs[0] { Some(unbroadcast(&mul(&g[0], &b)?, a.shape())?) } else { None },
-                if needs[1] { Some(unbroadcast(&mul(&g[0], &a)?, b.shape())?) } else { None },
+                if needs[0] {
+                    Some(unbroadcast(&mul(&g[0], &b)?, a.shape())?)
+                } else {
+                    None
+                },
+                if needs[1] {
+                    Some(unbroadcast(&mul(&g[0], &a)?, b.shape())?)
+                } else {
+                    None
+                },
             ])
         })
     });
@@ -75,7 +101,11 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let (a, b) = (a.clone(), b.clone());
         rule(move |g, needs| {
             Ok(vec![
-                if needs[0] { Some(unbroadcast(&div(&g[0], &b)?, a.shape())?) } else { None },
+                if needs[0] {
+                    Some(unbroadcast(&div(&g[0], &b)?, a.shape())?)
+                } else {
+                    None
+                },
                 if needs[1] {
                     // d(a/b)/db = -a / b^2
                     let t = div(&div(&a, &b)?, &b)?;
@@ -103,7 +133,11 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let (a, b) = (a.clone(), b.clone());
         rule(move |g, needs| {
             Ok(vec![
-                if needs[0] { Some(unbroadcast(&g[0], a.shape())?) } else { None },
+                if needs[0] {
+                    Some(unbroadcast(&g[0], a.shape())?)
+                } else {
+                    None
+                },
                 if needs[1] {
                     let q = floordiv(&a, &b)?;
                     Some(unbroadcast(&neg(&mul(&g[0], &q)?)?, b.shape())?)
@@ -124,7 +158,9 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         _ => false,
     };
     if negative && a.dtype() == b.dtype() {
-        return Err(Error::invalid("Integers to negative integer powers are not allowed [Op:Pow]"));
+        return Err(Error::invalid(
+            "Integers to negative integer powers are not allowed [Op:Pow]",
+        ));
     }
     let out = numeric_binary!("Pow", a, b, |x, y| Arith::pow(x, y))?;
     record("Pow", &[a, b], &out, || {
@@ -143,7 +179,8 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 let zero = Tensor::zeros(&[], a.dtype())?;
                 let pos = ops::greater(&a, &zero)?;
                 let safe_a = ops::array::where_(&pos, &a, &Tensor::ones(&[], a.dtype())?)?;
-                let log_a = ops::array::where_(&pos, &ops::log(&safe_a)?, &ops::array::zeros_like(&a)?)?;
+                let log_a =
+                    ops::array::where_(&pos, &ops::log(&safe_a)?, &ops::array::zeros_like(&a)?)?;
                 Some(unbroadcast(&mul(&g[0], &mul(&z, &log_a)?)?, b.shape())?)
             } else {
                 None
@@ -157,7 +194,9 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `-a`.
 pub fn neg(a: &Tensor) -> Result<Tensor> {
     let out = numeric_unary!("Neg", a, |x| Arith::neg(x))?;
-    record("Neg", &[a], &out, || rule(|g, _| Ok(vec![Some(neg(&g[0])?)])));
+    record("Neg", &[a], &out, || {
+        rule(|g, _| Ok(vec![Some(neg(&g[0])?)]))
+    });
     Ok(out)
 }
 
@@ -175,8 +214,22 @@ fn select_grad(
             let mask = pick_a(&a, &b)?;
             let zeros = ops::array::zeros_like(&g[0])?;
             Ok(vec![
-                if needs[0] { Some(unbroadcast(&ops::array::where_(&mask, &g[0], &zeros)?, a.shape())?) } else { None },
-                if needs[1] { Some(unbroadcast(&ops::array::where_(&mask, &zeros, &g[0])?, b.shape())?) } else { None },
+                if needs[0] {
+                    Some(unbroadcast(
+                        &ops::array::where_(&mask, &g[0], &zeros)?,
+                        a.shape(),
+                    )?)
+                } else {
+                    None
+                },
+                if needs[1] {
+                    Some(unbroadcast(
+                        &ops::array::where_(&mask, &zeros, &g[0])?,
+                        b.shape(),
+                    )?)
+                } else {
+                    None
+                },
             ])
         })
     });
@@ -186,14 +239,22 @@ fn select_grad(
 /// Elementwise maximum; at a tie the gradient goes to `a` (as TF).
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     select_grad("Maximum", a, b, ops::greater_equal, |a, b| {
-        numeric_binary!("Maximum", a, b, |x, y| if Arith::is_nan(x) || x >= y { x } else { y })
+        numeric_binary!("Maximum", a, b, |x, y| if Arith::is_nan(x) || x >= y {
+            x
+        } else {
+            y
+        })
     })
 }
 
 /// Elementwise minimum; at a tie the gradient goes to `a` (as TF).
 pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     select_grad("Minimum", a, b, ops::less_equal, |a, b| {
-        numeric_binary!("Minimum", a, b, |x, y| if Arith::is_nan(x) || x <= y { x } else { y })
+        numeric_binary!("Minimum", a, b, |x, y| if Arith::is_nan(x) || x <= y {
+            x
+        } else {
+            y
+        })
     })
 }
 

@@ -17,13 +17,19 @@ fn resolve_shape(numel: usize, shape: &[isize]) -> Result<Vec<usize>> {
     for (i, &d) in shape.iter().enumerate() {
         if d == -1 {
             if unknown.is_some() {
-                return Err(Error::invalid("Only one input size may be -1, not both 0 and 1 [Op:Reshape]".to_string()));
+                return Err(Error::invalid(
+                    "Only one input size may be -1, not both 0 and 1 [Op:Reshape]".to_string(),
+                ));
             }
             unknown = Some(i);
         } else if d < 0 {
-            return Err(Error::invalid(format!("Size {i} must be non-negative, not {d} [Op:Reshape]")));
+            return Err(Error::invalid(format!(
+                "Size {i} must be non-negative, not {d} [Op:Reshape]"
+            )));
         } else {
-            known = known.checked_mul(d as usize).ok_or_else(|| Error::invalid("reshape: shape too large"))?;
+            known = known
+                .checked_mul(d as usize)
+                .ok_or_else(|| Error::invalid("reshape: shape too large"))?;
         }
     }
     let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
@@ -74,7 +80,11 @@ pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
         None => (0..rank).rev().collect(),
     };
     let mut seen = vec![false; rank];
-    if perm.len() != rank || perm.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true)) {
+    if perm.len() != rank
+        || perm
+            .iter()
+            .any(|&p| p >= rank || std::mem::replace(&mut seen[p], true))
+    {
         return Err(Error::invalid(format!(
             "transpose expects a vector of size {rank}. But input(1) is a vector of size {} (perm {:?} is not a permutation of 0..{rank}) [Op:Transpose]",
             perm.len(),
@@ -154,11 +164,41 @@ pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     })?;
     crate::kernels::same_dtype("SelectV2", a, b)?;
     let out = match (a.storage(), b.storage()) {
-        (Storage::F32(p), Storage::F32(q)) => Tensor::from_array(zip3_map("SelectV2", c, p, q, |c, x, y| if c { x } else { y })?),
-        (Storage::F64(p), Storage::F64(q)) => Tensor::from_array(zip3_map("SelectV2", c, p, q, |c, x, y| if c { x } else { y })?),
-        (Storage::I32(p), Storage::I32(q)) => Tensor::from_array(zip3_map("SelectV2", c, p, q, |c, x, y| if c { x } else { y })?),
-        (Storage::I64(p), Storage::I64(q)) => Tensor::from_array(zip3_map("SelectV2", c, p, q, |c, x, y| if c { x } else { y })?),
-        (Storage::Bool(p), Storage::Bool(q)) => Tensor::from_array(zip3_map("SelectV2", c, p, q, |c, x, y| if c { x } else { y })?),
+        (Storage::F32(p), Storage::F32(q)) => Tensor::from_array(zip3_map(
+            "SelectV2",
+            c,
+            p,
+            q,
+            |c, x, y| if c { x } else { y },
+        )?),
+        (Storage::F64(p), Storage::F64(q)) => Tensor::from_array(zip3_map(
+            "SelectV2",
+            c,
+            p,
+            q,
+            |c, x, y| if c { x } else { y },
+        )?),
+        (Storage::I32(p), Storage::I32(q)) => Tensor::from_array(zip3_map(
+            "SelectV2",
+            c,
+            p,
+            q,
+            |c, x, y| if c { x } else { y },
+        )?),
+        (Storage::I64(p), Storage::I64(q)) => Tensor::from_array(zip3_map(
+            "SelectV2",
+            c,
+            p,
+            q,
+            |c, x, y| if c { x } else { y },
+        )?),
+        (Storage::Bool(p), Storage::Bool(q)) => Tensor::from_array(zip3_map(
+            "SelectV2",
+            c,
+            p,
+            q,
+            |c, x, y| if c { x } else { y },
+        )?),
         _ => unreachable!("dtypes checked equal"),
     };
     record("SelectV2", &[cond, a, b], &out, || {
@@ -167,8 +207,16 @@ pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
             let z = zeros_like(&g[0])?;
             Ok(vec![
                 None,
-                if needs[1] { Some(unbroadcast(&where_(&cond, &g[0], &z)?, &sa)?) } else { None },
-                if needs[2] { Some(unbroadcast(&where_(&cond, &z, &g[0])?, &sb)?) } else { None },
+                if needs[1] {
+                    Some(unbroadcast(&where_(&cond, &g[0], &z)?, &sa)?)
+                } else {
+                    None
+                },
+                if needs[2] {
+                    Some(unbroadcast(&where_(&cond, &z, &g[0])?, &sb)?)
+                } else {
+                    None
+                },
             ])
         })
     });

@@ -1,4 +1,5 @@
 //! Comparisons: bool results, never differentiated.
+#![allow(clippy::bool_comparison)] // the same generic comparison serves bool tensors
 
 use crate::error::Result;
 use crate::kernels::compare_binary;
@@ -13,9 +14,39 @@ macro_rules! comparison {
     };
 }
 
-comparison!(equal, "Equal", "`a == b` elementwise, with broadcasting.", |x, y| x == y);
-comparison!(not_equal, "NotEqual", "`a != b` elementwise, with broadcasting.", |x, y| x != y);
-comparison!(less, "Less", "`a < b` elementwise, with broadcasting.", |x, y| x < y);
-comparison!(less_equal, "LessEqual", "`a <= b` elementwise, with broadcasting.", |x, y| x <= y);
-comparison!(greater, "Greater", "`a > b` elementwise, with broadcasting.", |x, y| x > y);
-comparison!(greater_equal, "GreaterEqual", "`a >= b` elementwise, with broadcasting.", |x, y| x >= y);
+comparison!(
+    equal,
+    "Equal",
+    "`a == b` elementwise, with broadcasting.",
+    |x, y| x == y
+);
+comparison!(
+    not_equal,
+    "NotEqual",
+    "`a != b` elementwise, with broadcasting.",
+    |x, y| x != y
+);
+comparison!(
+    less,
+    "Less",
+    "`a < b` elementwise, with broadcasting.",
+    |x, y| x < y
+);
+comparison!(
+    less_equal,
+    "LessEqual",
+    "`a <= b` elementwise, with broadcasting.",
+    |x, y| x <= y
+);
+comparison!(
+    greater,
+    "Greater",
+    "`a > b` elementwise, with broadcasting.",
+    |x, y| x > y
+);
+comparison!(
+    greater_equal,
+    "GreaterEqual",
+    "`a >= b` elementwise, with broadcasting.",
+    |x, y| x >= y
+);

@@ -12,7 +12,9 @@ use crate::tensor::{Tensor, TensorId};
 /// A new tensor equal to `x`, through which gradients pass unchanged.
 pub fn identity(x: &Tensor) -> Tensor {
     let out = x.alias();
-    record("Identity", &[x], &out, || rule(|g, _| Ok(vec![Some(g[0].clone())])));
+    record("Identity", &[x], &out, || {
+        rule(|g, _| Ok(vec![Some(g[0].clone())]))
+    });
     out
 }
 
@@ -27,10 +29,16 @@ pub fn stop_gradient(x: &Tensor) -> Tensor {
 ///
 /// This is `tf.custom_gradient`'s core: compute the forward value however you
 /// like, then call this with the rule.
-pub fn custom_op(name: &'static str, inputs: &[Tensor], outputs: &[Tensor], rule: Arc<dyn BackwardFn>) -> Vec<Tensor> {
+pub fn custom_op(
+    name: &'static str,
+    inputs: &[Tensor],
+    outputs: &[Tensor],
+    rule: Arc<dyn BackwardFn>,
+) -> Vec<Tensor> {
     let outs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
     if tape::is_recording() {
-        let ins: SmallVec<[(TensorId, DType); 3]> = inputs.iter().map(|t| (t.id(), t.dtype())).collect();
+        let ins: SmallVec<[(TensorId, DType); 3]> =
+            inputs.iter().map(|t| (t.id(), t.dtype())).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         tape::record_op(name, &ins, &refs, || rule);
     }

@@ -85,7 +85,10 @@ pub fn tanh(x: &Tensor) -> Result<Tensor> {
         let y = y.clone();
         rule(move |g, _| {
             let one = scalar_like(&y, 1.0);
-            Ok(vec![Some(ops::mul(&g[0], &ops::sub(&one, &ops::mul(&y, &y)?)?)?)])
+            Ok(vec![Some(ops::mul(
+                &g[0],
+                &ops::sub(&one, &ops::mul(&y, &y)?)?,
+            )?)])
         })
     });
     Ok(y)
@@ -106,7 +109,10 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
         let y = y.clone();
         rule(move |g, _| {
             let one = scalar_like(&y, 1.0);
-            Ok(vec![Some(ops::mul(&g[0], &ops::mul(&y, &ops::sub(&one, &y)?)?)?)])
+            Ok(vec![Some(ops::mul(
+                &g[0],
+                &ops::mul(&y, &ops::sub(&one, &y)?)?,
+            )?)])
         })
     });
     Ok(y)
@@ -114,7 +120,11 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
 
 /// Absolute value; the gradient at 0 is 0 (as TF).
 pub fn abs(x: &Tensor) -> Result<Tensor> {
-    let y = numeric_unary!("Abs", x, |v| if v < Arith::neg(v) { Arith::neg(v) } else { v })?;
+    let y = numeric_unary!("Abs", x, |v| if v < Arith::neg(v) {
+        Arith::neg(v)
+    } else {
+        v
+    })?;
     record("Abs", &[x], &y, || {
         let x = x.clone();
         rule(move |g, _| Ok(vec![Some(ops::mul(&g[0], &sign(&x)?)?)]))
@@ -136,7 +146,9 @@ pub fn sign(x: &Tensor) -> Result<Tensor> {
             zero
         }
     })?;
-    record("Sign", &[x], &y, || rule(|g, _| Ok(vec![Some(ops::array::zeros_like(&g[0])?)])));
+    record("Sign", &[x], &y, || {
+        rule(|g, _| Ok(vec![Some(ops::array::zeros_like(&g[0])?)]))
+    });
     Ok(y)
 }
 

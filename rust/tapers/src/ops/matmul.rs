@@ -18,9 +18,15 @@ fn as_batched<T: Clone>(a: &ArcArray<T, IxDyn>, batch: &[usize]) -> ArcArray<T, 
     let owned = if a.shape() == full.as_slice() && a.is_standard_layout() {
         a.clone()
     } else {
-        a.broadcast(IxDyn(&full)).expect("batch dims were checked").as_standard_layout().into_owned().into_shared()
+        a.broadcast(IxDyn(&full))
+            .expect("batch dims were checked")
+            .as_standard_layout()
+            .into_owned()
+            .into_shared()
     };
-    owned.into_shape_with_order((nb, rows, cols)).expect("element counts match")
+    owned
+        .into_shape_with_order((nb, rows, cols))
+        .expect("element counts match")
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -42,11 +48,19 @@ fn kernel<T: LinalgScalar + Send + Sync>(
         let bv = b3.index_axis(Axis(0), i);
         let av = if ta { av.reversed_axes() } else { av };
         let bv = if tb { bv.reversed_axes() } else { bv };
-        general_mat_mul(T::one(), &av, &bv, T::zero(), &mut out.index_axis_mut(Axis(0), i));
+        general_mat_mul(
+            T::one(),
+            &av,
+            &bv,
+            T::zero(),
+            &mut out.index_axis_mut(Axis(0), i),
+        );
     }
     let mut shape = batch.to_vec();
     shape.extend([m, n]);
-    out.into_shape_with_order(IxDyn(&shape)).expect("element counts match").into_shared()
+    out.into_shape_with_order(IxDyn(&shape))
+        .expect("element counts match")
+        .into_shared()
 }
 
 /// Matrix product of the last two dims, `op(a) @ op(b)` where `op` transposes
@@ -62,21 +76,46 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         )));
     }
     let (ra, rb) = (sa.len(), sb.len());
-    let (m, k1) = if transpose_a { (sa[ra - 1], sa[ra - 2]) } else { (sa[ra - 2], sa[ra - 1]) };
-    let (k2, n) = if transpose_b { (sb[rb - 1], sb[rb - 2]) } else { (sb[rb - 2], sb[rb - 1]) };
-    let mismatch =
-        || Error::invalid(format!("Matrix size-incompatible: In[0]: {}, In[1]: {} [Op:MatMul]", ShapeDisplay::of(sa), ShapeDisplay::of(sb)));
+    let (m, k1) = if transpose_a {
+        (sa[ra - 1], sa[ra - 2])
+    } else {
+        (sa[ra - 2], sa[ra - 1])
+    };
+    let (k2, n) = if transpose_b {
+        (sb[rb - 1], sb[rb - 2])
+    } else {
+        (sb[rb - 2], sb[rb - 1])
+    };
+    let mismatch = || {
+        Error::invalid(format!(
+            "Matrix size-incompatible: In[0]: {}, In[1]: {} [Op:MatMul]",
+            ShapeDisplay::of(sa),
+            ShapeDisplay::of(sb)
+        ))
+    };
     if k1 != k2 {
         return Err(mismatch());
     }
     let batch = broadcast_shapes("MatMul", &sa[..ra - 2], &sb[..rb - 2]).map_err(|_| mismatch())?;
     let out = Tensor::from_storage(match (a.storage(), b.storage()) {
-        (Storage::F32(p), Storage::F32(q)) => Storage::F32(kernel(p, q, transpose_a, transpose_b, &batch, m, n)),
-        (Storage::F64(p), Storage::F64(q)) => Storage::F64(kernel(p, q, transpose_a, transpose_b, &batch, m, n)),
-        (Storage::I32(p), Storage::I32(q)) => Storage::I32(kernel(p, q, transpose_a, transpose_b, &batch, m, n)),
-        (Storage::I64(p), Storage::I64(q)) => Storage::I64(kernel(p, q, transpose_a, transpose_b, &batch, m, n)),
+        (Storage::F32(p), Storage::F32(q)) => {
+            Storage::F32(kernel(p, q, transpose_a, transpose_b, &batch, m, n))
+        }
+        (Storage::F64(p), Storage::F64(q)) => {
+            Storage::F64(kernel(p, q, transpose_a, transpose_b, &batch, m, n))
+        }
+        (Storage::I32(p), Storage::I32(q)) => {
+            Storage::I32(kernel(p, q, transpose_a, transpose_b, &batch, m, n))
+        }
+        (Storage::I64(p), Storage::I64(q)) => {
+            Storage::I64(kernel(p, q, transpose_a, transpose_b, &batch, m, n))
+        }
         _ => {
-            return Err(Error::UnsupportedDType { op: "MatMul", dtype: a.dtype(), allowed: "float32, float64, int32, int64" })
+            return Err(Error::UnsupportedDType {
+                op: "MatMul",
+                dtype: a.dtype(),
+                allowed: "float32, float64, int32, int64",
+            })
         }
     });
     record("MatMul", &[a, b], &out, || {

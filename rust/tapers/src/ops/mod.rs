@@ -48,7 +48,8 @@ pub(crate) fn record(
     if !tape::is_recording() {
         return;
     }
-    let ins: SmallVec<[(TensorId, DType); 3]> = inputs.iter().map(|t| (t.id(), t.dtype())).collect();
+    let ins: SmallVec<[(TensorId, DType); 3]> =
+        inputs.iter().map(|t| (t.id(), t.dtype())).collect();
     tape::record_op(name, &ins, &[out], make_rule);
 }
 
@@ -57,8 +58,10 @@ pub(crate) fn unbroadcast(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
     if g.shape() == shape {
         return Ok(g.clone());
     }
-    let axes: Vec<isize> =
-        crate::shape::broadcast_reduction_axes(shape, g.shape()).into_iter().map(|a| a as isize).collect();
+    let axes: Vec<isize> = crate::shape::broadcast_reduction_axes(shape, g.shape())
+        .into_iter()
+        .map(|a| a as isize)
+        .collect();
     let s = reduce_sum(g, Some(&axes), false)?;
     reshape(&s, &shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
 }

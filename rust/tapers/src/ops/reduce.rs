@@ -13,20 +13,29 @@ use crate::tensor::{Storage, Tensor};
 fn reduction_axes(op: &'static str, rank: usize, axes: Option<&[isize]>) -> Result<Vec<usize>> {
     let mut out = match axes {
         None => (0..rank).collect::<Vec<_>>(),
-        Some(a) => a.iter().map(|&ax| normalize_axis(ax, rank)).collect::<Result<Vec<_>>>()?,
+        Some(a) => a
+            .iter()
+            .map(|&ax| normalize_axis(ax, rank))
+            .collect::<Result<Vec<_>>>()?,
     };
     out.sort_unstable();
     let n = out.len();
     out.dedup();
     if out.len() != n {
-        return Err(Error::invalid(format!("Duplicate axis in reduction {axes:?} [Op:{op}]")));
+        return Err(Error::invalid(format!(
+            "Duplicate axis in reduction {axes:?} [Op:{op}]"
+        )));
     }
     Ok(out)
 }
 
 /// The shape of a reduction's result with the reduced axes kept as 1.
 fn kept_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
-    shape.iter().enumerate().map(|(i, &d)| if axes.contains(&i) { 1 } else { d }).collect()
+    shape
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if axes.contains(&i) { 1 } else { d })
+        .collect()
 }
 
 fn sum_axes<T>(a: &ArcArray<T, IxDyn>, axes: &[usize], keepdims: bool) -> ArcArray<T, IxDyn>
@@ -40,7 +49,9 @@ where
     }
     if keepdims {
         let shape = kept_shape(a.shape(), axes);
-        r = r.into_shape_with_order(IxDyn(&shape)).expect("same element count");
+        r = r
+            .into_shape_with_order(IxDyn(&shape))
+            .expect("same element count");
     }
     r.into_shared()
 }
@@ -54,12 +65,19 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
         Storage::I32(a) => Storage::I32(sum_axes(a, &ax, keepdims)),
         Storage::I64(a) => Storage::I64(sum_axes(a, &ax, keepdims)),
         Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType { op: "Sum", dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+            return Err(Error::UnsupportedDType {
+                op: "Sum",
+                dtype: x.dtype(),
+                allowed: "float32, float64, int32, int64",
+            })
         }
     });
     record("Sum", &[x], &out, || {
         let shape = x.shape().to_vec();
-        let kept: Vec<isize> = kept_shape(&shape, &ax).into_iter().map(|d| d as isize).collect();
+        let kept: Vec<isize> = kept_shape(&shape, &ax)
+            .into_iter()
+            .map(|d| d as isize)
+            .collect();
         rule(move |g, _| {
             let g = ops::reshape(&g[0], &kept)?;
             Ok(vec![Some(ops::broadcast_to(&g, &shape)?)])
