@@ -124,6 +124,48 @@ class GradientTape:
         flat_grads = self._tape.gradient(flat_targets, flat_sources, flat_og, unconnected is UnconnectedGradients.ZERO)
         return _nest.pack_sequence_as(sources, flat_grads)
 
+    def jacobian(
+        self,
+        target: Any,
+        sources: Any,
+        unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
+    ) -> Any:
+        """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``.
+
+        Rows are computed in parallel (``parallel_iterations`` caps it; 1 runs
+        them in order). ``experimental_use_pfor`` is accepted and ignored.
+        """
+        try:
+            unconnected = UnconnectedGradients(unconnected_gradients)
+        except ValueError:
+            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
+        flat_sources = _nest.flatten(sources)
+        flat = self._tape.jacobian(
+            target, flat_sources, unconnected is UnconnectedGradients.ZERO, parallel_iterations
+        )
+        return _nest.pack_sequence_as(sources, flat)
+
+    def batch_jacobian(
+        self,
+        target: Any,
+        source: Any,
+        unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
+    ) -> Tensor:
+        """Per-example Jacobians: ``[B, *target.shape[1:], *source.shape[1:]]``.
+
+        Assumes example ``b`` of ``target`` depends only on example ``b`` of
+        ``source``. As in TensorFlow, an unconnected source gives zeros.
+        """
+        try:
+            UnconnectedGradients(unconnected_gradients)
+        except ValueError:
+            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
+        return self._tape.batch_jacobian(target, source, parallel_iterations)
+
 
 GradientTape.__module__ = "tapers"
 UnconnectedGradients.__module__ = "tapers"

@@ -1,5 +1,5 @@
 """``tapers.linalg``: linear algebra, as ``tf.linalg``."""
 
-from ._core import matmul
+from ._core import einsum, eye, matmul, norm, tensordot, trace
 
-__all__ = ["matmul"]
+__all__ = ["einsum", "eye", "matmul", "norm", "tensordot", "trace"]

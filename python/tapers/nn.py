@@ -1,5 +1,80 @@
 """``tapers.nn``: neural-network functions, as ``tf.nn``."""
 
-from ._core import sigmoid, tanh
+from __future__ import annotations
 
-__all__ = ["sigmoid", "tanh"]
+from typing import Any
+
+from . import _core, random
+from ._core import (
+    avg_pool2d,
+    bias_add,
+    conv2d,
+    elu,
+    gelu,
+    l2_normalize,
+    leaky_relu,
+    log_softmax,
+    max_pool2d,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    sigmoid_cross_entropy_with_logits,
+    silu,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    softplus,
+    sparse_softmax_cross_entropy_with_logits,
+    tanh,
+)
+from ._core import Tensor
+
+swish = silu
+max_pool = max_pool2d
+avg_pool = avg_pool2d
+
+
+def dropout(x: Any, rate: float, noise_shape: Any = None, seed: int | None = None, name: Any = None) -> Tensor:
+    """Zeroes elements with probability ``rate`` and scales the rest by ``1 / (1 - rate)``.
+
+    Differs from TensorFlow only in the random stream (see ``tapers.random``).
+    """
+    t = _core.convert_to_tensor(x)
+    rate = float(rate)
+    if not 0.0 <= rate < 1.0:
+        raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
+    if rate == 0.0:
+        return _core.identity(t)
+    shape = list(t.shape) if noise_shape is None else [int(d) for d in noise_shape]
+    keep = random._keep_mask(shape, 1.0 - rate, seed)
+    if list(keep.shape) != list(t.shape):
+        keep = _core.cast(_core.broadcast_to(_core.cast(keep, "int32"), list(t.shape)), "bool")
+    return _core.dropout_with_mask(t, keep, rate)
+
+
+__all__ = [
+    "avg_pool",
+    "avg_pool2d",
+    "bias_add",
+    "conv2d",
+    "dropout",
+    "elu",
+    "gelu",
+    "l2_normalize",
+    "leaky_relu",
+    "log_softmax",
+    "max_pool",
+    "max_pool2d",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
+    "silu",
+    "softmax",
+    "softmax_cross_entropy_with_logits",
+    "softplus",
+    "sparse_softmax_cross_entropy_with_logits",
+    "swish",
+    "tanh",
+]

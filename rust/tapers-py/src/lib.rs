@@ -6,7 +6,10 @@ use pyo3::prelude::*;
 
 mod convert;
 mod errors;
+mod nn;
 mod ops;
+mod optimizers;
+mod random;
 mod tape;
 mod tensor;
 mod variable;
@@ -17,6 +20,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<variable::PyVariable>()?;
     m.add_class::<tape::PyTape>()?;
     m.add_function(wrap_pyfunction!(tape::record_custom, m)?)?;
+    m.add_class::<random::PyGenerator>()?;
+    m.add_function(wrap_pyfunction!(optimizers::optimizer_step, m)?)?;
+    m.add_function(wrap_pyfunction!(optimizers::optimizer_slots, m)?)?;
     ops::register(m)?;
+    nn::register(m)?;
     Ok(())
 }

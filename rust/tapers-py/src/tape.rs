@@ -110,20 +110,7 @@ impl PyTape {
         output_gradients: Option<&Bound<'py, PyList>>,
         zero: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let targets: Vec<Tensor> = targets
-            .iter()
-            .map(|t| {
-                if t.is_instance_of::<PyTensor>() || t.is_instance_of::<PyVariable>() {
-                    to_tensor(&t, Want::Any)
-                } else {
-                    Err(PyTypeError::new_err(format!(
-                        "GradientTape.gradient target must be a Tensor or Variable (or a structure of them), got {} of type {}",
-                        t.repr()?,
-                        t.get_type().name()?
-                    )))
-                }
-            })
-            .collect::<PyResult<_>>()?;
+        let targets: Vec<Tensor> = targets.iter().map(|t| target_tensor(&t)).collect::<PyResult<_>>()?;
         let sources: Vec<Source> = sources
             .iter()
             .map(|s| source_of(&s))
@@ -169,6 +156,62 @@ impl PyTape {
             })
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, items)
+    }
+}
+
+#[pymethods]
+impl PyTape {
+    /// Flat Jacobian: one tensor (or None) per source.
+    #[pyo3(signature = (target, sources, zero=false, parallel_iterations=None))]
+    fn jacobian<'py>(
+        &self,
+        py: Python<'py>,
+        target: &Bound<'py, PyAny>,
+        sources: &Bound<'py, PyList>,
+        zero: bool,
+        parallel_iterations: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let t = target_tensor(target)?;
+        let sources: Vec<Source> = sources.iter().map(|s| source_of(&s)).collect::<PyResult<_>>()?;
+        let unconnected = if zero { Unconnected::Zero } else { Unconnected::None };
+        let tape = &self.tape;
+        let js = py.detach(|| tape.jacobian(&t, &sources, unconnected, parallel_iterations)).py()?;
+        let items = js
+            .into_iter()
+            .map(|g| match g {
+                Some(g) => out(py, Ok(g)),
+                None => Ok(py.None()),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// Per-example Jacobian of `target` with respect to `source`.
+    #[pyo3(signature = (target, source, parallel_iterations=None))]
+    fn batch_jacobian(
+        &self,
+        py: Python<'_>,
+        target: &Bound<'_, PyAny>,
+        source: &Bound<'_, PyAny>,
+        parallel_iterations: Option<usize>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = target_tensor(target)?;
+        let s = source_of(source)?;
+        let tape = &self.tape;
+        let j = py.detach(|| tape.batch_jacobian(&t, &s, parallel_iterations));
+        out(py, j)
+    }
+}
+
+fn target_tensor(t: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    if t.is_instance_of::<PyTensor>() || t.is_instance_of::<PyVariable>() {
+        to_tensor(t, Want::Any)
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "GradientTape target must be a Tensor or Variable (or a structure of them), got {} of type {}",
+            t.repr()?,
+            t.get_type().name()?
+        )))
     }
 }
 

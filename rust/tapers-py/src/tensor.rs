@@ -379,12 +379,8 @@ impl PyTensor {
     }
 
     fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let i: isize = index.extract().map_err(|_| {
-            PyTypeError::new_err(
-                "tapers.Tensor supports integer indexing on the first axis only (for now)",
-            )
-        })?;
-        out(slf.py(), ops::index_first(&slf.get().inner, i))
+        let items = slice_items(index)?;
+        out(slf.py(), ops::strided_slice(&slf.get().inner, &items))
     }
 
     fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
@@ -422,4 +418,49 @@ impl PyTensor {
             numpy_text(&v, t.rank(), true)?
         ))
     }
+}
+
+fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if t.rank() == 0 && t.dtype().is_integer() {
+            return Ok(Some(t.to_f64_scalar().py()? as isize));
+        }
+    }
+    obj.extract::<isize>().map(Some).map_err(|_| invalid_index(obj))
+}
+
+fn invalid_index(obj: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "Only integers, slices (`:`), ellipsis (`...`), tapers.newaxis (`None`) and scalar int32/int64 tensors are valid indices, got {}",
+        obj.repr().map(|r| r.to_string()).unwrap_or_default()
+    ))
+}
+
+/// Parses a Python index expression into core slice items.
+pub fn slice_items(index: &Bound<'_, PyAny>) -> PyResult<Vec<ops::SliceItem>> {
+    let parts: Vec<Bound<'_, PyAny>> = match index.cast::<PyTuple>() {
+        Ok(t) => t.iter().collect(),
+        Err(_) => vec![index.clone()],
+    };
+    parts
+        .iter()
+        .map(|p| {
+            if p.is_none() {
+                Ok(ops::SliceItem::NewAxis)
+            } else if p.is(&p.py().Ellipsis()) {
+                Ok(ops::SliceItem::Ellipsis)
+            } else if let Ok(s) = p.cast::<pyo3::types::PySlice>() {
+                let start = index_int(&s.getattr("start")?)?;
+                let stop = index_int(&s.getattr("stop")?)?;
+                let step = index_int(&s.getattr("step")?)?.unwrap_or(1);
+                Ok(ops::SliceItem::Range { start, stop, step })
+            } else {
+                index_int(p)?.map(ops::SliceItem::Index).ok_or_else(|| invalid_index(p))
+            }
+        })
+        .collect()
 }

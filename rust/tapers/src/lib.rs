@@ -32,8 +32,11 @@
 mod backward;
 mod dtype;
 mod error;
+mod jacobian;
 pub mod kernels;
 pub mod ops;
+pub mod optim;
+pub mod random;
 mod shape;
 mod tape;
 mod tensor;
@@ -42,7 +45,7 @@ mod variable;
 pub use backward::Unconnected;
 pub use dtype::DType;
 pub use error::{CallbackError, Error, ErrorKind, Result};
-pub use shape::{broadcast_shapes, tuple_string, Dims, ShapeDisplay};
+pub use shape::{broadcast_shapes, normalize_axis, tuple_string, Dims, ShapeDisplay};
 pub use tape::{
     record_op, BackwardFn, GradientTape, PausedGuard, RecordingContext, RecordingGuard, Source,
 };

@@ -535,54 +535,44 @@ impl GradientTape {
                 crate::kernels::same_dtype("GradientTape.gradient", t, g)?;
             }
         }
+        self.with_snapshot(targets, |entries, origins| {
+            backward::run(entries, origins, targets, sources, output_gradients, unconnected)
+        })
+    }
+
+    /// Runs `f` over a snapshot of the recording, with the origins of
+    /// `targets` on this tape. Non-persistent tapes are spent by a successful
+    /// `f` (and left intact by a failing one); `f` runs without any tape lock.
+    pub(crate) fn with_snapshot<R>(
+        &self,
+        targets: &[Tensor],
+        f: impl FnOnce(&[Entry], &[Origin]) -> Result<R>,
+    ) -> Result<R> {
         // TensorFlow: a non-persistent tape stops recording for good when its
         // gradient is taken inside the `with` block.
         if !self.inner.persistent && self.is_recording() {
             self.pop()?;
         }
         let mut guard = self.inner.data.lock();
-        let Some(data) = guard.as_mut() else {
-            return Err(Error::TapeSpent);
-        };
-        let target_origins: Vec<Origin> = targets
-            .iter()
-            .map(|t| {
-                data.tracked
-                    .get(&t.id())
-                    .copied()
-                    .unwrap_or(Origin::Untracked)
-            })
-            .collect();
+        let Some(data) = guard.as_mut() else { return Err(Error::TapeSpent) };
+        let target_origins: Vec<Origin> =
+            targets.iter().map(|t| data.tracked.get(&t.id()).copied().unwrap_or(Origin::Untracked)).collect();
         if self.inner.persistent {
             let entries = data.entries.clone();
             // Never hold the tape's lock while differentiating: a persistent tape
             // inside its `with` block records the gradient ops on itself.
             drop(guard);
-            return backward::run(
-                &entries,
-                &target_origins,
-                targets,
-                sources,
-                output_gradients,
-                unconnected,
-            );
+            return f(&entries, &target_origins);
         }
         // Non-persistent: take everything out so saved tensors are freed with
         // the entries; on failure put it back, so a failed call spends nothing.
         let mut data = guard.take().expect("checked above");
         drop(guard);
         let entries = std::mem::take(&mut data.entries);
-        match backward::run(
-            &entries,
-            &target_origins,
-            targets,
-            sources,
-            output_gradients,
-            unconnected,
-        ) {
-            Ok(grads) => {
+        match f(&entries, &target_origins) {
+            Ok(r) => {
                 *self.inner.spent_variables.lock() = data.variables.values().cloned().collect();
-                Ok(grads)
+                Ok(r)
             }
             Err(e) => {
                 data.entries = entries;

@@ -279,6 +279,15 @@ impl Tensor {
         )
     }
 
+    /// The storage, moved out if this is the only handle (so a caller can
+    /// write in place), else a cheap clone sharing the buffer (copy-on-write).
+    pub fn into_storage(self) -> Storage {
+        match Arc::try_unwrap(self.0) {
+            Ok(inner) => inner.data,
+            Err(shared) => shared.data.clone(),
+        }
+    }
+
     /// A tensor sharing this one's elements under a new id.
     ///
     /// Used for op outputs that are value-identical to an input (identity,

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::ops;
 use crate::shape::ShapeDisplay;
 use crate::tape;
-use crate::tensor::{Tensor, TensorId};
+use crate::tensor::{Storage, Tensor, TensorId};
 
 struct VarInner {
     handle: TensorId,
@@ -136,6 +136,11 @@ impl Variable {
         Ok(())
     }
 
+    /// Locks the value for an in-place update; readers wait until the guard drops.
+    pub fn lock_value(&self) -> ValueGuard<'_> {
+        ValueGuard { slot: self.0.value.write() }
+    }
+
     /// Replaces the value. Shape and dtype must match; on error the variable is unchanged.
     pub fn assign(&self, value: &Tensor) -> Result<()> {
         self.check(value)?;
@@ -168,6 +173,25 @@ impl Variable {
     /// Subtracts `delta` from the value in one atomic step.
     pub fn assign_sub(&self, delta: &Tensor) -> Result<()> {
         self.update(|v| ops::sub(v, delta))
+    }
+}
+
+/// Exclusive access to a variable's value, for in-place updates.
+pub struct ValueGuard<'a> {
+    slot: parking_lot::RwLockWriteGuard<'a, Tensor>,
+}
+
+impl ValueGuard<'_> {
+    /// Takes the value's storage out (uniquely owned if nothing else holds the tensor).
+    pub fn take_storage(&mut self) -> Storage {
+        // The placeholder must not share the buffer, or the update would copy.
+        // Nobody can observe it: the write lock is held until `put_storage`.
+        std::mem::replace(&mut *self.slot, Tensor::scalar(false)).into_storage()
+    }
+
+    /// Puts (updated) storage back as the variable's value.
+    pub fn put_storage(&mut self, s: Storage) {
+        *self.slot = Tensor::from_storage(s);
     }
 }
 

@@ -232,3 +232,259 @@ pub fn zeros_like(x: &Tensor) -> Result<Tensor> {
 pub fn ones_like(x: &Tensor) -> Result<Tensor> {
     Tensor::ones(x.shape(), x.dtype())
 }
+
+fn to_isize(shape: &[usize]) -> Vec<isize> {
+    shape.iter().map(|&d| d as isize).collect()
+}
+
+/// Inserts an axis of size 1 at `axis` (negative counts from the end of the result).
+pub fn expand_dims(x: &Tensor, axis: isize) -> Result<Tensor> {
+    let r = x.rank() as isize;
+    let a = if axis < 0 { axis + r + 1 } else { axis };
+    if a < 0 || a > r {
+        return Err(Error::invalid(format!(
+            "Tried to expand dim index {axis} for tensor with {r} dimensions. [Op:ExpandDims]"
+        )));
+    }
+    let mut shape = to_isize(x.shape());
+    shape.insert(a as usize, 1);
+    reshape(x, &shape)
+}
+
+/// Removes size-1 axes (all of them, or those in `axes`).
+pub fn squeeze(x: &Tensor, axes: Option<&[isize]>) -> Result<Tensor> {
+    let keep: Vec<isize> = match axes {
+        None => x.shape().iter().filter(|&&d| d != 1).map(|&d| d as isize).collect(),
+        Some(axes) => {
+            let norm: Vec<usize> =
+                axes.iter().map(|&a| crate::shape::normalize_axis(a, x.rank())).collect::<Result<_>>()?;
+            for &a in &norm {
+                if x.shape()[a] != 1 {
+                    return Err(Error::invalid(format!(
+                        "Can not squeeze dim[{a}], expected a dimension of 1, got {} [Op:Squeeze]",
+                        x.shape()[a]
+                    )));
+                }
+            }
+            x.shape().iter().enumerate().filter(|(i, _)| !norm.contains(i)).map(|(_, &d)| d as isize).collect()
+        }
+    };
+    reshape(x, &keep)
+}
+
+/// Joins tensors along an existing axis.
+pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
+    let first = values.first().ok_or_else(|| Error::invalid("concat needs at least one tensor"))?;
+    let rank = first.rank();
+    if rank == 0 {
+        return Err(Error::invalid("Can't concatenate scalars (use tf.stack instead) [Op:ConcatV2]"));
+    }
+    let ax = crate::shape::normalize_axis(axis, rank)?;
+    for (i, v) in values.iter().enumerate().skip(1) {
+        crate::kernels::same_dtype("ConcatV2", first, v).map_err(|_| Error::DTypeMismatch {
+            op: "ConcatV2",
+            index: i,
+            expected: first.dtype(),
+            actual: v.dtype(),
+        })?;
+        let ok = v.rank() == rank && v.shape().iter().zip(first.shape()).enumerate().all(|(k, (a, b))| k == ax || a == b);
+        if !ok {
+            return Err(Error::invalid(format!(
+                "ConcatOp : Dimension {} in both shapes must be equal: shape[0] = {} vs. shape[{i}] = {} [Op:ConcatV2]",
+                if v.rank() == rank { (0..rank).find(|&k| k != ax && v.shape()[k] != first.shape()[k]).unwrap_or(0) } else { 0 },
+                ShapeDisplay::of(first.shape()),
+                ShapeDisplay::of(v.shape())
+            )));
+        }
+    }
+    macro_rules! cat {
+        ($variant:ident) => {{
+            let views: Vec<_> = values
+                .iter()
+                .map(|v| match v.storage() {
+                    Storage::$variant(a) => a.view(),
+                    _ => unreachable!("dtypes checked"),
+                })
+                .collect();
+            Storage::$variant(ndarray::concatenate(ndarray::Axis(ax), &views).map_err(|e| Error::invalid(e.to_string()))?.into_shared())
+        }};
+    }
+    let out = Tensor::from_storage(match first.dtype() {
+        DType::F32 => cat!(F32),
+        DType::F64 => cat!(F64),
+        DType::I32 => cat!(I32),
+        DType::I64 => cat!(I64),
+        DType::Bool => cat!(Bool),
+    });
+    if crate::tape::is_recording() {
+        let sizes: Vec<usize> = values.iter().map(|v| v.shape()[ax]).collect();
+        let ins: Vec<(crate::TensorId, DType)> = values.iter().map(|v| (v.id(), v.dtype())).collect();
+        crate::tape::record_op("ConcatV2", &ins, &[&out], || {
+            rule(move |g, _| {
+                let mut off = 0;
+                sizes
+                    .iter()
+                    .map(|&n| {
+                        let mut ranges = vec![(0usize, 0usize); ax + 1];
+                        for (k, r) in ranges.iter_mut().enumerate().take(ax) {
+                            *r = (0, g[0].shape()[k]);
+                        }
+                        ranges[ax] = (off, n);
+                        off += n;
+                        crate::ops::slice_ranges(&g[0], &ranges).map(Some)
+                    })
+                    .collect()
+            })
+        });
+    }
+    Ok(out)
+}
+
+/// Stacks tensors of equal shape along a new axis.
+pub fn stack(values: &[Tensor], axis: isize) -> Result<Tensor> {
+    let first = values.first().ok_or_else(|| Error::invalid("stack needs at least one tensor"))?;
+    for (i, v) in values.iter().enumerate() {
+        if v.shape() != first.shape() {
+            return Err(Error::invalid(format!(
+                "Shapes of all inputs must match: values[0].shape = {} != values[{i}].shape = {} [Op:Pack]",
+                ShapeDisplay::of(first.shape()),
+                ShapeDisplay::of(v.shape())
+            )));
+        }
+    }
+    let r = first.rank() as isize;
+    let a = if axis < 0 { axis + r + 1 } else { axis };
+    if a < 0 || a > r {
+        return Err(Error::invalid(format!("Argument `axis` = {axis} not in range [{}, {}) [Op:Pack]", -r - 1, r + 1)));
+    }
+    let expanded = values.iter().map(|v| expand_dims(v, a)).collect::<Result<Vec<_>>>()?;
+    concat(&expanded, a)
+}
+
+/// Splits along `axis` into its slices, removing the axis.
+pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
+    let ax = crate::shape::normalize_axis(axis, x.rank())?;
+    let n = x.shape()[ax];
+    split(x, &vec![1; n], ax as isize)?.iter().map(|t| squeeze(t, Some(&[ax as isize]))).collect()
+}
+
+/// Splits along `axis` into pieces of the given sizes (which must add up).
+pub fn split(x: &Tensor, sizes: &[usize], axis: isize) -> Result<Vec<Tensor>> {
+    let ax = crate::shape::normalize_axis(axis, x.rank())?;
+    let total: usize = sizes.iter().sum();
+    if total != x.shape()[ax] {
+        return Err(Error::invalid(format!(
+            "Determined shape must either match input shape along split_dim exactly if fully specified, or be less than the size of the input along split_dim if not fully specified.  Got: {total} vs {} [Op:SplitV]",
+            x.shape()[ax]
+        )));
+    }
+    let mut off = 0;
+    sizes
+        .iter()
+        .map(|&n| {
+            let mut ranges: Vec<(usize, usize)> = x.shape()[..ax].iter().map(|&d| (0, d)).collect();
+            ranges.push((off, n));
+            off += n;
+            crate::ops::slice_ranges(x, &ranges)
+        })
+        .collect()
+}
+
+/// Repeats the tensor `multiples[k]` times along each axis.
+pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+    if multiples.len() != x.rank() {
+        return Err(Error::invalid(format!(
+            "Expected multiples argument to be a vector of length {} but got length {} [Op:Tile]",
+            x.rank(),
+            multiples.len()
+        )));
+    }
+    // [d0, d1] -> [1, d0, 1, d1] -> broadcast [m0, d0, m1, d1] -> [m0*d0, m1*d1]
+    let inter: Vec<isize> = x.shape().iter().flat_map(|&d| [1, d as isize]).collect();
+    let big: Vec<usize> = x.shape().iter().zip(multiples).flat_map(|(&d, &m)| [m, d]).collect();
+    let out: Vec<isize> = x.shape().iter().zip(multiples).map(|(&d, &m)| (d * m) as isize).collect();
+    reshape(&broadcast_to(&reshape(x, &inter)?, &big)?, &out)
+}
+
+/// A tensor of `shape` filled with the scalar `value`.
+pub fn fill(shape: &[usize], value: &Tensor) -> Result<Tensor> {
+    if value.numel() != 1 {
+        return Err(Error::invalid(format!(
+            "value must be a scalar, got shape {} [Op:Fill]",
+            ShapeDisplay::of(value.shape())
+        )));
+    }
+    broadcast_to(&reshape(value, &[])?, shape)
+}
+
+/// Identity matrices: `[*batch, rows, cols]` with ones on the diagonal.
+pub fn eye(rows: usize, cols: usize, batch: &[usize], dtype: DType) -> Result<Tensor> {
+    let mut m = Tensor::zeros(&[rows, cols], DType::F64)?.array::<f64>()?.to_owned();
+    for i in 0..rows.min(cols) {
+        m[[i, i]] = 1.0;
+    }
+    let e = cast(&Tensor::from_array(m), dtype)?;
+    if batch.is_empty() {
+        return Ok(e);
+    }
+    let mut shape = batch.to_vec();
+    shape.extend([rows, cols]);
+    broadcast_to(&e, &shape)
+}
+
+/// `[start, start + delta, ...)` up to `limit` (exclusive), as `tf.range`.
+pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Tensor> {
+    if delta == 0.0 {
+        return Err(Error::invalid("Requires delta != 0: 0 [Op:Range]"));
+    }
+    if (delta > 0.0 && start > limit) || (delta < 0.0 && start < limit) {
+        return Err(Error::invalid(format!(
+            "Requires start {} limit when delta {} 0: {start}/{limit} [Op:Range]",
+            if delta > 0.0 { "<=" } else { ">=" },
+            if delta > 0.0 { ">" } else { "<" }
+        )));
+    }
+    let n = ((limit - start) / delta).ceil().max(0.0) as usize;
+    let v: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
+    cast(&Tensor::from_vec(v, &[n])?, dtype)
+}
+
+/// `num` evenly spaced values from `start` to `stop` inclusive.
+pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Tensor> {
+    let v: Vec<f64> = match num {
+        0 => vec![],
+        1 => vec![start],
+        _ => (0..num).map(|i| start + (stop - start) * i as f64 / (num - 1) as f64).collect(),
+    };
+    cast(&Tensor::from_vec(v, &[num])?, dtype)
+}
+
+/// One-hot encoding along a new last axis (or `axis`); out-of-range indices
+/// give all-`off` rows, as in TF.
+pub fn one_hot(indices: &Tensor, depth: usize, on: f64, off: f64, axis: isize, dtype: DType) -> Result<Tensor> {
+    let idx: Vec<i64> = match indices.storage() {
+        Storage::I32(a) => a.iter().map(|&v| v as i64).collect(),
+        Storage::I64(a) => a.iter().copied().collect(),
+        _ => return Err(Error::UnsupportedDType { op: "OneHot", dtype: indices.dtype(), allowed: "int32, int64 (indices)" }),
+    };
+    let mut data = vec![off; idx.len() * depth];
+    for (k, &i) in idx.iter().enumerate() {
+        if i >= 0 && (i as usize) < depth {
+            data[k * depth + i as usize] = on;
+        }
+    }
+    let mut shape = indices.shape().to_vec();
+    shape.push(depth);
+    let t = cast(&Tensor::from_vec(data, &shape)?, dtype)?;
+    let r = indices.rank() as isize;
+    let a = if axis < 0 { axis + r + 1 } else { axis };
+    if a < 0 || a > r {
+        return Err(Error::invalid(format!("Expected axis to be -1 or between [0, {}).  But received: {axis} [Op:OneHot]", r + 1)));
+    }
+    if a == r {
+        return Ok(t);
+    }
+    let mut perm: Vec<usize> = (0..r as usize).collect();
+    perm.insert(a as usize, r as usize);
+    transpose(&t, Some(&perm))
+}

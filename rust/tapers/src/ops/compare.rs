@@ -50,3 +50,30 @@ comparison!(
     "`a >= b` elementwise, with broadcasting.",
     |x, y| x >= y
 );
+
+fn bools<'a>(op: &'static str, t: &'a Tensor) -> Result<&'a ndarray::ArcArray<bool, ndarray::IxDyn>> {
+    t.array::<bool>().map_err(|_| crate::Error::UnsupportedDType { op, dtype: t.dtype(), allowed: "bool" })
+}
+
+/// Elementwise `a && b` on bool tensors, with broadcasting.
+pub fn logical_and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (p, q) = (bools("LogicalAnd", a)?, bools("LogicalAnd", b)?);
+    crate::kernels::zip_map("LogicalAnd", p, q, |x, y| x && y).map(Tensor::from_array)
+}
+
+/// Elementwise `a || b` on bool tensors, with broadcasting.
+pub fn logical_or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (p, q) = (bools("LogicalOr", a)?, bools("LogicalOr", b)?);
+    crate::kernels::zip_map("LogicalOr", p, q, |x, y| x || y).map(Tensor::from_array)
+}
+
+/// Elementwise `!a` on a bool tensor.
+pub fn logical_not(a: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::from_array(crate::kernels::map(bools("LogicalNot", a)?, |x: bool| !x)))
+}
+
+/// Elementwise exclusive or on bool tensors, with broadcasting.
+pub fn logical_xor(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (p, q) = (bools("LogicalXor", a)?, bools("LogicalXor", b)?);
+    crate::kernels::zip_map("LogicalXor", p, q, |x, y| x != y).map(Tensor::from_array)
+}

@@ -1,23 +1,27 @@
-//! Indexing along the first axis (`t[i]`, iteration), differentiable both ways.
+//! Indexing: `t[i]`, strided slicing, gather/gather_nd, and contiguous slices
+//! and pads. Each pair here is its partner's gradient (take <-> scatter_add,
+//! slice <-> pad), so derivatives of any order work.
 
-use ndarray::{Axis, IxDyn};
+use std::sync::Arc;
+
+use ndarray::{ArcArray, ArrayD, Axis, IxDyn, Slice};
 
 use super::{record, rule};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::map_storage;
+use crate::ops;
+use crate::shape::{normalize_axis, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
+use crate::map_storage;
 
 fn check_index(x_shape: &[usize], index: isize) -> Result<usize> {
-    let n = *x_shape.first().ok_or_else(|| {
-        Error::invalid(
-            "Index out of range using input dim 0; input has only 0 dims [Op:StridedSlice]",
-        )
-    })? as isize;
+    let n = *x_shape
+        .first()
+        .ok_or_else(|| Error::invalid("Index out of range using input dim 0; input has only 0 dims [Op:StridedSlice]"))?
+        as isize;
     let i = if index < 0 { index + n } else { index };
     if i < 0 || i >= n {
-        return Err(Error::invalid(format!(
-            "slice index {index} of dimension 0 out of bounds. [Op:StridedSlice] name: strided_slice/"
-        )));
+        return Err(Error::invalid(format!("slice index {index} of dimension 0 out of bounds. [Op:StridedSlice]")));
     }
     Ok(i as usize)
 }
@@ -25,48 +29,369 @@ fn check_index(x_shape: &[usize], index: isize) -> Result<usize> {
 /// `x[index]`: the sub-tensor at `index` along axis 0 (negative counts from the end).
 pub fn index_first(x: &Tensor, index: isize) -> Result<Tensor> {
     let i = check_index(x.shape(), index)?;
-    let out = Tensor::from_storage(
-        map_storage!(x.storage(), a => a.index_axis(Axis(0), i).to_owned().into_shared()),
-    );
-    record("StridedSlice", &[x], &out, || {
-        let n = x.shape()[0];
-        rule(move |g, _| Ok(vec![Some(embed_first(&g[0], i, n)?)]))
+    let s = slice_ranges(x, &[(i, 1)])?;
+    ops::reshape(&s, &x.shape()[1..].iter().map(|&d| d as isize).collect::<Vec<_>>())
+}
+
+/// Contiguous sub-block: along axis `k`, `len` elements from `start`
+/// (`ranges` may be shorter than the rank; missing axes are taken whole).
+pub fn slice_ranges(x: &Tensor, ranges: &[(usize, usize)]) -> Result<Tensor> {
+    if ranges.len() > x.rank() {
+        return Err(Error::invalid(format!("slice has {} ranges for a tensor of rank {}", ranges.len(), x.rank())));
+    }
+    for (k, &(s, l)) in ranges.iter().enumerate() {
+        if s.checked_add(l).is_none_or(|e| e > x.shape()[k]) {
+            return Err(Error::invalid(format!(
+                "Expected size[{k}] in [0, {}], but got {l} [Op:Slice]",
+                x.shape()[k].saturating_sub(s)
+            )));
+        }
+    }
+    let out = Tensor::from_storage(map_storage!(x.storage(), a => {
+        let mut v = a.view();
+        for (k, &(s, l)) in ranges.iter().enumerate() {
+            v.slice_axis_inplace(Axis(k), Slice::from(s..s + l));
+        }
+        v.to_owned().into_shared()
+    }));
+    record("Slice", &[x], &out, || {
+        let shape = x.shape().to_vec();
+        let pads: Vec<(usize, usize)> = (0..shape.len())
+            .map(|k| match ranges.get(k) {
+                Some(&(s, l)) => (s, shape[k] - s - l),
+                None => (0, 0),
+            })
+            .collect();
+        rule(move |g, _| Ok(vec![Some(pad(&g[0], &pads, 0.0)?)]))
     });
     Ok(out)
 }
 
-/// The inverse of [`index_first`]: a tensor of `n` slices along a new axis 0,
-/// zero everywhere but slice `index`, which is `x`.
-pub fn embed_first(x: &Tensor, index: usize, n: usize) -> Result<Tensor> {
-    if index >= n {
+/// Pads with `value`: `paddings[k] = (before, after)` for each axis.
+pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor> {
+    if paddings.len() != x.rank() {
         return Err(Error::invalid(format!(
-            "embed index {index} out of range for {n} slices"
+            "The first dimension of paddings must be the rank of inputs[{},2] {} [Op:Pad]",
+            paddings.len(),
+            ShapeDisplay::of(x.shape())
         )));
     }
-    let mut shape = vec![n];
-    shape.extend_from_slice(x.shape());
-    fn embed<T: Clone + num_traits::Zero>(
-        a: &ndarray::ArcArray<T, IxDyn>,
-        shape: &[usize],
-        index: usize,
-    ) -> ndarray::ArcArray<T, IxDyn> {
-        let mut out = ndarray::ArrayD::<T>::zeros(IxDyn(shape));
-        out.index_axis_mut(Axis(0), index).assign(a);
+    let shape: Vec<usize> = x.shape().iter().zip(paddings).map(|(&d, &(b, a))| d + b + a).collect();
+    crate::shape::checked_numel(&shape).ok_or_else(|| crate::tensor::too_large(&shape, x.dtype()))?;
+    fn fill<T: Clone>(a: &ArcArray<T, IxDyn>, shape: &[usize], pads: &[(usize, usize)], v: T) -> ArcArray<T, IxDyn> {
+        let mut out = ArrayD::from_elem(IxDyn(shape), v);
+        let mut view = out.view_mut();
+        for (k, &(b, _)) in pads.iter().enumerate() {
+            view.slice_axis_inplace(Axis(k), Slice::from(b..b + a.shape()[k]));
+        }
+        view.assign(a);
         out.into_shared()
     }
     let out = Tensor::from_storage(match x.storage() {
-        Storage::F32(a) => Storage::F32(embed(a, &shape, index)),
-        Storage::F64(a) => Storage::F64(embed(a, &shape, index)),
-        Storage::I32(a) => Storage::I32(embed(a, &shape, index)),
-        Storage::I64(a) => Storage::I64(embed(a, &shape, index)),
-        Storage::Bool(a) => {
-            let mut o = ndarray::ArrayD::<bool>::from_elem(IxDyn(&shape), false);
-            o.index_axis_mut(Axis(0), index).assign(a);
-            Storage::Bool(o.into_shared())
-        }
+        Storage::F32(a) => Storage::F32(fill(a, &shape, paddings, value as f32)),
+        Storage::F64(a) => Storage::F64(fill(a, &shape, paddings, value)),
+        Storage::I32(a) => Storage::I32(fill(a, &shape, paddings, value as i32)),
+        Storage::I64(a) => Storage::I64(fill(a, &shape, paddings, value as i64)),
+        Storage::Bool(a) => Storage::Bool(fill(a, &shape, paddings, value != 0.0)),
     });
-    record("EmbedFirst", &[x], &out, || {
-        rule(move |g, _| Ok(vec![Some(index_first(&g[0], index as isize)?)]))
+    record("Pad", &[x], &out, || {
+        let ranges: Vec<(usize, usize)> = paddings.iter().zip(x.shape()).map(|(&(b, _), &d)| (b, d)).collect();
+        rule(move |g, _| Ok(vec![Some(slice_ranges(&g[0], &ranges)?)]))
     });
     Ok(out)
+}
+
+/// Takes positions `idx` along `axis` (repeats allowed).
+pub fn take(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>) -> Result<Tensor> {
+    if axis >= x.rank() {
+        return Err(Error::invalid(format!("take: axis {axis} out of range for rank {}", x.rank())));
+    }
+    let n = x.shape()[axis];
+    if let Some(&bad) = idx.iter().find(|&&i| i >= n) {
+        return Err(Error::invalid(format!("indices = {bad} is not in [0, {n}) [Op:GatherV2]")));
+    }
+    let out = Tensor::from_storage(map_storage!(x.storage(), a => a.select(Axis(axis), &idx).into_shared()));
+    record("GatherV2", &[x], &out, || {
+        let idx = idx.clone();
+        rule(move |g, _| Ok(vec![Some(scatter_add(&g[0], axis, idx.clone(), n)?)]))
+    });
+    Ok(out)
+}
+
+/// The gradient of [`take`]: a tensor with `n` positions along `axis`, where
+/// slice `k` of `x` is added at position `idx[k]`.
+pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> Result<Tensor> {
+    if axis >= x.rank() || x.shape()[axis] != idx.len() {
+        return Err(Error::invalid(format!(
+            "scatter_add: {} indices for axis {axis} of shape {}",
+            idx.len(),
+            ShapeDisplay::of(x.shape())
+        )));
+    }
+    if let Some(&bad) = idx.iter().find(|&&i| i >= n) {
+        return Err(Error::invalid(format!("scatter_add: index {bad} is not in [0, {n})")));
+    }
+    let mut shape = x.shape().to_vec();
+    shape[axis] = n;
+    fn scatter<T: Clone + num_traits::Zero + std::ops::AddAssign>(
+        a: &ArcArray<T, IxDyn>,
+        shape: &[usize],
+        axis: usize,
+        idx: &[usize],
+    ) -> ArcArray<T, IxDyn> {
+        let mut out = ArrayD::<T>::zeros(IxDyn(shape));
+        for (k, &i) in idx.iter().enumerate() {
+            let mut dst = out.index_axis_mut(Axis(axis), i);
+            dst += &a.index_axis(Axis(axis), k);
+        }
+        out.into_shared()
+    }
+    let out = Tensor::from_storage(match x.storage() {
+        Storage::F32(a) => Storage::F32(scatter(a, &shape, axis, &idx)),
+        Storage::F64(a) => Storage::F64(scatter(a, &shape, axis, &idx)),
+        Storage::I32(a) => Storage::I32(scatter(a, &shape, axis, &idx)),
+        Storage::I64(a) => Storage::I64(scatter(a, &shape, axis, &idx)),
+        Storage::Bool(_) => {
+            return Err(Error::UnsupportedDType { op: "ScatterAdd", dtype: DType::Bool, allowed: "numeric" })
+        }
+    });
+    record("ScatterAdd", &[x], &out, || {
+        let idx = idx.clone();
+        rule(move |g, _| Ok(vec![Some(take(&g[0], axis, idx.clone())?)]))
+    });
+    Ok(out)
+}
+
+/// Integer index values of a tensor, range-checked against `n` (negative
+/// values are errors, as in TF's CPU kernels).
+fn index_values(indices: &Tensor, n: usize, op: &'static str) -> Result<Vec<usize>> {
+    let vals: Vec<i64> = match indices.storage() {
+        Storage::I32(a) => a.iter().map(|&v| v as i64).collect(),
+        Storage::I64(a) => a.iter().copied().collect(),
+        _ => {
+            return Err(Error::UnsupportedDType { op, dtype: indices.dtype(), allowed: "int32, int64 (indices)" })
+        }
+    };
+    vals.iter()
+        .enumerate()
+        .map(|(k, &v)| {
+            if v < 0 || v as usize >= n {
+                Err(Error::invalid(format!("indices[{k}] = {v} is not in [0, {n}) [Op:{op}]")))
+            } else {
+                Ok(v as usize)
+            }
+        })
+        .collect()
+}
+
+/// `tf.gather(params, indices, axis, batch_dims)`.
+pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize) -> Result<Tensor> {
+    let rank = params.rank();
+    let bd = if batch_dims < 0 { batch_dims + indices.rank() as isize } else { batch_dims };
+    if bd < 0 || bd as usize > indices.rank() || bd as usize > rank {
+        return Err(Error::invalid(format!("batch_dims = {batch_dims} is out of range [Op:GatherV2]")));
+    }
+    let bd = bd as usize;
+    let ax = normalize_axis(axis, rank)
+        .map_err(|_| Error::invalid(format!("Expected axis in the range [{}, {rank}), but got {axis} [Op:GatherV2]", -(rank as isize))))?;
+    if ax < bd {
+        return Err(Error::invalid(format!("batch_dims ({bd}) must be less than or equal to axis ({ax}) [Op:GatherV2]")));
+    }
+    if params.shape()[..bd] != indices.shape()[..bd] {
+        return Err(Error::IncompatibleShapes {
+            op: "GatherV2",
+            lhs: ShapeDisplay::of(params.shape()),
+            rhs: ShapeDisplay::of(indices.shape()),
+        });
+    }
+    let n = params.shape()[ax];
+    let vals = index_values(indices, n, "GatherV2")?;
+    let out_shape: Vec<isize> = params.shape()[..ax]
+        .iter()
+        .chain(&indices.shape()[bd..])
+        .chain(&params.shape()[ax + 1..])
+        .map(|&d| d as isize)
+        .collect();
+    if bd == 0 {
+        let taken = take(params, ax, Arc::new(vals))?;
+        return ops::reshape(&taken, &out_shape);
+    }
+    // Batched: fold the batch dims into the gathered axis with offsets.
+    let b: usize = params.shape()[..bd].iter().product();
+    let mid: usize = params.shape()[bd..ax].iter().product();
+    let rest: usize = params.shape()[ax + 1..].iter().product();
+    let per_batch = vals.len() / b.max(1);
+    // params -> [b, mid, n, rest] -> [mid, b*n, rest] so batch b's rows are b*n..(b+1)*n.
+    let p4 = ops::reshape(params, &[b as isize, mid as isize, n as isize, rest as isize])?;
+    let p3 = ops::reshape(&ops::transpose(&p4, Some(&[1, 0, 2, 3]))?, &[mid as isize, (b * n) as isize, rest as isize])?;
+    let flat: Vec<usize> = vals.iter().enumerate().map(|(k, &v)| (k / per_batch.max(1)) * n + v).collect();
+    let g = take(&p3, 1, Arc::new(flat))?; // [mid, b*k, rest]
+    let g4 = ops::reshape(&g, &[mid as isize, b as isize, per_batch as isize, rest as isize])?;
+    let g4 = ops::transpose(&g4, Some(&[1, 0, 2, 3]))?; // [b, mid, k, rest]
+    ops::reshape(&g4, &out_shape)
+}
+
+/// `tf.gather_nd(params, indices)`: the last axis of `indices` indexes the
+/// leading axes of `params`.
+pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
+    let r = *indices.shape().last().ok_or_else(|| Error::invalid("indices must have rank >= 1 [Op:GatherNd]"))?;
+    if r > params.rank() {
+        return Err(Error::invalid(format!(
+            "index innermost dimension length must be <= params rank; saw: {r} vs. {} [Op:GatherNd]",
+            params.rank()
+        )));
+    }
+    let lead = &params.shape()[..r];
+    let total: usize = lead.iter().product();
+    let raw: Vec<i64> = match indices.storage() {
+        Storage::I32(a) => a.iter().map(|&v| v as i64).collect(),
+        Storage::I64(a) => a.iter().copied().collect(),
+        _ => return Err(Error::UnsupportedDType { op: "GatherNd", dtype: indices.dtype(), allowed: "int32, int64 (indices)" }),
+    };
+    let mut flat = Vec::with_capacity(raw.len() / r.max(1));
+    for (k, chunk) in raw.chunks(r.max(1)).enumerate() {
+        let mut off = 0usize;
+        for (j, &v) in chunk.iter().enumerate().take(r) {
+            if v < 0 || v as usize >= lead[j] {
+                return Err(Error::invalid(format!(
+                    "indices[{k}] = [{}] does not index into param shape {} [Op:GatherNd]",
+                    chunk.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+                    ShapeDisplay::of(params.shape())
+                )));
+            }
+            off = off * lead[j] + v as usize;
+        }
+        flat.push(off);
+    }
+    let mut pshape: Vec<isize> = vec![total as isize];
+    pshape.extend(params.shape()[r..].iter().map(|&d| d as isize));
+    let p = ops::reshape(params, &pshape)?;
+    let taken = take(&p, 0, Arc::new(flat))?;
+    let out_shape: Vec<isize> = indices.shape()[..indices.rank() - 1]
+        .iter()
+        .chain(&params.shape()[r..])
+        .map(|&d| d as isize)
+        .collect();
+    ops::reshape(&taken, &out_shape)
+}
+
+/// One item of a NumPy/TF-style index expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SliceItem {
+    /// A single position (drops the axis).
+    Index(isize),
+    /// `start:stop:step` with Python's semantics (step != 0).
+    Range {
+        /// First position (`None`: from the start, or the end for negative steps).
+        start: Option<isize>,
+        /// Stop position, exclusive.
+        stop: Option<isize>,
+        /// Step; negative walks backwards.
+        step: isize,
+    },
+    /// `newaxis`: inserts an axis of size 1.
+    NewAxis,
+    /// `...`: as many full ranges as needed.
+    Ellipsis,
+}
+
+/// Python's `slice.indices`: the positions a range selects in an axis of size `n`.
+fn range_positions(start: Option<isize>, stop: Option<isize>, step: isize, n: usize) -> Vec<usize> {
+    let n = n as isize;
+    let clamp = |v: isize, lo: isize, hi: isize| v.max(lo).min(hi);
+    let norm = |v: isize| if v < 0 { v + n } else { v };
+    let mut out = Vec::new();
+    if step > 0 {
+        let s = start.map_or(0, |v| clamp(norm(v), 0, n));
+        let e = stop.map_or(n, |v| clamp(norm(v), 0, n));
+        let mut i = s;
+        while i < e {
+            out.push(i as usize);
+            i += step;
+        }
+    } else {
+        let s = start.map_or(n - 1, |v| clamp(norm(v), -1, n - 1));
+        let e = stop.map_or(-1, |v| clamp(norm(v), -1, n - 1));
+        let mut i = s;
+        while i > e {
+            out.push(i as usize);
+            i += step;
+        }
+    }
+    out
+}
+
+/// `x[items]` with NumPy basic-indexing semantics (ints, slices with steps,
+/// `newaxis`, one ellipsis), differentiable.
+pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
+    if items.iter().any(|i| matches!(i, SliceItem::Range { step: 0, .. })) {
+        return Err(Error::invalid("slice step cannot be zero [Op:StridedSlice]"));
+    }
+    let consumed = items.iter().filter(|i| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. })).count();
+    let ellipses = items.iter().filter(|i| matches!(i, SliceItem::Ellipsis)).count();
+    if ellipses > 1 {
+        return Err(Error::invalid("an index can only have a single ellipsis ('...')"));
+    }
+    if consumed > x.rank() {
+        return Err(Error::invalid(format!(
+            "Index out of range using input dim {}; input has only {} dims [Op:StridedSlice]",
+            x.rank(),
+            x.rank()
+        )));
+    }
+    // Expand the ellipsis (or pad at the end) with full ranges.
+    let full = SliceItem::Range { start: None, stop: None, step: 1 };
+    let mut expanded = Vec::new();
+    for it in items {
+        if *it == SliceItem::Ellipsis {
+            expanded.extend(std::iter::repeat_n(full, x.rank() - consumed));
+        } else {
+            expanded.push(*it);
+        }
+    }
+    if ellipses == 0 {
+        expanded.extend(std::iter::repeat_n(full, x.rank() - consumed));
+    }
+    let mut t = x.clone();
+    let mut axis = 0usize;
+    let mut out_shape: Vec<isize> = Vec::new();
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let mut takes: Vec<(usize, Vec<usize>)> = Vec::new();
+    for it in &expanded {
+        match *it {
+            SliceItem::NewAxis => out_shape.push(1),
+            SliceItem::Ellipsis => unreachable!("expanded above"),
+            SliceItem::Index(i) => {
+                let n = x.shape()[axis];
+                let j = if i < 0 { i + n as isize } else { i };
+                if j < 0 || j >= n as isize {
+                    return Err(Error::invalid(format!(
+                        "slice index {i} of dimension {axis} out of bounds. [Op:StridedSlice]"
+                    )));
+                }
+                ranges.push((j as usize, 1));
+                axis += 1;
+            }
+            SliceItem::Range { start, stop, step } => {
+                let n = x.shape()[axis];
+                let pos = range_positions(start, stop, step, n);
+                out_shape.push(pos.len() as isize);
+                let contiguous = step == 1;
+                if contiguous {
+                    ranges.push((pos.first().copied().unwrap_or(0), pos.len()));
+                } else {
+                    ranges.push((0, n));
+                    takes.push((axis, pos));
+                }
+                axis += 1;
+            }
+        }
+    }
+    if ranges.iter().zip(x.shape()).any(|(&(s, l), &d)| s != 0 || l != d) {
+        t = slice_ranges(&t, &ranges)?;
+    }
+    for (ax, pos) in takes {
+        t = take(&t, ax, Arc::new(pos))?;
+    }
+    ops::reshape(&t, &out_shape)
 }

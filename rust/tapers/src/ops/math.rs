@@ -159,3 +159,155 @@ fn one_of<T: num_traits::One>(_: T) -> T {
 fn zero_of<T: num_traits::Zero>(_: T) -> T {
     T::zero()
 }
+
+/// Defines a float unary op whose gradient is `g * d(x, y)`, with `d` written
+/// using public ops on the input `x` and output `y`.
+macro_rules! unary_op {
+    ($(#[$doc:meta])* $name:ident, $tf:literal, |$v:ident| $fwd:expr, |$x:ident, $y:ident| $dydx:expr) => {
+        $(#[$doc])*
+        pub fn $name(x: &Tensor) -> Result<Tensor> {
+            let y = float_unary!($tf, x, |$v| $fwd)?;
+            record($tf, &[x], &y, || {
+                let ($x, $y) = (x.clone(), y.clone());
+                rule(move |g, _| {
+                    #[allow(unused_variables)]
+                    let ($x, $y) = (&$x, &$y);
+                    Ok(vec![Some(ops::mul(&g[0], &$dydx)?)])
+                })
+            });
+            Ok(y)
+        }
+    };
+}
+
+unary_op!(
+    /// `e^x - 1`, accurate near 0.
+    expm1, "Expm1", |v| v.exp_m1(), |x, y| ops::add(y, &scalar_like(y, 1.0))?
+);
+unary_op!(
+    /// `ln(1 + x)`, accurate near 0.
+    log1p, "Log1p", |v| v.ln_1p(), |x, y| ops::reciprocal(&ops::add(x, &scalar_like(x, 1.0))?)?
+);
+unary_op!(
+    /// `1 / sqrt(x)`.
+    rsqrt, "Rsqrt", |v| v.sqrt().recip(), |x, y| ops::mul(&ops::mul(y, &ops::mul(y, y)?)?, &scalar_like(y, -0.5))?
+);
+unary_op!(
+    /// `1 / x`.
+    reciprocal, "Reciprocal", |v| v.recip(), |x, y| ops::neg(&ops::mul(y, y)?)?
+);
+unary_op!(
+    /// Tangent.
+    tan, "Tan", |v| v.tan(), |x, y| ops::add(&ops::mul(y, y)?, &scalar_like(y, 1.0))?
+);
+unary_op!(
+    /// Arcsine.
+    asin, "Asin", |v| v.asin(), |x, y| ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
+);
+unary_op!(
+    /// Arccosine.
+    acos, "Acos", |v| v.acos(), |x, y| ops::neg(&ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?)?
+);
+unary_op!(
+    /// Arctangent.
+    atan, "Atan", |v| v.atan(), |x, y| ops::reciprocal(&ops::add(&ops::mul(x, x)?, &scalar_like(x, 1.0))?)?
+);
+unary_op!(
+    /// Hyperbolic sine.
+    sinh, "Sinh", |v| v.sinh(), |x, y| ops::cosh(x)?
+);
+unary_op!(
+    /// Hyperbolic cosine.
+    cosh, "Cosh", |v| v.cosh(), |x, y| ops::sinh(x)?
+);
+unary_op!(
+    /// `ln(1 + e^x)`, computed without overflow.
+    softplus, "Softplus", |v| {
+        let zero = zero_of(v);
+        let m = if v > zero { v } else { zero };
+        m + (Float::exp(-Float::abs(v))).ln_1p()
+    }, |x, y| ops::sigmoid(x)?
+);
+unary_op!(
+    /// The error function.
+    erf, "Erf", |v| Erf::erf(v), |x, y| {
+        let two_over_sqrt_pi = scalar_like(x, std::f64::consts::FRAC_2_SQRT_PI);
+        ops::mul(&two_over_sqrt_pi, &ops::exp(&ops::neg(&ops::mul(x, x)?)?)?)?
+    }
+);
+
+/// The error function on both float widths.
+trait Erf {
+    fn erf(self) -> Self;
+}
+impl Erf for f32 {
+    fn erf(self) -> f32 {
+        libm::erff(self)
+    }
+}
+impl Erf for f64 {
+    fn erf(self) -> f64 {
+        libm::erf(self)
+    }
+}
+
+/// Rectified linear unit; the gradient at 0 is 0 (as TF).
+pub fn relu(x: &Tensor) -> Result<Tensor> {
+    let y = numeric_unary!("Relu", x, |v| {
+        let z = zero_of(v);
+        if v > z {
+            v
+        } else {
+            z
+        }
+    })?;
+    record("Relu", &[x], &y, || {
+        let x = x.clone();
+        rule(move |g, _| {
+            let mask = ops::greater(&x, &ops::zeros_like(&x)?)?;
+            Ok(vec![Some(ops::where_(&mask, &g[0], &ops::zeros_like(&g[0])?)?)])
+        })
+    });
+    Ok(y)
+}
+
+/// `min(max(x, 0), 6)`; the gradient is 1 strictly inside (0, 6).
+pub fn relu6(x: &Tensor) -> Result<Tensor> {
+    let y = numeric_unary!("Relu6", x, |v| {
+        let z = zero_of(v);
+        let six = z + one_of(v) + one_of(v) + one_of(v) + one_of(v) + one_of(v) + one_of(v);
+        if v > six {
+            six
+        } else if v > z {
+            v
+        } else {
+            z
+        }
+    })?;
+    record("Relu6", &[x], &y, || {
+        let x = x.clone();
+        rule(move |g, _| {
+            let inside = ops::logical_and(
+                &ops::greater(&x, &ops::zeros_like(&x)?)?,
+                &ops::less(&x, &Tensor::scalar_of(x.dtype(), 6.0))?,
+            )?;
+            Ok(vec![Some(ops::where_(&inside, &g[0], &ops::zeros_like(&g[0])?)?)])
+        })
+    });
+    Ok(y)
+}
+
+/// Whether each element is NaN (floats only).
+pub fn is_nan(x: &Tensor) -> Result<Tensor> {
+    float_unary!("IsNan", x, |v| v.is_nan())
+}
+
+/// Whether each element is finite (floats only).
+pub fn is_finite(x: &Tensor) -> Result<Tensor> {
+    float_unary!("IsFinite", x, |v| v.is_finite())
+}
+
+/// Whether each element is infinite (floats only).
+pub fn is_inf(x: &Tensor) -> Result<Tensor> {
+    float_unary!("IsInf", x, |v| v.is_infinite())
+}

@@ -1,4 +1,5 @@
-//! Reductions over axes: sum and mean.
+//! Reductions over axes (sum, mean, max, min, prod, logsumexp, variance, any,
+//! all), arg-extrema, and scans (cumsum, cumprod).
 
 use ndarray::{ArcArray, Axis, IxDyn};
 
@@ -93,4 +94,271 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
     let s = reduce_sum(x, axes, keepdims)?;
     // count == 0 gives NaN for floats (0/0), as numpy and TF do.
     ops::div(&s, &Tensor::scalar_of(x.dtype(), count as f64))
+}
+
+/// Folds `f` over `axes` (descending, so axis numbers stay valid).
+fn fold_axes<T: Clone>(a: &ArcArray<T, IxDyn>, axes: &[usize], keepdims: bool, init: T, f: impl Fn(&T, &T) -> T + Copy) -> ArcArray<T, IxDyn> {
+    let mut r = a.to_owned();
+    for &ax in axes.iter().rev() {
+        r = r.fold_axis(Axis(ax), init.clone(), |acc, x| f(acc, x));
+    }
+    if keepdims {
+        let shape = kept_shape(a.shape(), axes);
+        r = r.into_shape_with_order(IxDyn(&shape)).expect("same element count");
+    }
+    r.into_shared()
+}
+
+/// A reduction's result shape with reduced dims kept, as reshape arguments.
+fn kept_isize(shape: &[usize], axes: &[usize]) -> Vec<isize> {
+    kept_shape(shape, axes).into_iter().map(|d| d as isize).collect()
+}
+
+fn extremum(name: &'static str, x: &Tensor, axes: Option<&[isize]>, keepdims: bool, max: bool) -> Result<Tensor> {
+    let ax = reduction_axes(name, x.rank(), axes)?;
+    macro_rules! pick {
+        ($a:expr, $lo:expr, $hi:expr) => {
+            if max {
+                fold_axes($a, &ax, keepdims, $lo, |acc, v| if *v > *acc || v != v { *v } else { *acc })
+            } else {
+                fold_axes($a, &ax, keepdims, $hi, |acc, v| if *v < *acc || v != v { *v } else { *acc })
+            }
+        };
+    }
+    #[allow(clippy::eq_op)]
+    let out = Tensor::from_storage(match x.storage() {
+        Storage::F32(a) => Storage::F32(pick!(a, f32::NEG_INFINITY, f32::INFINITY)),
+        Storage::F64(a) => Storage::F64(pick!(a, f64::NEG_INFINITY, f64::INFINITY)),
+        Storage::I32(a) => Storage::I32(pick!(a, i32::MIN, i32::MAX)),
+        Storage::I64(a) => Storage::I64(pick!(a, i64::MIN, i64::MAX)),
+        Storage::Bool(_) => {
+            return Err(Error::UnsupportedDType { op: name, dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+        }
+    });
+    record(name, &[x], &out, || {
+        let (x, y) = (x.clone(), out.clone());
+        let kept = kept_isize(x.shape(), &ax);
+        let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
+        rule(move |g, _| {
+            // TF's _MinOrMaxGrad: ties share the gradient evenly.
+            let yk = ops::reshape(&y, &kept)?;
+            let gk = ops::reshape(&g[0], &kept)?;
+            let ind = ops::cast(&ops::equal(&yk, &x)?, x.dtype())?;
+            let count = reduce_sum(&ind, Some(&ax_i), true)?;
+            Ok(vec![Some(ops::mul(&ops::div(&ind, &count)?, &gk)?)])
+        })
+    });
+    Ok(out)
+}
+
+/// Maximum over `axes`; the gradient is split evenly between tied maxima (as TF).
+pub fn reduce_max(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    extremum("Max", x, axes, keepdims, true)
+}
+
+/// Minimum over `axes`; the gradient is split evenly between tied minima (as TF).
+pub fn reduce_min(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    extremum("Min", x, axes, keepdims, false)
+}
+
+/// Product over `axes`. The gradient is the product of the other elements, so
+/// zeros are handled exactly (TF's `_ProdGrad`).
+pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let ax = reduction_axes("Prod", x.rank(), axes)?;
+    let out = Tensor::from_storage(match x.storage() {
+        Storage::F32(a) => Storage::F32(fold_axes(a, &ax, keepdims, 1.0, |p, v| p * v)),
+        Storage::F64(a) => Storage::F64(fold_axes(a, &ax, keepdims, 1.0, |p, v| p * v)),
+        Storage::I32(a) => Storage::I32(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
+        Storage::I64(a) => Storage::I64(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
+        Storage::Bool(_) => {
+            return Err(Error::UnsupportedDType { op: "Prod", dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+        }
+    });
+    record("Prod", &[x], &out, || {
+        let x = x.clone();
+        let ax = ax.clone();
+        rule(move |g, _| {
+            let shape = x.shape().to_vec();
+            let rank = shape.len();
+            // Reduced axes first, flattened to one; the rest flattened to another.
+            let rest: Vec<usize> = (0..rank).filter(|a| !ax.contains(a)).collect();
+            let perm: Vec<usize> = ax.iter().chain(rest.iter()).copied().collect();
+            let r: usize = ax.iter().map(|&a| shape[a]).product();
+            let n: usize = rest.iter().map(|&a| shape[a]).product();
+            let xt = ops::reshape(&ops::transpose(&x, Some(&perm))?, &[r as isize, n as isize])?;
+            let left = cumprod(&xt, 0, true, false)?;
+            let right = cumprod(&xt, 0, true, true)?;
+            let others = ops::mul(&left, &right)?;
+            let gk = ops::reshape(&g[0], &[1, n as isize])?;
+            let gt = ops::mul(&others, &gk)?;
+            let permuted: Vec<isize> = perm.iter().map(|&p| shape[p] as isize).collect();
+            let mut inv = vec![0; rank];
+            for (i, &p) in perm.iter().enumerate() {
+                inv[p] = i;
+            }
+            let back = ops::transpose(&ops::reshape(&gt, &permuted)?, Some(&inv))?;
+            Ok(vec![Some(back)])
+        })
+    });
+    Ok(out)
+}
+
+/// `log(sum(exp(x)))` over `axes`, stable for large inputs (as TF).
+pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let ax = reduction_axes("ReduceLogSumExp", x.rank(), axes)?;
+    let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
+    let raw = reduce_max(&ops::stop_gradient(x), Some(&ax_i), true)?;
+    let m = ops::where_(&ops::is_finite(&raw)?, &raw, &ops::zeros_like(&raw)?)?;
+    let s = reduce_sum(&ops::exp(&ops::sub(x, &m)?)?, Some(&ax_i), true)?;
+    let r = ops::add(&ops::log(&s)?, &m)?;
+    if keepdims {
+        Ok(r)
+    } else {
+        let shape: Vec<isize> =
+            x.shape().iter().enumerate().filter(|(i, _)| !ax.contains(i)).map(|(_, &d)| d as isize).collect();
+        ops::reshape(&r, &shape)
+    }
+}
+
+/// Population variance over `axes` (floats).
+pub fn reduce_variance(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    if !x.dtype().is_floating() {
+        return Err(Error::UnsupportedDType { op: "ReduceVariance", dtype: x.dtype(), allowed: "float32, float64" });
+    }
+    let mean = reduce_mean(x, axes, true)?;
+    let d = ops::sub(x, &mean)?;
+    reduce_mean(&ops::mul(&d, &d)?, axes, keepdims)
+}
+
+/// Population standard deviation over `axes` (floats).
+pub fn reduce_std(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    ops::sqrt(&reduce_variance(x, axes, keepdims)?)
+}
+
+fn logical_reduce(name: &'static str, x: &Tensor, axes: Option<&[isize]>, keepdims: bool, any: bool) -> Result<Tensor> {
+    let a = x.array::<bool>().map_err(|_| Error::UnsupportedDType { op: name, dtype: x.dtype(), allowed: "bool" })?;
+    let ax = reduction_axes(name, x.rank(), axes)?;
+    let r = if any { fold_axes(a, &ax, keepdims, false, |p, v| *p || *v) } else { fold_axes(a, &ax, keepdims, true, |p, v| *p && *v) };
+    Ok(Tensor::from_storage(Storage::Bool(r)))
+}
+
+/// Logical or over `axes` of a bool tensor.
+pub fn reduce_any(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    logical_reduce("Any", x, axes, keepdims, true)
+}
+
+/// Logical and over `axes` of a bool tensor.
+pub fn reduce_all(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    logical_reduce("All", x, axes, keepdims, false)
+}
+
+fn arg_extremum(name: &'static str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> {
+    let ax = normalize_axis(axis, x.rank()).map_err(|_| {
+        Error::invalid(format!("Expected dimension in the range [{}, {}), but got {axis} [Op:{name}]", -(x.rank() as isize), x.rank()))
+    })?;
+    if x.shape()[ax] == 0 {
+        return Err(Error::invalid(format!("Reduction axis {axis} is empty in shape {} [Op:{name}]", crate::shape::ShapeDisplay::of(x.shape()))));
+    }
+    macro_rules! arg {
+        ($a:expr) => {{
+            let a = $a;
+            Storage::I64(
+                a.map_axis(Axis(ax), |lane| {
+                    let mut best = 0usize;
+                    for (i, v) in lane.iter().enumerate() {
+                        let b = &lane[best];
+                        #[allow(clippy::eq_op)]
+                        let better = if max { *v > *b } else { *v < *b } || (v != v && b == b);
+                        if better {
+                            best = i;
+                        }
+                    }
+                    best as i64
+                })
+                .into_shared(),
+            )
+        }};
+    }
+    Ok(Tensor::from_storage(match x.storage() {
+        Storage::F32(a) => arg!(a),
+        Storage::F64(a) => arg!(a),
+        Storage::I32(a) => arg!(a),
+        Storage::I64(a) => arg!(a),
+        Storage::Bool(a) => arg!(a),
+    }))
+}
+
+/// Index (int64) of the largest element along `axis`; the first on ties.
+pub fn argmax(x: &Tensor, axis: isize) -> Result<Tensor> {
+    arg_extremum("ArgMax", x, axis, true)
+}
+
+/// Index (int64) of the smallest element along `axis`; the first on ties.
+pub fn argmin(x: &Tensor, axis: isize) -> Result<Tensor> {
+    arg_extremum("ArgMin", x, axis, false)
+}
+
+fn scan<T: Copy + Send + Sync>(a: &ArcArray<T, IxDyn>, axis: usize, exclusive: bool, reverse: bool, init: T, f: impl Fn(T, T) -> T) -> ArcArray<T, IxDyn> {
+    let mut out = a.to_owned();
+    for mut lane in out.lanes_mut(Axis(axis)) {
+        let n = lane.len();
+        let mut acc = init;
+        for k in 0..n {
+            let i = if reverse { n - 1 - k } else { k };
+            let v = lane[i];
+            if exclusive {
+                lane[i] = acc;
+                acc = f(acc, v);
+            } else {
+                acc = f(acc, v);
+                lane[i] = acc;
+            }
+        }
+    }
+    out.into_shared()
+}
+
+fn scan_axis(name: &'static str, x: &Tensor, axis: isize) -> Result<usize> {
+    normalize_axis(axis, x.rank()).map_err(|_| {
+        Error::invalid(format!("{name}: axis {axis} is out of range for a tensor of rank {} [Op:{name}]", x.rank()))
+    })
+}
+
+/// Cumulative sum along `axis` (TF's `exclusive` and `reverse` flags).
+pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
+    let ax = scan_axis("Cumsum", x, axis)?;
+    let out = Tensor::from_storage(match x.storage() {
+        Storage::F32(a) => Storage::F32(scan(a, ax, exclusive, reverse, 0.0, |p, v| p + v)),
+        Storage::F64(a) => Storage::F64(scan(a, ax, exclusive, reverse, 0.0, |p, v| p + v)),
+        Storage::I32(a) => Storage::I32(scan(a, ax, exclusive, reverse, 0, |p, v| p.wrapping_add(v))),
+        Storage::I64(a) => Storage::I64(scan(a, ax, exclusive, reverse, 0, |p, v| p.wrapping_add(v))),
+        Storage::Bool(_) => {
+            return Err(Error::UnsupportedDType { op: "Cumsum", dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+        }
+    });
+    record("Cumsum", &[x], &out, || rule(move |g, _| Ok(vec![Some(cumsum(&g[0], ax as isize, exclusive, !reverse)?)])));
+    Ok(out)
+}
+
+/// Cumulative product along `axis` (TF's `exclusive` and `reverse` flags).
+pub fn cumprod(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
+    let ax = scan_axis("Cumprod", x, axis)?;
+    let out = Tensor::from_storage(match x.storage() {
+        Storage::F32(a) => Storage::F32(scan(a, ax, exclusive, reverse, 1.0, |p, v| p * v)),
+        Storage::F64(a) => Storage::F64(scan(a, ax, exclusive, reverse, 1.0, |p, v| p * v)),
+        Storage::I32(a) => Storage::I32(scan(a, ax, exclusive, reverse, 1, |p, v| p.wrapping_mul(v))),
+        Storage::I64(a) => Storage::I64(scan(a, ax, exclusive, reverse, 1, |p, v| p.wrapping_mul(v))),
+        Storage::Bool(_) => {
+            return Err(Error::UnsupportedDType { op: "Cumprod", dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+        }
+    });
+    record("Cumprod", &[x], &out, || {
+        let (x, y) = (x.clone(), out.clone());
+        // TF's _CumprodGrad (divides by x, so undefined at zeros, as in TF).
+        rule(move |g, _| {
+            let s = cumsum(&ops::mul(&y, &g[0])?, ax as isize, exclusive, !reverse)?;
+            Ok(vec![Some(ops::div(&s, &x)?)])
+        })
+    });
+    Ok(out)
 }

@@ -1,0 +1,51 @@
+"""Ops written in Python on top of the core: clipping helpers and dropout."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from . import _core
+from ._core import Tensor
+
+newaxis = None
+
+
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: Any = None) -> Tensor:
+    """Clamps values to ``[clip_value_min, clip_value_max]``. The gradient flows
+    where ``t`` is inside the range, boundaries included (as TF)."""
+    t = _core.convert_to_tensor(t)
+    return _core.minimum(_core.maximum(t, clip_value_min), clip_value_max)
+
+
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Any = None) -> Tensor:
+    """Rescales ``t`` so its L2 norm (over ``axes``) is at most ``clip_norm``."""
+    t = _core.convert_to_tensor(t)
+    l2sum = _core.reduce_sum(t * t, axes, keepdims=True)
+    pred = l2sum > 0
+    l2sum_safe = _core.where(pred, l2sum, _core.ones_like(l2sum))
+    l2norm = _core.where(pred, _core.sqrt(l2sum_safe), l2sum)
+    clip = _core.convert_to_tensor(clip_norm, dtype_hint=t.dtype)
+    return t * clip / _core.maximum(l2norm, clip)
+
+
+def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
+    """``sqrt(sum of squared L2 norms)`` of the tensors in ``t_list`` (None skipped)."""
+    ts = [_core.convert_to_tensor(t) for t in t_list if t is not None]
+    if not ts:
+        return _core.constant(0.0)
+    total = _core.reduce_sum(ts[0] * ts[0])
+    for t in ts[1:]:
+        total = total + _core.reduce_sum(t * t)
+    return _core.sqrt(total)
+
+
+def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None, name: Any = None) -> tuple:
+    """Scales all tensors by ``clip_norm / max(global_norm, clip_norm)``; returns
+    ``(clipped_list, global_norm)``. None entries stay None."""
+    if isinstance(t_list, (str, bytes)) or not isinstance(t_list, (list, tuple)):
+        raise TypeError("`t_list` should be a sequence of tensors")
+    norm = global_norm(t_list) if use_norm is None else _core.convert_to_tensor(use_norm)
+    clip = _core.convert_to_tensor(clip_norm, dtype_hint=norm.dtype)
+    scale = clip * _core.minimum(1.0 / norm, 1.0 / clip)
+    out = [None if t is None else _core.convert_to_tensor(t) * _core.cast(scale, _core.convert_to_tensor(t).dtype) for t in t_list]
+    return out, norm

@@ -1,0 +1,178 @@
+"""Optimizers with Keras 3's update rules, applied in Rust in place on Variables.
+
+``SGD``, ``Adam``, ``AdamW`` and ``RMSprop`` take Keras' arguments and produce
+Keras' trajectories (tested against values computed by Keras). Differences
+from Keras: ``learning_rate`` reads back as a Python float; EMA, loss scaling
+and gradient accumulation are not implemented.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Iterable
+
+from .. import _core, _ops
+from .._core import Tensor, Variable
+from .._tape import GradientTape
+from ..dtypes import int64
+from . import schedules
+from .schedules import LearningRateSchedule
+
+
+class Optimizer:
+    """Base class: slots, iterations, clipping, weight decay, schedules."""
+
+    _kind = ""
+
+    def __init__(
+        self,
+        learning_rate: float | LearningRateSchedule | Callable[[], float],
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+        name: str | None = None,
+        **hyper: Any,
+    ) -> None:
+        if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set.")
+        self._learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+        self.name = name or type(self).__name__.lower()
+        self._hyper = {k: (float(v) if not isinstance(v, bool) else float(v)) for k, v in hyper.items()}
+        self.iterations = Variable(0, dtype=int64, trainable=False, name="iteration")
+        self._slots: dict[int, tuple[Variable, list[Variable]]] = {}
+        self._exclude: set[int] = set()
+
+    @property
+    def learning_rate(self) -> float:
+        """The learning rate at the current iteration."""
+        lr = self._learning_rate
+        if isinstance(lr, LearningRateSchedule):
+            return float(lr(int(self.iterations.numpy())))
+        if callable(lr):
+            return float(lr())
+        return float(lr)
+
+    @learning_rate.setter
+    def learning_rate(self, value: float | LearningRateSchedule) -> None:
+        self._learning_rate = value
+
+    def exclude_from_weight_decay(self, var_list: Iterable[Variable] | None = None, var_names: Any = None) -> None:
+        """Variables that weight decay must not touch."""
+        for v in var_list or ():
+            self._exclude.add(id(v))
+
+    def _slots_for(self, var: Variable) -> list[Variable]:
+        entry = self._slots.get(id(var))
+        if entry is None or entry[0] is not var:
+            n = _core.optimizer_slots(self._kind, self._hyper)
+            slots = [Variable(_core.zeros_like(var.value()), trainable=False, name=f"{var.name.split(':')[0]}_slot{i}") for i in range(n)]
+            entry = (var, slots)
+            self._slots[id(var)] = entry
+        return entry[1]
+
+    def variables(self) -> list[Variable]:
+        """The optimizer's own variables: iterations, then slots in first-use order."""
+        out = [self.iterations]
+        for _, slots in self._slots.values():
+            out.extend(slots)
+        return out
+
+    def _clip(self, grads: list[Tensor]) -> list[Tensor]:
+        if self.clipvalue is not None:
+            return [_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        if self.clipnorm is not None:
+            return [_ops.clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.global_clipnorm is not None:
+            return list(_ops.clip_by_global_norm(grads, self.global_clipnorm)[0])
+        return grads
+
+    def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Variable]]) -> Variable:
+        """Applies one update to each variable; gradients that are None are skipped."""
+        pairs = list(grads_and_vars)
+        kept = [(g, v) for g, v in pairs if g is not None]
+        if len(kept) < len(pairs):
+            missing = [v.name for g, v in pairs if g is None]
+            warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss.", stacklevel=2)
+        for _, v in kept:
+            if not isinstance(v, Variable):
+                raise TypeError(f"apply_gradients expects (gradient, Variable) pairs, got {type(v).__name__}")
+        if kept:
+            grads = self._clip([_core.convert_to_tensor(g) for g, _ in kept])
+            variables = [v for _, v in kept]
+            lr = self.learning_rate
+            step = int(self.iterations.numpy()) + 1
+            wd = float(self.weight_decay or 0.0)
+            decayed = [v for v in variables if id(v) not in self._exclude]
+            if wd and len(decayed) < len(variables):
+                # Run excluded variables without decay, the rest with it.
+                plain = [(g, v) for g, v in zip(grads, variables) if id(v) in self._exclude]
+                self._step([g for g, _ in plain], [v for _, v in plain], lr, step, 0.0)
+                rest = [(g, v) for g, v in zip(grads, variables) if id(v) not in self._exclude]
+                self._step([g for g, _ in rest], [v for _, v in rest], lr, step, wd)
+            else:
+                self._step(grads, variables, lr, step, wd)
+        self.iterations.assign_add(1)
+        return self.iterations
+
+    def _step(self, grads: list[Tensor], variables: list[Variable], lr: float, step: int, wd: float) -> None:
+        if variables:
+            slots = [self._slots_for(v) for v in variables]
+            _core.optimizer_step(self._kind, self._hyper, grads, variables, slots, lr, step, wd)
+
+    def minimize(self, loss: Any, var_list: Any, tape: GradientTape | None = None) -> Variable:
+        """Computes gradients of ``loss`` (a callable, or a tensor recorded on ``tape``) and applies them."""
+        var_list = list(var_list() if callable(var_list) else var_list)
+        if callable(loss):
+            with GradientTape() as tape:
+                tape.watch(var_list)
+                loss = loss()
+        elif tape is None:
+            raise ValueError("`tape` is required when a `Tensor` loss is passed. Received: loss={}, tape=None.".format(loss))
+        grads = tape.gradient(loss, var_list)
+        return self.apply_gradients(zip(grads, var_list))
+
+
+class SGD(Optimizer):
+    """Gradient descent with optional (Nesterov) momentum (``keras.optimizers.SGD``)."""
+
+    _kind = "sgd"
+
+    def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False, weight_decay: float | None = None, clipnorm: float | None = None, clipvalue: float | None = None, global_clipnorm: float | None = None, name: str = "SGD", **kwargs: Any) -> None:
+        if not 0 <= momentum <= 1:
+            raise ValueError("`momentum` must be a float between [0, 1].")
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name, momentum=momentum, nesterov=nesterov)
+
+
+class Adam(Optimizer):
+    """Adam (``keras.optimizers.Adam``)."""
+
+    _kind = "adam"
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: float | None = None, clipnorm: float | None = None, clipvalue: float | None = None, global_clipnorm: float | None = None, name: str = "adam", **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (``keras.optimizers.AdamW``, default decay 0.004)."""
+
+    def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False, clipnorm: float | None = None, clipvalue: float | None = None, global_clipnorm: float | None = None, name: str = "adamw", **kwargs: Any) -> None:
+        if weight_decay is None:
+            raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None")
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, clipnorm, clipvalue, global_clipnorm, name)
+
+
+class RMSprop(Optimizer):
+    """RMSprop (``keras.optimizers.RMSprop``)."""
+
+    _kind = "rmsprop"
+
+    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0, epsilon: float = 1e-7, centered: bool = False, weight_decay: float | None = None, clipnorm: float | None = None, clipvalue: float | None = None, global_clipnorm: float | None = None, name: str = "rmsprop", **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name, rho=rho, momentum=momentum, epsilon=epsilon, centered=centered)
+
+
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "RMSprop", "schedules"]

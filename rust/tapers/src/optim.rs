@@ -1,0 +1,229 @@
+//! Optimizer update rules, fused and in place on the variables' buffers.
+//!
+//! The formulas are Keras 3's (`keras.optimizers.SGD`, `Adam`, `AdamW`,
+//! `RMSprop`), applied elementwise in the variable's dtype. Slots (momenta,
+//! velocities) are variables too, so they can be saved and shared.
+
+use ndarray::Zip;
+use num_traits::Float;
+
+use crate::error::{Error, Result};
+use crate::shape::ShapeDisplay;
+use crate::tensor::{Storage, Tensor};
+use crate::variable::Variable;
+
+/// One optimizer's hyperparameters (the learning rate is passed per step, so
+/// schedules can change it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rule {
+    /// Stochastic gradient descent, optionally with (Nesterov) momentum. Slots: `[momentum]` if momentum != 0.
+    Sgd {
+        /// Momentum factor (0 for none).
+        momentum: f64,
+        /// Nesterov momentum.
+        nesterov: bool,
+    },
+    /// Adam. Slots: `[m, v]`, plus `[v_hat]` with amsgrad.
+    Adam {
+        /// First-moment decay.
+        beta_1: f64,
+        /// Second-moment decay.
+        beta_2: f64,
+        /// Added to the denominator.
+        epsilon: f64,
+        /// Keep the running maximum of `v`.
+        amsgrad: bool,
+    },
+    /// RMSprop. Slots: `[velocity]`, then `[momentum]` if momentum > 0, then `[average_grad]` if centered.
+    RmsProp {
+        /// Decay of the squared-gradient average.
+        rho: f64,
+        /// Momentum factor (0 for none).
+        momentum: f64,
+        /// Added to the denominator.
+        epsilon: f64,
+        /// Divide by the centered second moment.
+        centered: bool,
+    },
+}
+
+impl Rule {
+    /// How many slot variables the rule needs per variable.
+    pub fn slots(&self) -> usize {
+        match *self {
+            Rule::Sgd { momentum, .. } => usize::from(momentum != 0.0),
+            Rule::Adam { amsgrad, .. } => 2 + usize::from(amsgrad),
+            Rule::RmsProp { momentum, centered, .. } => 1 + usize::from(momentum > 0.0) + usize::from(centered),
+        }
+    }
+}
+
+/// Swaps a variable's value out as uniquely owned storage, so updates can
+/// write in place when nothing else shares the buffer (copy-on-write otherwise).
+fn with_storages<R>(vars: &[&Variable], f: impl FnOnce(&mut [Storage]) -> Result<R>) -> Result<R> {
+    // Lock in a fixed order (creation order) so concurrent steps never deadlock.
+    let mut order: Vec<usize> = (0..vars.len()).collect();
+    order.sort_by_key(|&i| vars[i].handle_id());
+    let mut guards: Vec<_> = order.iter().map(|&i| (i, vars[i].lock_value())).collect();
+    guards.sort_by_key(|(i, _)| *i);
+    let mut storages: Vec<Storage> = guards.iter_mut().map(|(_, g)| g.take_storage()).collect();
+    let r = f(&mut storages);
+    for ((_, g), s) in guards.iter_mut().zip(storages) {
+        g.put_storage(s);
+    }
+    r
+}
+
+fn check(var: &Variable, grad: &Tensor) -> Result<()> {
+    if var.shape() != grad.shape() || var.dtype() != grad.dtype() {
+        return Err(Error::invalid(format!(
+            "gradient of shape {} and dtype {} does not match variable '{}' of shape {} and dtype {}",
+            ShapeDisplay::of(grad.shape()),
+            grad.dtype(),
+            var.name(),
+            ShapeDisplay::of(&var.shape()),
+            var.dtype()
+        )));
+    }
+    if !var.dtype().is_floating() {
+        return Err(Error::UnsupportedDType { op: "ApplyGradients", dtype: var.dtype(), allowed: "float32, float64" });
+    }
+    Ok(())
+}
+
+/// Applies one step of `rule` to `var` with gradient `grad`.
+///
+/// `step` is the 1-based iteration (Adam's bias correction), `lr` the learning
+/// rate, `weight_decay` Keras' decoupled decay (`var -= var * wd * lr` first).
+pub fn apply(rule: &Rule, var: &Variable, grad: &Tensor, slots: &[Variable], lr: f64, step: u64, weight_decay: f64) -> Result<()> {
+    check(var, grad)?;
+    if slots.len() != rule.slots() {
+        return Err(Error::invalid(format!("{rule:?} needs {} slots, got {}", rule.slots(), slots.len())));
+    }
+    for s in slots {
+        if s.shape() != var.shape() || s.dtype() != var.dtype() {
+            return Err(Error::invalid(format!("slot '{}' does not match variable '{}'", s.name(), var.name())));
+        }
+    }
+    let mut all: Vec<&Variable> = vec![var];
+    all.extend(slots.iter());
+    with_storages(&all, |st| match grad.storage() {
+        Storage::F32(g) => kernel::<f32>(rule, st, g, lr, step, weight_decay),
+        Storage::F64(g) => kernel::<f64>(rule, st, g, lr, step, weight_decay),
+        _ => unreachable!("checked floating"),
+    })
+}
+
+trait FloatStorage: Float + Send + Sync + 'static {
+    fn get(s: &mut Storage) -> &mut ndarray::ArcArray<Self, ndarray::IxDyn>;
+    fn of(v: f64) -> Self;
+}
+impl FloatStorage for f32 {
+    fn get(s: &mut Storage) -> &mut ndarray::ArcArray<f32, ndarray::IxDyn> {
+        match s {
+            Storage::F32(a) => a,
+            _ => unreachable!("dtype checked"),
+        }
+    }
+    fn of(v: f64) -> f32 {
+        v as f32
+    }
+}
+impl FloatStorage for f64 {
+    fn get(s: &mut Storage) -> &mut ndarray::ArcArray<f64, ndarray::IxDyn> {
+        match s {
+            Storage::F64(a) => a,
+            _ => unreachable!("dtype checked"),
+        }
+    }
+    fn of(v: f64) -> f64 {
+        v
+    }
+}
+
+fn kernel<T: FloatStorage>(
+    rule: &Rule,
+    st: &mut [Storage],
+    g: &ndarray::ArcArray<T, ndarray::IxDyn>,
+    lr: f64,
+    step: u64,
+    wd: f64,
+) -> Result<()> {
+    let (var_s, slot_s) = st.split_first_mut().expect("variable first");
+    let var = T::get(var_s);
+    let lr_t = T::of(lr);
+    if wd != 0.0 {
+        // Keras: variable - variable * wd * lr, in that order.
+        let wd_t = T::of(wd);
+        var.map_inplace(|v| *v = *v - *v * wd_t * lr_t);
+    }
+    let mut slots: Vec<&mut ndarray::ArcArray<T, ndarray::IxDyn>> = slot_s.iter_mut().map(T::get).collect();
+    match *rule {
+        Rule::Sgd { momentum, nesterov } => {
+            if momentum == 0.0 {
+                Zip::from(var.view_mut()).and(g).for_each(|v, &g| *v = *v - g * lr_t);
+            } else {
+                let mo = T::of(momentum);
+                let m = &mut slots[0];
+                Zip::from(var.view_mut()).and(m.view_mut()).and(g).for_each(|v, m, &g| {
+                    *m = *m * mo - g * lr_t;
+                    *v = if nesterov { *v + (*m * mo - g * lr_t) } else { *v + *m };
+                });
+            }
+        }
+        Rule::Adam { beta_1, beta_2, epsilon, amsgrad } => {
+            let (b1, b2, eps) = (T::of(beta_1), T::of(beta_2), T::of(epsilon));
+            let t = T::of(step as f64);
+            let alpha = lr_t * (T::one() - b2.powf(t)).sqrt() / (T::one() - b1.powf(t));
+            // Keras computes 1 - beta in double precision before the cast.
+            let (one_b1, one_b2) = (T::of(1.0 - beta_1), T::of(1.0 - beta_2));
+            let (ms, rest) = slots.split_at_mut(1);
+            let (vs, hat) = rest.split_at_mut(1);
+            let z = Zip::from(var.view_mut()).and(ms[0].view_mut()).and(vs[0].view_mut()).and(g);
+            if amsgrad {
+                z.and(hat[0].view_mut()).for_each(|v, m, s, &g, h| {
+                    *m = *m + (g - *m) * one_b1;
+                    *s = *s + (g * g - *s) * one_b2;
+                    *h = h.max(*s);
+                    *v = *v - (*m * alpha) / (h.sqrt() + eps);
+                });
+            } else {
+                z.for_each(|v, m, s, &g| {
+                    *m = *m + (g - *m) * one_b1;
+                    *s = *s + (g * g - *s) * one_b2;
+                    *v = *v - (*m * alpha) / (s.sqrt() + eps);
+                });
+            }
+        }
+        Rule::RmsProp { rho, momentum, epsilon, centered } => {
+            let (r, eps) = (T::of(rho), T::of(epsilon));
+            let one_r = T::of(1.0 - rho);
+            let mo = T::of(momentum);
+            let mut it = slots.iter_mut();
+            let vel = it.next().expect("velocity slot");
+            let mom = if momentum > 0.0 { it.next() } else { None };
+            let avg = if centered { it.next() } else { None };
+            // Denominator and increment per element, then the momentum branch.
+            let mut inc = ndarray::ArrayD::<T>::zeros(g.raw_dim());
+            match avg {
+                Some(avg) => Zip::from(vel.view_mut()).and(avg.view_mut()).and(g).and(inc.view_mut()).for_each(|s, a, &g, i| {
+                    *s = r * *s + one_r * (g * g);
+                    *a = r * *a + one_r * g;
+                    *i = lr_t * g / (*s - *a * *a + eps).sqrt();
+                }),
+                None => Zip::from(vel.view_mut()).and(g).and(inc.view_mut()).for_each(|s, &g, i| {
+                    *s = r * *s + one_r * (g * g);
+                    *i = lr_t * g / (*s + eps).sqrt();
+                }),
+            }
+            match mom {
+                Some(m) => Zip::from(var.view_mut()).and(m.view_mut()).and(&inc).for_each(|v, m, &i| {
+                    *m = mo * *m + i;
+                    *v = *v - *m;
+                }),
+                None => Zip::from(var.view_mut()).and(&inc).for_each(|v, &i| *v = *v - i),
+            }
+        }
+    }
+    Ok(())
+}
