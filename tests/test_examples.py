@@ -24,3 +24,24 @@ def test_quickstart_help():
         [sys.executable, "-m", "tapers.examples.quickstart", "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert "--steps" in out and "--learning-rate" in out
+
+
+def test_digits_demo_trains_and_plots(tmp_path):
+    png = tmp_path / "curves.png"
+    out = subprocess.run(
+        [sys.executable, "-m", "tapers.examples.digits", "--epochs", "4", "--quiet", "--output", str(png)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    acc = float(out.split("held-out accuracy: ")[1].split()[0])
+    assert acc >= 0.9, out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_digits_demo_help():
+    out = subprocess.run(
+        [sys.executable, "-m", "tapers.examples.digits", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    for flag in ("--epochs", "--batch-size", "--learning-rate", "--seed", "--output"):
+        assert flag in out

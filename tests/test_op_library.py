@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import check_gradients
 
 import tapers as tf
+from conftest import check_gradients
 from tapers.errors import InvalidArgumentError
 
 R = np.random.default_rng(11)
@@ -49,9 +49,19 @@ UNARY = [
     ("silu", tf.nn.silu, lambda x: x / (1 + np.exp(-x)), u),
     ("softmax", tf.nn.softmax, lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True), u),
     ("log_softmax", tf.nn.log_softmax, lambda x: x - np.log(np.exp(x).sum(-1, keepdims=True)), u),
-    ("l2_normalize", lambda x: tf.nn.l2_normalize(x, axis=-1), lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True), u),
+    (
+        "l2_normalize",
+        lambda x: tf.nn.l2_normalize(x, axis=-1),
+        lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True),
+        u,
+    ),
     ("cumsum", lambda x: tf.cumsum(x, axis=-1), lambda x: np.cumsum(x, -1), u),
-    ("cumsum_excl_rev", lambda x: tf.cumsum(x, axis=-1, exclusive=True, reverse=True), lambda x: np.cumsum(x[..., ::-1], -1)[..., ::-1] - x, u),
+    (
+        "cumsum_excl_rev",
+        lambda x: tf.cumsum(x, axis=-1, exclusive=True, reverse=True),
+        lambda x: np.cumsum(x[..., ::-1], -1)[..., ::-1] - x,
+        u,
+    ),
     ("cumprod", lambda x: tf.math.cumprod(x, axis=-1), lambda x: np.cumprod(x, -1), lambda *s: u(*s, lo=0.5, hi=1.5)),
 ]
 
@@ -67,7 +77,11 @@ REDUCTIONS = [
     ("max", tf.reduce_max, np.max),
     ("min", tf.reduce_min, np.min),
     ("prod", tf.reduce_prod, np.prod),
-    ("logsumexp", tf.reduce_logsumexp, lambda x, axis, keepdims: np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))),
+    (
+        "logsumexp",
+        tf.reduce_logsumexp,
+        lambda x, axis, keepdims: np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims)),
+    ),
     ("std", tf.math.reduce_std, np.std),
     ("variance", tf.math.reduce_variance, np.var),
 ]
@@ -79,7 +93,9 @@ REDUCTIONS = [
 def test_reductions(name, op, ref, axis, keepdims):
     x = u(2, 3, 4)
     np_axis = tuple(axis) if isinstance(axis, list) else axis
-    np.testing.assert_allclose(op(x, axis=axis, keepdims=keepdims).numpy(), ref(x, axis=np_axis, keepdims=keepdims), rtol=1e-10)
+    np.testing.assert_allclose(
+        op(x, axis=axis, keepdims=keepdims).numpy(), ref(x, axis=np_axis, keepdims=keepdims), rtol=1e-10
+    )
     check_gradients(lambda t: op(t, axis=axis, keepdims=keepdims), x)
 
 
@@ -251,7 +267,9 @@ def test_linear_algebra():
 def test_losses_values_gradients_and_stability():
     logits, labels = u(4, 5), R.dirichlet(np.ones(5), size=4)
     ref = -(labels * (logits - np.log(np.exp(logits).sum(-1, keepdims=True)))).sum(-1)
-    np.testing.assert_allclose(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits).numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(
+        tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits).numpy(), ref, rtol=1e-12
+    )
     check_gradients(lambda lb, lg: tf.nn.softmax_cross_entropy_with_logits(labels=lb, logits=lg), labels, logits)
     sparse = np.array([0, 4, 2, 1])
     np.testing.assert_allclose(
@@ -269,8 +287,13 @@ def test_losses_values_gradients_and_stability():
     )
     check_gradients(lambda lg: tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=lg), x)
     # Huge logits stay finite.
-    assert tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]], logits=[[1000.0, 0.0]]).numpy().tolist() == [1000.0]
-    assert tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[1000.0, -1000.0]).numpy().tolist() == [0.0, 0.0]
+    assert tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]], logits=[[1000.0, 0.0]]).numpy().tolist() == [
+        1000.0
+    ]
+    assert tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[1000.0, -1000.0]).numpy().tolist() == [
+        0.0,
+        0.0,
+    ]
     assert np.isfinite(tf.nn.softmax([[1e4, 0.0]]).numpy()).all()
     with pytest.raises(InvalidArgumentError, match="Received a label value of 3"):
         tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[3], logits=[[1.0, 2.0]])
@@ -323,7 +346,9 @@ def test_conv2d(padding, stride, dilation):
     x, w = u(2, 6, 5, 3), u(3, 2, 3, 4)
     got = tf.nn.conv2d(x, w, strides=stride, padding=padding, dilations=dilation).numpy()
     np.testing.assert_allclose(got, _conv_ref(x, w, stride, padding, dilation), rtol=1e-10, atol=1e-12)
-    check_gradients(lambda a, b: tf.nn.conv2d(a, b, strides=[1, stride, stride, 1], padding=padding, dilations=dilation), x, w)
+    check_gradients(
+        lambda a, b: tf.nn.conv2d(a, b, strides=[1, stride, stride, 1], padding=padding, dilations=dilation), x, w
+    )
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])

@@ -31,7 +31,10 @@ def test_op_seed_continues_one_stream():
 
 def test_reproducible_across_processes():
     code = "import tapers as tf; tf.random.set_seed(3); print(tf.random.normal([4]).numpy().tolist())"
-    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout for _ in range(2)}
+    runs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    }
     assert len(runs) == 1
 
 

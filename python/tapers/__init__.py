@@ -8,7 +8,7 @@ names (``tapers.X``, ``tapers.math``, ``tapers.nn``, ``tapers.linalg``,
 
 from __future__ import annotations
 
-from . import errors
+from . import errors, linalg, math, nn, optimizers, random  # noqa: E402  (namespaces use the names above)
 from ._core import (
     Tensor,
     Variable,
@@ -97,8 +97,6 @@ from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
 from ._shape import TensorShape
 from ._tape import GradientTape, UnconnectedGradients
 from .dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64
-
-from . import linalg, math, nn, optimizers, random  # noqa: E402  (namespaces use the names above)
 
 floormod = math.floormod
 mod = math.floormod

@@ -142,9 +142,7 @@ class GradientTape:
         except ValueError:
             raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
         flat_sources = _nest.flatten(sources)
-        flat = self._tape.jacobian(
-            target, flat_sources, unconnected is UnconnectedGradients.ZERO, parallel_iterations
-        )
+        flat = self._tape.jacobian(target, flat_sources, unconnected is UnconnectedGradients.ZERO, parallel_iterations)
         return _nest.pack_sequence_as(sources, flat)
 
     def batch_jacobian(

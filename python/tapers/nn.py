@@ -6,6 +6,7 @@ from typing import Any
 
 from . import _core, random
 from ._core import (
+    Tensor,
     avg_pool2d,
     bias_add,
     conv2d,
@@ -27,7 +28,6 @@ from ._core import (
     sparse_softmax_cross_entropy_with_logits,
     tanh,
 )
-from ._core import Tensor
 
 swish = silu
 max_pool = max_pool2d

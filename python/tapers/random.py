@@ -55,17 +55,28 @@ def _stream(seed: int | None) -> Generator:
         return _streams[key]
 
 
-def normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, seed: int | None = None, name: Any = None) -> Tensor:
+def normal(
+    shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, seed: int | None = None, name: Any = None
+) -> Tensor:
     """Samples from a normal distribution."""
     return _stream(seed).normal(shape, float(mean), float(stddev), dtype)
 
 
-def truncated_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, seed: int | None = None, name: Any = None) -> Tensor:
+def truncated_normal(
+    shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, seed: int | None = None, name: Any = None
+) -> Tensor:
     """Normal samples, redrawn when more than two standard deviations from the mean."""
     return _stream(seed).truncated_normal(shape, float(mean), float(stddev), dtype)
 
 
-def uniform(shape: Any, minval: float = 0, maxval: float | None = None, dtype: Any = float32, seed: int | None = None, name: Any = None) -> Tensor:
+def uniform(
+    shape: Any,
+    minval: float = 0,
+    maxval: float | None = None,
+    dtype: Any = float32,
+    seed: int | None = None,
+    name: Any = None,
+) -> Tensor:
     """Samples uniformly from ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
     return _stream(seed).uniform(shape, float(minval), None if maxval is None else float(maxval), dtype)
 

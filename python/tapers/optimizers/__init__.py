@@ -70,7 +70,10 @@ class Optimizer:
         entry = self._slots.get(id(var))
         if entry is None or entry[0] is not var:
             n = _core.optimizer_slots(self._kind, self._hyper)
-            slots = [Variable(_core.zeros_like(var.value()), trainable=False, name=f"{var.name.split(':')[0]}_slot{i}") for i in range(n)]
+            slots = [
+                Variable(_core.zeros_like(var.value()), trainable=False, name=f"{var.name.split(':')[0]}_slot{i}")
+                for i in range(n)
+            ]
             entry = (var, slots)
             self._slots[id(var)] = entry
         return entry[1]
@@ -132,7 +135,7 @@ class Optimizer:
                 tape.watch(var_list)
                 loss = loss()
         elif tape is None:
-            raise ValueError("`tape` is required when a `Tensor` loss is passed. Received: loss={}, tape=None.".format(loss))
+            raise ValueError(f"`tape` is required when a `Tensor` loss is passed. Received: loss={loss}, tape=None.")
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
@@ -142,10 +145,30 @@ class SGD(Optimizer):
 
     _kind = "sgd"
 
-    def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False, weight_decay: float | None = None, clipnorm: float | None = None, clipvalue: float | None = None, global_clipnorm: float | None = None, name: str = "SGD", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        learning_rate: Any = 0.01,
+        momentum: float = 0.0,
+        nesterov: bool = False,
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+        name: str = "SGD",
+        **kwargs: Any,
+    ) -> None:
         if not 0 <= momentum <= 1:
             raise ValueError("`momentum` must be a float between [0, 1].")
-        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name, momentum=momentum, nesterov=nesterov)
+        super().__init__(
+            learning_rate,
+            weight_decay,
+            clipnorm,
+            clipvalue,
+            global_clipnorm,
+            name,
+            momentum=momentum,
+            nesterov=nesterov,
+        )
 
 
 class Adam(Optimizer):
@@ -153,17 +176,56 @@ class Adam(Optimizer):
 
     _kind = "adam"
 
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: float | None = None, clipnorm: float | None = None, clipvalue: float | None = None, global_clipnorm: float | None = None, name: str = "adam", **kwargs: Any) -> None:
-        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad)
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        amsgrad: bool = False,
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+        name: str = "adam",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate,
+            weight_decay,
+            clipnorm,
+            clipvalue,
+            global_clipnorm,
+            name,
+            beta_1=beta_1,
+            beta_2=beta_2,
+            epsilon=epsilon,
+            amsgrad=amsgrad,
+        )
 
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (``keras.optimizers.AdamW``, default decay 0.004)."""
 
-    def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False, clipnorm: float | None = None, clipvalue: float | None = None, global_clipnorm: float | None = None, name: str = "adamw", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        weight_decay: float = 0.004,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        amsgrad: bool = False,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+        name: str = "adamw",
+        **kwargs: Any,
+    ) -> None:
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None")
-        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, clipnorm, clipvalue, global_clipnorm, name)
+        super().__init__(
+            learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, clipnorm, clipvalue, global_clipnorm, name
+        )
 
 
 class RMSprop(Optimizer):
@@ -171,8 +233,32 @@ class RMSprop(Optimizer):
 
     _kind = "rmsprop"
 
-    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0, epsilon: float = 1e-7, centered: bool = False, weight_decay: float | None = None, clipnorm: float | None = None, clipvalue: float | None = None, global_clipnorm: float | None = None, name: str = "rmsprop", **kwargs: Any) -> None:
-        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name, rho=rho, momentum=momentum, epsilon=epsilon, centered=centered)
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        rho: float = 0.9,
+        momentum: float = 0.0,
+        epsilon: float = 1e-7,
+        centered: bool = False,
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+        name: str = "rmsprop",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate,
+            weight_decay,
+            clipnorm,
+            clipvalue,
+            global_clipnorm,
+            name,
+            rho=rho,
+            momentum=momentum,
+            epsilon=epsilon,
+            centered=centered,
+        )
 
 
 __all__ = ["SGD", "Adam", "AdamW", "Optimizer", "RMSprop", "schedules"]

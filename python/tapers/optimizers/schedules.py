@@ -15,7 +15,14 @@ class LearningRateSchedule:
 class ExponentialDecay(LearningRateSchedule):
     """``initial * decay_rate ** (step / decay_steps)`` (floored exponent if ``staircase``)."""
 
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float, staircase: bool = False, name: str = "ExponentialDecay") -> None:
+    def __init__(
+        self,
+        initial_learning_rate: float,
+        decay_steps: int,
+        decay_rate: float,
+        staircase: bool = False,
+        name: str = "ExponentialDecay",
+    ) -> None:
         if decay_steps <= 0:
             raise ValueError(f"Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}")
         self.initial_learning_rate = float(initial_learning_rate)

@@ -15,25 +15,46 @@ type Name<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 #[allow(unused_variables)]
-pub fn softmax(py: Python<'_>, logits: &Bound<'_, PyAny>, axis: Option<isize>, name: Name) -> PyResult<Py<PyAny>> {
+pub fn softmax(
+    py: Python<'_>,
+    logits: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(logits)?;
-    out(py, compute(py, heavy(&t), || ops::softmax(&t, axis.unwrap_or(-1))))
+    out(
+        py,
+        compute(py, heavy(&t), || ops::softmax(&t, axis.unwrap_or(-1))),
+    )
 }
 
 /// `tf.nn.log_softmax`.
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 #[allow(unused_variables)]
-pub fn log_softmax(py: Python<'_>, logits: &Bound<'_, PyAny>, axis: Option<isize>, name: Name) -> PyResult<Py<PyAny>> {
+pub fn log_softmax(
+    py: Python<'_>,
+    logits: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(logits)?;
-    out(py, compute(py, heavy(&t), || ops::log_softmax(&t, axis.unwrap_or(-1))))
+    out(
+        py,
+        compute(py, heavy(&t), || ops::log_softmax(&t, axis.unwrap_or(-1))),
+    )
 }
 
 /// `tf.nn.leaky_relu`.
 #[pyfunction]
 #[pyo3(signature = (features, alpha=0.2, name=None))]
 #[allow(unused_variables)]
-pub fn leaky_relu(py: Python<'_>, features: &Bound<'_, PyAny>, alpha: f64, name: Name) -> PyResult<Py<PyAny>> {
+pub fn leaky_relu(
+    py: Python<'_>,
+    features: &Bound<'_, PyAny>,
+    alpha: f64,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(features)?;
     out(py, compute(py, heavy(&t), || ops::leaky_relu(&t, alpha)))
 }
@@ -42,7 +63,12 @@ pub fn leaky_relu(py: Python<'_>, features: &Bound<'_, PyAny>, alpha: f64, name:
 #[pyfunction]
 #[pyo3(signature = (features, approximate=false, name=None))]
 #[allow(unused_variables)]
-pub fn gelu(py: Python<'_>, features: &Bound<'_, PyAny>, approximate: bool, name: Name) -> PyResult<Py<PyAny>> {
+pub fn gelu(
+    py: Python<'_>,
+    features: &Bound<'_, PyAny>,
+    approximate: bool,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(features)?;
     out(py, compute(py, heavy(&t), || ops::gelu(&t, approximate)))
 }
@@ -51,7 +77,12 @@ pub fn gelu(py: Python<'_>, features: &Bound<'_, PyAny>, approximate: bool, name
 #[pyfunction]
 #[pyo3(signature = (features, beta=1.0, name=None))]
 #[allow(unused_variables)]
-pub fn silu(py: Python<'_>, features: &Bound<'_, PyAny>, beta: f64, name: Name) -> PyResult<Py<PyAny>> {
+pub fn silu(
+    py: Python<'_>,
+    features: &Bound<'_, PyAny>,
+    beta: f64,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(features)?;
     out(py, compute(py, heavy(&t), || ops::silu(&t, beta)))
 }
@@ -60,7 +91,14 @@ pub fn silu(py: Python<'_>, features: &Bound<'_, PyAny>, beta: f64, name: Name) 
 #[pyfunction]
 #[pyo3(signature = (x, axis=None, epsilon=1e-12, name=None, dim=None))]
 #[allow(unused_variables)]
-pub fn l2_normalize(py: Python<'_>, x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, epsilon: f64, name: Name, dim: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn l2_normalize(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    epsilon: f64,
+    name: Name,
+    dim: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(x)?;
     let axes = axes_arg(axis.or(dim))?;
     out(py, ops::l2_normalize(&t, axes.as_deref(), epsilon))
@@ -70,19 +108,33 @@ pub fn l2_normalize(py: Python<'_>, x: &Bound<'_, PyAny>, axis: Option<&Bound<'_
 #[pyfunction]
 #[pyo3(signature = (value, bias, data_format=None, name=None))]
 #[allow(unused_variables)]
-pub fn bias_add(py: Python<'_>, value: &Bound<'_, PyAny>, bias: &Bound<'_, PyAny>, data_format: Option<&str>, name: Name) -> PyResult<Py<PyAny>> {
+pub fn bias_add(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    bias: &Bound<'_, PyAny>,
+    data_format: Option<&str>,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     if let Some(f) = data_format {
         if f != "NHWC" && f != "N...C" {
-            return Err(PyValueError::new_err(format!("tapers.nn.bias_add supports channels-last data only, got {f:?}")));
+            return Err(PyValueError::new_err(format!(
+                "tapers.nn.bias_add supports channels-last data only, got {f:?}"
+            )));
         }
     }
     let (v, b) = binary_operands(value, bias)?;
     out(py, compute(py, heavy(&v), || ops::bias_add(&v, &b)))
 }
 
-fn labels_logits<'py>(labels: Option<&Bound<'py, PyAny>>, logits: Option<&Bound<'py, PyAny>>, what: &str) -> PyResult<(Tensor, Tensor)> {
+fn labels_logits<'py>(
+    labels: Option<&Bound<'py, PyAny>>,
+    logits: Option<&Bound<'py, PyAny>>,
+    what: &str,
+) -> PyResult<(Tensor, Tensor)> {
     let (Some(labels), Some(logits)) = (labels, logits) else {
-        return Err(PyValueError::new_err(format!("Only call `{what}` with named arguments (labels=..., logits=..., ...).")));
+        return Err(PyValueError::new_err(format!(
+            "Only call `{what}` with named arguments (labels=..., logits=..., ...)."
+        )));
     };
     let lg = to_tensor(logits, Want::Any)?;
     let lb = to_tensor(labels, Want::Hint(lg.dtype()))?;
@@ -93,42 +145,85 @@ fn labels_logits<'py>(labels: Option<&Bound<'py, PyAny>>, logits: Option<&Bound<
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, axis=-1, name=None))]
 #[allow(unused_variables)]
-pub fn softmax_cross_entropy_with_logits(py: Python<'_>, labels: Option<&Bound<'_, PyAny>>, logits: Option<&Bound<'_, PyAny>>, axis: isize, name: Name) -> PyResult<Py<PyAny>> {
+pub fn softmax_cross_entropy_with_logits(
+    py: Python<'_>,
+    labels: Option<&Bound<'_, PyAny>>,
+    logits: Option<&Bound<'_, PyAny>>,
+    axis: isize,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     let (lb, lg) = labels_logits(labels, logits, "softmax_cross_entropy_with_logits")?;
-    out(py, compute(py, heavy(&lg), || ops::softmax_cross_entropy_with_logits(&lb, &lg, axis)))
+    out(
+        py,
+        compute(py, heavy(&lg), || {
+            ops::softmax_cross_entropy_with_logits(&lb, &lg, axis)
+        }),
+    )
 }
 
 /// `tf.nn.sparse_softmax_cross_entropy_with_logits`.
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 #[allow(unused_variables)]
-pub fn sparse_softmax_cross_entropy_with_logits(py: Python<'_>, labels: Option<&Bound<'_, PyAny>>, logits: Option<&Bound<'_, PyAny>>, name: Name) -> PyResult<Py<PyAny>> {
+pub fn sparse_softmax_cross_entropy_with_logits(
+    py: Python<'_>,
+    labels: Option<&Bound<'_, PyAny>>,
+    logits: Option<&Bound<'_, PyAny>>,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     let (Some(labels), Some(logits)) = (labels, logits) else {
         return Err(PyValueError::new_err("Only call `sparse_softmax_cross_entropy_with_logits` with named arguments (labels=..., logits=..., ...)."));
     };
     let lg = to_tensor(logits, Want::Any)?;
     let lb = to_tensor(labels, Want::Any)?;
-    out(py, compute(py, heavy(&lg), || ops::sparse_softmax_cross_entropy_with_logits(&lb, &lg)))
+    out(
+        py,
+        compute(py, heavy(&lg), || {
+            ops::sparse_softmax_cross_entropy_with_logits(&lb, &lg)
+        }),
+    )
 }
 
 /// `tf.nn.sigmoid_cross_entropy_with_logits`.
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 #[allow(unused_variables)]
-pub fn sigmoid_cross_entropy_with_logits(py: Python<'_>, labels: Option<&Bound<'_, PyAny>>, logits: Option<&Bound<'_, PyAny>>, name: Name) -> PyResult<Py<PyAny>> {
+pub fn sigmoid_cross_entropy_with_logits(
+    py: Python<'_>,
+    labels: Option<&Bound<'_, PyAny>>,
+    logits: Option<&Bound<'_, PyAny>>,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     let (lb, lg) = labels_logits(labels, logits, "sigmoid_cross_entropy_with_logits")?;
-    out(py, compute(py, heavy(&lg), || ops::sigmoid_cross_entropy_with_logits(&lb, &lg)))
+    out(
+        py,
+        compute(py, heavy(&lg), || {
+            ops::sigmoid_cross_entropy_with_logits(&lb, &lg)
+        }),
+    )
 }
 
-fn pair(obj: Option<&Bound<'_, PyAny>>, default: usize, what: &str, rank4_ok: bool) -> PyResult<[usize; 2]> {
-    let Some(o) = obj.filter(|o| !o.is_none()) else { return Ok([default, default]) };
+fn pair(
+    obj: Option<&Bound<'_, PyAny>>,
+    default: usize,
+    what: &str,
+    rank4_ok: bool,
+) -> PyResult<[usize; 2]> {
+    let Some(o) = obj.filter(|o| !o.is_none()) else {
+        return Ok([default, default]);
+    };
     let v = int_list(o, what)?;
-    let u = |x: isize| usize::try_from(x).map_err(|_| PyValueError::new_err(format!("{what} must be positive, got {v:?}")));
+    let u = |x: isize| {
+        usize::try_from(x)
+            .map_err(|_| PyValueError::new_err(format!("{what} must be positive, got {v:?}")))
+    };
     match v.as_slice() {
         [a] => Ok([u(*a)?, u(*a)?]),
         [a, b] => Ok([u(*a)?, u(*b)?]),
         [1, a, b, 1] if rank4_ok => Ok([u(*a)?, u(*b)?]),
-        _ => Err(PyValueError::new_err(format!("{what} must be an int, a pair, or [1, h, w, 1]; got {v:?}"))),
+        _ => Err(PyValueError::new_err(format!(
+            "{what} must be an int, a pair, or [1, h, w, 1]; got {v:?}"
+        ))),
     }
 }
 
@@ -136,14 +231,18 @@ fn padding_arg(p: &str) -> PyResult<ops::Padding> {
     match p.to_ascii_uppercase().as_str() {
         "SAME" => Ok(ops::Padding::Same),
         "VALID" => Ok(ops::Padding::Valid),
-        _ => Err(PyValueError::new_err(format!("padding must be 'SAME' or 'VALID', got {p:?}"))),
+        _ => Err(PyValueError::new_err(format!(
+            "padding must be 'SAME' or 'VALID', got {p:?}"
+        ))),
     }
 }
 
 fn nhwc(data_format: Option<&str>) -> PyResult<()> {
     match data_format {
         None | Some("NHWC") => Ok(()),
-        Some(f) => Err(PyValueError::new_err(format!("tapers supports data_format='NHWC' only, got {f:?}"))),
+        Some(f) => Err(PyValueError::new_err(format!(
+            "tapers supports data_format='NHWC' only, got {f:?}"
+        ))),
     }
 }
 
@@ -151,7 +250,16 @@ fn nhwc(data_format: Option<&str>) -> PyResult<()> {
 #[pyfunction]
 #[pyo3(signature = (input, filters, strides, padding, data_format=None, dilations=None, name=None))]
 #[allow(unused_variables, clippy::too_many_arguments)]
-pub fn conv2d(py: Python<'_>, input: &Bound<'_, PyAny>, filters: &Bound<'_, PyAny>, strides: &Bound<'_, PyAny>, padding: &str, data_format: Option<&str>, dilations: Option<&Bound<'_, PyAny>>, name: Name) -> PyResult<Py<PyAny>> {
+pub fn conv2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    filters: &Bound<'_, PyAny>,
+    strides: &Bound<'_, PyAny>,
+    padding: &str,
+    data_format: Option<&str>,
+    dilations: Option<&Bound<'_, PyAny>>,
+    name: Name,
+) -> PyResult<Py<PyAny>> {
     nhwc(data_format)?;
     let (x, f) = binary_operands(input, filters)?;
     let s = pair(Some(strides), 1, "strides", true)?;
@@ -166,7 +274,15 @@ macro_rules! pool {
         #[pyfunction]
         #[pyo3(signature = (input, ksize, strides, padding, data_format=None, name=None))]
         #[allow(unused_variables)]
-        pub fn $name(py: Python<'_>, input: &Bound<'_, PyAny>, ksize: &Bound<'_, PyAny>, strides: &Bound<'_, PyAny>, padding: &str, data_format: Option<&str>, name: Name) -> PyResult<Py<PyAny>> {
+        pub fn $name(
+            py: Python<'_>,
+            input: &Bound<'_, PyAny>,
+            ksize: &Bound<'_, PyAny>,
+            strides: &Bound<'_, PyAny>,
+            padding: &str,
+            data_format: Option<&str>,
+            name: Name,
+        ) -> PyResult<Py<PyAny>> {
             nhwc(data_format)?;
             let x = tensor(input)?;
             let k = pair(Some(ksize), 1, "ksize", true)?;
@@ -181,7 +297,12 @@ pool!(avg_pool2d, ops::avg_pool2d);
 
 /// Inverted dropout with a precomputed keep mask (the mask comes from `tapers.random`).
 #[pyfunction]
-pub fn dropout_with_mask(py: Python<'_>, x: &Bound<'_, PyAny>, keep: &Bound<'_, PyAny>, rate: f64) -> PyResult<Py<PyAny>> {
+pub fn dropout_with_mask(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    keep: &Bound<'_, PyAny>,
+    rate: f64,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(x)?;
     let k = tensor(keep)?;
     out(py, ops::dropout_with_mask(&t, &k, rate))
@@ -192,8 +313,19 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
     }
     add!(
-        softmax, log_softmax, leaky_relu, gelu, silu, l2_normalize, bias_add, softmax_cross_entropy_with_logits,
-        sparse_softmax_cross_entropy_with_logits, sigmoid_cross_entropy_with_logits, conv2d, max_pool2d, avg_pool2d,
+        softmax,
+        log_softmax,
+        leaky_relu,
+        gelu,
+        silu,
+        l2_normalize,
+        bias_add,
+        softmax_cross_entropy_with_logits,
+        sparse_softmax_cross_entropy_with_logits,
+        sigmoid_cross_entropy_with_logits,
+        conv2d,
+        max_pool2d,
+        avg_pool2d,
         dropout_with_mask,
     );
     Ok(())

@@ -430,15 +430,105 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
     }
     add!(
-        exp, log, sqrt, square, sin, cos, tanh, sigmoid, abs, sign, negative, add, subtract, multiply, divide,
-        floordiv, floormod, pow, maximum, minimum, equal, not_equal, less, less_equal, greater, greater_equal,
-        reduce_sum, reduce_mean, matmul, reshape, transpose, broadcast_to, cast, where_, stop_gradient, identity,
-        zeros, ones, zeros_like, ones_like, constant, convert_to_tensor, expm1, log1p, rsqrt, reciprocal, tan, asin,
-        acos, atan, sinh, cosh, erf, softplus, relu, relu6, is_nan, is_finite, is_inf, logical_not, elu, selu,
-        logical_and, logical_or, logical_xor, reduce_max, reduce_min, reduce_prod, reduce_logsumexp, reduce_std,
-        reduce_variance, reduce_any, reduce_all, argmax, argmin, cumsum, cumprod, expand_dims, squeeze, concat,
-        stack, unstack, split, tile, pad, gather, gather_nd, one_hot, fill, eye, range, linspace, tensordot, einsum,
-        norm, trace, shape_of, tensor_size, rank_of,
+        exp,
+        log,
+        sqrt,
+        square,
+        sin,
+        cos,
+        tanh,
+        sigmoid,
+        abs,
+        sign,
+        negative,
+        add,
+        subtract,
+        multiply,
+        divide,
+        floordiv,
+        floormod,
+        pow,
+        maximum,
+        minimum,
+        equal,
+        not_equal,
+        less,
+        less_equal,
+        greater,
+        greater_equal,
+        reduce_sum,
+        reduce_mean,
+        matmul,
+        reshape,
+        transpose,
+        broadcast_to,
+        cast,
+        where_,
+        stop_gradient,
+        identity,
+        zeros,
+        ones,
+        zeros_like,
+        ones_like,
+        constant,
+        convert_to_tensor,
+        expm1,
+        log1p,
+        rsqrt,
+        reciprocal,
+        tan,
+        asin,
+        acos,
+        atan,
+        sinh,
+        cosh,
+        erf,
+        softplus,
+        relu,
+        relu6,
+        is_nan,
+        is_finite,
+        is_inf,
+        logical_not,
+        elu,
+        selu,
+        logical_and,
+        logical_or,
+        logical_xor,
+        reduce_max,
+        reduce_min,
+        reduce_prod,
+        reduce_logsumexp,
+        reduce_std,
+        reduce_variance,
+        reduce_any,
+        reduce_all,
+        argmax,
+        argmin,
+        cumsum,
+        cumprod,
+        expand_dims,
+        squeeze,
+        concat,
+        stack,
+        unstack,
+        split,
+        tile,
+        pad,
+        gather,
+        gather_nd,
+        one_hot,
+        fill,
+        eye,
+        range,
+        linspace,
+        tensordot,
+        einsum,
+        norm,
+        trace,
+        shape_of,
+        tensor_size,
+        rank_of,
     );
     Ok(())
 }
@@ -460,7 +550,13 @@ fn single_axis(axis: Option<&Bound<'_, PyAny>>, default: isize) -> PyResult<isiz
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 #[allow(unused_variables)]
-pub fn argmax(py: Python<'_>, input: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, output_type: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn argmax(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    output_type: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(input)?;
     let ax = single_axis(axis, 0)?;
     let d = dtype_or(output_type, DType::I64)?;
@@ -471,7 +567,13 @@ pub fn argmax(py: Python<'_>, input: &Bound<'_, PyAny>, axis: Option<&Bound<'_, 
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 #[allow(unused_variables)]
-pub fn argmin(py: Python<'_>, input: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, output_type: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn argmin(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    output_type: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(input)?;
     let ax = single_axis(axis, 0)?;
     let d = dtype_or(output_type, DType::I64)?;
@@ -482,7 +584,14 @@ pub fn argmin(py: Python<'_>, input: &Bound<'_, PyAny>, axis: Option<&Bound<'_, 
 #[pyfunction]
 #[pyo3(signature = (x, axis=0, exclusive=false, reverse=false, name=None))]
 #[allow(unused_variables)]
-pub fn cumsum(py: Python<'_>, x: &Bound<'_, PyAny>, axis: isize, exclusive: bool, reverse: bool, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn cumsum(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    exclusive: bool,
+    reverse: bool,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(x)?;
     out(py, ops::cumsum(&t, axis, exclusive, reverse))
 }
@@ -491,7 +600,14 @@ pub fn cumsum(py: Python<'_>, x: &Bound<'_, PyAny>, axis: isize, exclusive: bool
 #[pyfunction]
 #[pyo3(signature = (x, axis=0, exclusive=false, reverse=false, name=None))]
 #[allow(unused_variables)]
-pub fn cumprod(py: Python<'_>, x: &Bound<'_, PyAny>, axis: isize, exclusive: bool, reverse: bool, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn cumprod(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    exclusive: bool,
+    reverse: bool,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(x)?;
     out(py, ops::cumprod(&t, axis, exclusive, reverse))
 }
@@ -500,7 +616,12 @@ pub fn cumprod(py: Python<'_>, x: &Bound<'_, PyAny>, axis: isize, exclusive: boo
 #[pyfunction]
 #[pyo3(signature = (input, axis, name=None))]
 #[allow(unused_variables)]
-pub fn expand_dims(py: Python<'_>, input: &Bound<'_, PyAny>, axis: isize, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn expand_dims(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     out(py, ops::expand_dims(&tensor(input)?, axis))
 }
 
@@ -508,7 +629,12 @@ pub fn expand_dims(py: Python<'_>, input: &Bound<'_, PyAny>, axis: isize, name: 
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, name=None))]
 #[allow(unused_variables)]
-pub fn squeeze(py: Python<'_>, input: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn squeeze(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let axes = axes_arg(axis)?;
     out(py, ops::squeeze(&tensor(input)?, axes.as_deref()))
 }
@@ -518,7 +644,9 @@ fn tensor_list(values: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
     let items: Vec<Bound<'_, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
     let hint = items
         .iter()
-        .find(|v| v.is_instance_of::<PyTensor>() || v.is_instance_of::<crate::variable::PyVariable>())
+        .find(|v| {
+            v.is_instance_of::<PyTensor>() || v.is_instance_of::<crate::variable::PyVariable>()
+        })
         .map(|v| to_tensor(v, Want::Any))
         .transpose()?
         .map(|t| t.dtype());
@@ -532,7 +660,12 @@ fn tensor_list(values: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
 #[pyfunction]
 #[pyo3(signature = (values, axis, name=None))]
 #[allow(unused_variables)]
-pub fn concat(py: Python<'_>, values: &Bound<'_, PyAny>, axis: isize, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn concat(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let ts = tensor_list(values)?;
     let h = ts.iter().any(heavy);
     out(py, compute(py, h, || ops::concat(&ts, axis)))
@@ -542,14 +675,23 @@ pub fn concat(py: Python<'_>, values: &Bound<'_, PyAny>, axis: isize, name: Opti
 #[pyfunction]
 #[pyo3(signature = (values, axis=0, name=None))]
 #[allow(unused_variables)]
-pub fn stack(py: Python<'_>, values: &Bound<'_, PyAny>, axis: isize, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn stack(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let ts = tensor_list(values)?;
     let h = ts.iter().any(heavy);
     out(py, compute(py, h, || ops::stack(&ts, axis)))
 }
 
 fn tensors_out(py: Python<'_>, r: tapers::Result<Vec<Tensor>>) -> PyResult<Py<PyAny>> {
-    let items = r.py()?.into_iter().map(|t| out(py, Ok(t))).collect::<PyResult<Vec<_>>>()?;
+    let items = r
+        .py()?
+        .into_iter()
+        .map(|t| out(py, Ok(t)))
+        .collect::<PyResult<Vec<_>>>()?;
     Ok(PyList::new(py, items)?.into_any().unbind())
 }
 
@@ -557,7 +699,13 @@ fn tensors_out(py: Python<'_>, r: tapers::Result<Vec<Tensor>>) -> PyResult<Py<Py
 #[pyfunction]
 #[pyo3(signature = (value, num=None, axis=0, name=None))]
 #[allow(unused_variables)]
-pub fn unstack(py: Python<'_>, value: &Bound<'_, PyAny>, num: Option<usize>, axis: isize, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn unstack(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    num: Option<usize>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(value)?;
     if let Some(n) = num {
         let r = t.rank() as isize;
@@ -577,7 +725,14 @@ pub fn unstack(py: Python<'_>, value: &Bound<'_, PyAny>, num: Option<usize>, axi
 #[pyfunction]
 #[pyo3(signature = (value, num_or_size_splits, axis=0, num=None, name=None))]
 #[allow(unused_variables)]
-pub fn split(py: Python<'_>, value: &Bound<'_, PyAny>, num_or_size_splits: &Bound<'_, PyAny>, axis: isize, num: Option<usize>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn split(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    num_or_size_splits: &Bound<'_, PyAny>,
+    axis: isize,
+    num: Option<usize>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(value)?;
     let a = tapers::normalize_axis(axis, t.rank()).py()?;
     let dim = t.shape()[a];
@@ -591,7 +746,15 @@ pub fn split(py: Python<'_>, value: &Bound<'_, PyAny>, num_or_size_splits: &Boun
     } else {
         let raw = int_list(num_or_size_splits, "num_or_size_splits")?;
         let known: isize = raw.iter().filter(|&&v| v >= 0).sum();
-        raw.iter().map(|&v| if v < 0 { (dim as isize - known).max(0) as usize } else { v as usize }).collect()
+        raw.iter()
+            .map(|&v| {
+                if v < 0 {
+                    (dim as isize - known).max(0) as usize
+                } else {
+                    v as usize
+                }
+            })
+            .collect()
     };
     tensors_out(py, ops::split(&t, &sizes, axis))
 }
@@ -599,7 +762,13 @@ pub fn split(py: Python<'_>, value: &Bound<'_, PyAny>, num_or_size_splits: &Boun
 fn usize_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
     int_list(obj, what)?
         .into_iter()
-        .map(|v| usize::try_from(v).map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("{what} must be non-negative, got {v}"))))
+        .map(|v| {
+            usize::try_from(v).map_err(|_| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "{what} must be non-negative, got {v}"
+                ))
+            })
+        })
         .collect()
 }
 
@@ -607,7 +776,12 @@ fn usize_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
 #[pyfunction]
 #[pyo3(signature = (input, multiples, name=None))]
 #[allow(unused_variables)]
-pub fn tile(py: Python<'_>, input: &Bound<'_, PyAny>, multiples: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn tile(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    multiples: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = tensor(input)?;
     let m = usize_list(multiples, "multiples")?;
     out(py, ops::tile(&t, &m))
@@ -617,15 +791,39 @@ pub fn tile(py: Python<'_>, input: &Bound<'_, PyAny>, multiples: &Bound<'_, PyAn
 #[pyfunction]
 #[pyo3(signature = (tensor, paddings, mode="CONSTANT", constant_values=0.0, name=None))]
 #[allow(unused_variables)]
-pub fn pad(py: Python<'_>, tensor: &Bound<'_, PyAny>, paddings: &Bound<'_, PyAny>, mode: &str, constant_values: f64, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn pad(
+    py: Python<'_>,
+    tensor: &Bound<'_, PyAny>,
+    paddings: &Bound<'_, PyAny>,
+    mode: &str,
+    constant_values: f64,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     if !mode.eq_ignore_ascii_case("constant") {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!("tapers.pad supports mode='CONSTANT' only, got {mode:?}")));
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "tapers.pad supports mode='CONSTANT' only, got {mode:?}"
+        )));
     }
     let t = self::tensor(tensor)?;
     let p: Vec<Vec<isize>> = if paddings.is_instance_of::<PyTensor>() {
-        self::tensor(paddings)?.to_vec::<i32>().map(|v| v.chunks(2).map(|c| c.iter().map(|&x| x as isize).collect()).collect()).or_else(|_| {
-            ops::cast(&self::tensor(paddings)?, DType::I64).py()?.to_vec::<i64>().py().map(|v| v.chunks(2).map(|c| c.iter().map(|&x| x as isize).collect()).collect())
-        })?
+        self::tensor(paddings)?
+            .to_vec::<i32>()
+            .map(|v| {
+                v.chunks(2)
+                    .map(|c| c.iter().map(|&x| x as isize).collect())
+                    .collect()
+            })
+            .or_else(|_| {
+                ops::cast(&self::tensor(paddings)?, DType::I64)
+                    .py()?
+                    .to_vec::<i64>()
+                    .py()
+                    .map(|v| {
+                        v.chunks(2)
+                            .map(|c| c.iter().map(|&x| x as isize).collect())
+                            .collect()
+                    })
+            })?
     } else {
         paddings.extract()?
     };
@@ -633,7 +831,9 @@ pub fn pad(py: Python<'_>, tensor: &Bound<'_, PyAny>, paddings: &Bound<'_, PyAny
         .iter()
         .map(|r| match r.as_slice() {
             [a, b] if *a >= 0 && *b >= 0 => Ok((*a as usize, *b as usize)),
-            _ => Err(pyo3::exceptions::PyValueError::new_err(format!("paddings must be [[before, after], ...] of non-negative ints, got {p:?}"))),
+            _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "paddings must be [[before, after], ...] of non-negative ints, got {p:?}"
+            ))),
         })
         .collect::<PyResult<_>>()?;
     out(py, ops::pad(&t, &pairs, constant_values))
@@ -643,20 +843,39 @@ pub fn pad(py: Python<'_>, tensor: &Bound<'_, PyAny>, paddings: &Bound<'_, PyAny
 #[pyfunction]
 #[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=0, name=None))]
 #[allow(unused_variables)]
-pub fn gather(py: Python<'_>, params: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, validate_indices: Option<&Bound<'_, PyAny>>, axis: Option<&Bound<'_, PyAny>>, batch_dims: isize, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn gather(
+    py: Python<'_>,
+    params: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    validate_indices: Option<&Bound<'_, PyAny>>,
+    axis: Option<&Bound<'_, PyAny>>,
+    batch_dims: isize,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let p = tensor(params)?;
     let i = tensor(indices)?;
     let ax = single_axis(axis, batch_dims)?;
-    out(py, compute(py, heavy(&p), || ops::gather(&p, &i, ax, batch_dims)))
+    out(
+        py,
+        compute(py, heavy(&p), || ops::gather(&p, &i, ax, batch_dims)),
+    )
 }
 
 /// `tf.gather_nd` (batch_dims = 0).
 #[pyfunction]
 #[pyo3(signature = (params, indices, batch_dims=0, name=None))]
 #[allow(unused_variables)]
-pub fn gather_nd(py: Python<'_>, params: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, batch_dims: usize, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn gather_nd(
+    py: Python<'_>,
+    params: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    batch_dims: usize,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     if batch_dims != 0 {
-        return Err(pyo3::exceptions::PyValueError::new_err("tapers.gather_nd supports batch_dims=0 only"));
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "tapers.gather_nd supports batch_dims=0 only",
+        ));
     }
     out(py, ops::gather_nd(&tensor(params)?, &tensor(indices)?))
 }
@@ -665,16 +884,40 @@ pub fn gather_nd(py: Python<'_>, params: &Bound<'_, PyAny>, indices: &Bound<'_, 
 #[pyfunction]
 #[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
 #[allow(unused_variables, clippy::too_many_arguments)]
-pub fn one_hot(py: Python<'_>, indices: &Bound<'_, PyAny>, depth: usize, on_value: Option<f64>, off_value: Option<f64>, axis: Option<isize>, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn one_hot(
+    py: Python<'_>,
+    indices: &Bound<'_, PyAny>,
+    depth: usize,
+    on_value: Option<f64>,
+    off_value: Option<f64>,
+    axis: Option<isize>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let i = tensor(indices)?;
-    out(py, ops::one_hot(&i, depth, on_value.unwrap_or(1.0), off_value.unwrap_or(0.0), axis.unwrap_or(-1), dtype_or(dtype, DType::F32)?))
+    out(
+        py,
+        ops::one_hot(
+            &i,
+            depth,
+            on_value.unwrap_or(1.0),
+            off_value.unwrap_or(0.0),
+            axis.unwrap_or(-1),
+            dtype_or(dtype, DType::F32)?,
+        ),
+    )
 }
 
 /// `tf.fill`.
 #[pyfunction]
 #[pyo3(signature = (dims, value, name=None))]
 #[allow(unused_variables)]
-pub fn fill(py: Python<'_>, dims: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn fill(
+    py: Python<'_>,
+    dims: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     out(py, ops::fill(&shape_arg(dims)?, &tensor(value)?))
 }
 
@@ -682,26 +925,51 @@ pub fn fill(py: Python<'_>, dims: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>, n
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 #[allow(unused_variables)]
-pub fn eye(py: Python<'_>, num_rows: usize, num_columns: Option<usize>, batch_shape: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn eye(
+    py: Python<'_>,
+    num_rows: usize,
+    num_columns: Option<usize>,
+    batch_shape: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let batch = match batch_shape {
         Some(b) if !b.is_none() => shape_arg(b)?,
         _ => vec![],
     };
-    out(py, ops::eye(num_rows, num_columns.unwrap_or(num_rows), &batch, dtype_or(dtype, DType::F32)?))
+    out(
+        py,
+        ops::eye(
+            num_rows,
+            num_columns.unwrap_or(num_rows),
+            &batch,
+            dtype_or(dtype, DType::F32)?,
+        ),
+    )
 }
 
 /// `tf.range(limit)` / `tf.range(start, limit, delta)`; int32 unless a float is given.
 #[pyfunction]
 #[pyo3(signature = (start, limit=None, delta=None, dtype=None, name=None))]
 #[allow(unused_variables)]
-pub fn range(py: Python<'_>, start: &Bound<'_, PyAny>, limit: Option<&Bound<'_, PyAny>>, delta: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn range(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    limit: Option<&Bound<'_, PyAny>>,
+    delta: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let (s, l) = match limit {
         Some(l) if !l.is_none() => (start.clone(), l.clone()),
         _ => (0i32.into_pyobject(py)?.into_any(), start.clone()),
     };
     let one = 1i32.into_pyobject(py)?.into_any();
     let d = delta.cloned().unwrap_or(one);
-    let vals: Vec<Tensor> = [&s, &l, &d].iter().map(|v| to_tensor(v, Want::Any)).collect::<PyResult<_>>()?;
+    let vals: Vec<Tensor> = [&s, &l, &d]
+        .iter()
+        .map(|v| to_tensor(v, Want::Any))
+        .collect::<PyResult<_>>()?;
     let inferred = if vals.iter().any(|t| t.dtype() == DType::F64) {
         DType::F64
     } else if vals.iter().any(|t| t.dtype().is_floating()) {
@@ -720,28 +988,55 @@ pub fn range(py: Python<'_>, start: &Bound<'_, PyAny>, limit: Option<&Bound<'_, 
 #[pyfunction]
 #[pyo3(signature = (start, stop, num, name=None, axis=0))]
 #[allow(unused_variables)]
-pub fn linspace(py: Python<'_>, start: &Bound<'_, PyAny>, stop: &Bound<'_, PyAny>, num: usize, name: Option<&Bound<'_, PyAny>>, axis: isize) -> PyResult<Py<PyAny>> {
+pub fn linspace(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    stop: &Bound<'_, PyAny>,
+    num: usize,
+    name: Option<&Bound<'_, PyAny>>,
+    axis: isize,
+) -> PyResult<Py<PyAny>> {
     let a = to_tensor(start, Want::Any)?;
     let b = to_tensor(stop, Want::Any)?;
-    let dt = if a.dtype() == DType::F64 || b.dtype() == DType::F64 { DType::F64 } else { DType::F32 };
-    out(py, ops::linspace(a.to_f64_scalar().py()?, b.to_f64_scalar().py()?, num, dt))
+    let dt = if a.dtype() == DType::F64 || b.dtype() == DType::F64 {
+        DType::F64
+    } else {
+        DType::F32
+    };
+    out(
+        py,
+        ops::linspace(a.to_f64_scalar().py()?, b.to_f64_scalar().py()?, num, dt),
+    )
 }
 
 /// `tf.tensordot` (axes: an int, or a pair of lists).
 #[pyfunction]
 #[pyo3(signature = (a, b, axes, name=None))]
 #[allow(unused_variables)]
-pub fn tensordot(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, axes: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn tensordot(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    axes: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let (x, y) = binary_operands(a, b)?;
     let (aa, ba): (Vec<isize>, Vec<isize>) = if let Ok(n) = axes.extract::<usize>() {
         if n > x.rank() || n > y.rank() {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!("tensordot: axes={n} exceeds the rank of an input")));
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "tensordot: axes={n} exceeds the rank of an input"
+            )));
         }
-        (((x.rank() - n)..x.rank()).map(|v| v as isize).collect(), (0..n).map(|v| v as isize).collect())
+        (
+            ((x.rank() - n)..x.rank()).map(|v| v as isize).collect(),
+            (0..n).map(|v| v as isize).collect(),
+        )
     } else {
         let pair: Vec<Bound<'_, PyAny>> = axes.try_iter()?.collect::<PyResult<_>>()?;
         if pair.len() != 2 {
-            return Err(pyo3::exceptions::PyValueError::new_err("tensordot: axes must be an int or a pair of lists"));
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "tensordot: axes must be an int or a pair of lists",
+            ));
         }
         (int_list(&pair[0], "axes")?, int_list(&pair[1], "axes")?)
     };
@@ -753,7 +1048,12 @@ pub fn tensordot(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, axe
 #[pyfunction]
 #[pyo3(signature = (equation, *inputs, **kwargs))]
 #[allow(unused_variables)]
-pub fn einsum(py: Python<'_>, equation: &str, inputs: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<Py<PyAny>> {
+pub fn einsum(
+    py: Python<'_>,
+    equation: &str,
+    inputs: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+) -> PyResult<Py<PyAny>> {
     let ts = tensor_list(inputs.as_any())?;
     let h = ts.iter().any(heavy);
     out(py, compute(py, h, || ops::einsum(equation, &ts)))
@@ -763,7 +1063,14 @@ pub fn einsum(py: Python<'_>, equation: &str, inputs: &Bound<'_, PyTuple>, kwarg
 #[pyfunction]
 #[pyo3(signature = (tensor, ord=None, axis=None, keepdims=None, name=None))]
 #[allow(unused_variables)]
-pub fn norm(py: Python<'_>, tensor: &Bound<'_, PyAny>, ord: Option<&Bound<'_, PyAny>>, axis: Option<&Bound<'_, PyAny>>, keepdims: Option<bool>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn norm(
+    py: Python<'_>,
+    tensor: &Bound<'_, PyAny>,
+    ord: Option<&Bound<'_, PyAny>>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: Option<bool>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = self::tensor(tensor)?;
     let o = match ord {
         None => ops::NormOrd::Euclidean,
@@ -772,7 +1079,11 @@ pub fn norm(py: Python<'_>, tensor: &Bound<'_, PyAny>, ord: Option<&Bound<'_, Py
             if let Ok(s) = o.extract::<String>() {
                 match s.as_str() {
                     "euclidean" | "fro" => ops::NormOrd::Euclidean,
-                    _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("'ord' must be a supported vector norm, got {s:?}"))),
+                    _ => {
+                        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                            "'ord' must be a supported vector norm, got {s:?}"
+                        )))
+                    }
                 }
             } else {
                 let p: f64 = o.extract()?;
@@ -785,20 +1096,29 @@ pub fn norm(py: Python<'_>, tensor: &Bound<'_, PyAny>, ord: Option<&Bound<'_, Py
                 } else if p > 0.0 {
                     ops::NormOrd::P(p)
                 } else {
-                    return Err(pyo3::exceptions::PyValueError::new_err(format!("'ord' must be a supported vector norm, got {p}")));
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                        "'ord' must be a supported vector norm, got {p}"
+                    )));
                 }
             }
         }
     };
     let axes = axes_arg(axis)?;
-    out(py, ops::norm(&t, o, axes.as_deref(), keepdims.unwrap_or(false)))
+    out(
+        py,
+        ops::norm(&t, o, axes.as_deref(), keepdims.unwrap_or(false)),
+    )
 }
 
 /// `tf.linalg.trace`.
 #[pyfunction]
 #[pyo3(signature = (x, name=None))]
 #[allow(unused_variables)]
-pub fn trace(py: Python<'_>, x: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn trace(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     out(py, ops::trace(&tensor(x)?))
 }
 
@@ -806,27 +1126,51 @@ pub fn trace(py: Python<'_>, x: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny
 #[pyfunction(name = "shape")]
 #[pyo3(signature = (input, out_type=None, name=None))]
 #[allow(unused_variables)]
-pub fn shape_of(py: Python<'_>, input: &Bound<'_, PyAny>, out_type: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn shape_of(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    out_type: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = crate::tensor::value_of(input)?;
     let v: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
     let n = v.len();
-    out(py, Tensor::from_vec(v, &[n]).and_then(|s| ops::cast(&s, dtype_or(out_type, DType::I32).unwrap_or(DType::I32))))
+    out(
+        py,
+        Tensor::from_vec(v, &[n])
+            .and_then(|s| ops::cast(&s, dtype_or(out_type, DType::I32).unwrap_or(DType::I32))),
+    )
 }
 
 /// `tf.size`.
 #[pyfunction(name = "size")]
 #[pyo3(signature = (input, out_type=None, name=None))]
 #[allow(unused_variables)]
-pub fn tensor_size(py: Python<'_>, input: &Bound<'_, PyAny>, out_type: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn tensor_size(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    out_type: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = crate::tensor::value_of(input)?;
-    out(py, ops::cast(&Tensor::scalar(t.numel() as i64), dtype_or(out_type, DType::I32)?))
+    out(
+        py,
+        ops::cast(
+            &Tensor::scalar(t.numel() as i64),
+            dtype_or(out_type, DType::I32)?,
+        ),
+    )
 }
 
 /// `tf.rank`.
 #[pyfunction(name = "rank")]
 #[pyo3(signature = (input, name=None))]
 #[allow(unused_variables)]
-pub fn rank_of(py: Python<'_>, input: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn rank_of(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let t = crate::tensor::value_of(input)?;
     out(py, Ok(Tensor::scalar(t.rank() as i32)))
 }

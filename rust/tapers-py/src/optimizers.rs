@@ -20,7 +20,10 @@ fn get(h: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
 
 fn rule(kind: &str, h: &Bound<'_, PyDict>) -> PyResult<Rule> {
     Ok(match kind {
-        "sgd" => Rule::Sgd { momentum: get(h, "momentum", 0.0)?, nesterov: get(h, "nesterov", 0.0)? != 0.0 },
+        "sgd" => Rule::Sgd {
+            momentum: get(h, "momentum", 0.0)?,
+            nesterov: get(h, "nesterov", 0.0)? != 0.0,
+        },
         "adam" => Rule::Adam {
             beta_1: get(h, "beta_1", 0.9)?,
             beta_2: get(h, "beta_2", 0.999)?,
@@ -33,7 +36,11 @@ fn rule(kind: &str, h: &Bound<'_, PyDict>) -> PyResult<Rule> {
             epsilon: get(h, "epsilon", 1e-7)?,
             centered: get(h, "centered", 0.0)? != 0.0,
         },
-        _ => return Err(PyValueError::new_err(format!("unknown optimizer rule {kind:?}"))),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "unknown optimizer rule {kind:?}"
+            )))
+        }
     })
 }
 
@@ -60,7 +67,9 @@ pub fn optimizer_step(
 ) -> PyResult<()> {
     let r = rule(kind, hyper)?;
     if grads.len() != variables.len() || slots.len() != variables.len() {
-        return Err(PyValueError::new_err("grads, variables and slots must have the same length"));
+        return Err(PyValueError::new_err(
+            "grads, variables and slots must have the same length",
+        ));
     }
     let vars: Vec<Variable> = variables.iter().map(|v| v.get().var.clone()).collect();
     let gs: Vec<Tensor> = grads
@@ -68,7 +77,10 @@ pub fn optimizer_step(
         .zip(&vars)
         .map(|(g, v)| to_tensor(g, Want::Hint(v.dtype())))
         .collect::<PyResult<_>>()?;
-    let ss: Vec<Vec<Variable>> = slots.iter().map(|s| s.iter().map(|v| v.get().var.clone()).collect()).collect();
+    let ss: Vec<Vec<Variable>> = slots
+        .iter()
+        .map(|s| s.iter().map(|v| v.get().var.clone()).collect())
+        .collect();
     py.detach(|| {
         for ((v, g), s) in vars.iter().zip(&gs).zip(&ss) {
             apply(&r, v, g, s, learning_rate, step, weight_decay)?;

@@ -21,18 +21,30 @@ impl PyGenerator {
     #[pyo3(signature = (seed, alg=None))]
     #[allow(unused_variables)]
     fn from_seed(seed: u64, alg: Option<&Bound<'_, PyAny>>) -> Self {
-        PyGenerator { inner: Generator::from_seed(seed) }
+        PyGenerator {
+            inner: Generator::from_seed(seed),
+        }
     }
 
     /// A generator seeded from the operating system.
     #[staticmethod]
     fn from_non_deterministic_state() -> Self {
-        PyGenerator { inner: Generator::from_entropy() }
+        PyGenerator {
+            inner: Generator::from_entropy(),
+        }
     }
 
     #[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, name=None))]
     #[allow(unused_variables)]
-    fn normal(&self, py: Python<'_>, shape: &Bound<'_, PyAny>, mean: f64, stddev: f64, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn normal(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyAny>,
+        mean: f64,
+        stddev: f64,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let (s, d) = (shape_arg(shape)?, dtype_or(dtype, DType::F32)?);
         let g = &self.inner;
         out(py, compute(py, true, || g.normal(&s, mean, stddev, d)))
@@ -40,27 +52,55 @@ impl PyGenerator {
 
     #[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, name=None))]
     #[allow(unused_variables)]
-    fn truncated_normal(&self, py: Python<'_>, shape: &Bound<'_, PyAny>, mean: f64, stddev: f64, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn truncated_normal(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyAny>,
+        mean: f64,
+        stddev: f64,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let (s, d) = (shape_arg(shape)?, dtype_or(dtype, DType::F32)?);
         let g = &self.inner;
-        out(py, compute(py, true, || g.truncated_normal(&s, mean, stddev, d)))
+        out(
+            py,
+            compute(py, true, || g.truncated_normal(&s, mean, stddev, d)),
+        )
     }
 
     #[pyo3(signature = (shape, minval=0.0, maxval=None, dtype=None, name=None))]
     #[allow(unused_variables)]
-    fn uniform(&self, py: Python<'_>, shape: &Bound<'_, PyAny>, minval: f64, maxval: Option<f64>, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn uniform(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyAny>,
+        minval: f64,
+        maxval: Option<f64>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let (s, d) = (shape_arg(shape)?, dtype_or(dtype, DType::F32)?);
         let hi = match maxval {
             Some(m) => m,
             None if d.is_floating() => 1.0,
-            None => return Err(pyo3::exceptions::PyValueError::new_err("Must specify maxval for integer dtype")),
+            None => {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "Must specify maxval for integer dtype",
+                ))
+            }
         };
         let g = &self.inner;
         out(py, compute(py, true, || g.uniform(&s, minval, hi, d)))
     }
 
     /// A bool mask, `True` with probability `keep`.
-    fn bernoulli(&self, py: Python<'_>, shape: &Bound<'_, PyAny>, keep: f64) -> PyResult<Py<PyAny>> {
+    fn bernoulli(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyAny>,
+        keep: f64,
+    ) -> PyResult<Py<PyAny>> {
         let s = shape_arg(shape)?;
         out(py, self.inner.bernoulli(&s, keep))
     }

@@ -110,7 +110,10 @@ impl PyTape {
         output_gradients: Option<&Bound<'py, PyList>>,
         zero: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let targets: Vec<Tensor> = targets.iter().map(|t| target_tensor(&t)).collect::<PyResult<_>>()?;
+        let targets: Vec<Tensor> = targets
+            .iter()
+            .map(|t| target_tensor(&t))
+            .collect::<PyResult<_>>()?;
         let sources: Vec<Source> = sources
             .iter()
             .map(|s| source_of(&s))
@@ -172,10 +175,19 @@ impl PyTape {
         parallel_iterations: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let t = target_tensor(target)?;
-        let sources: Vec<Source> = sources.iter().map(|s| source_of(&s)).collect::<PyResult<_>>()?;
-        let unconnected = if zero { Unconnected::Zero } else { Unconnected::None };
+        let sources: Vec<Source> = sources
+            .iter()
+            .map(|s| source_of(&s))
+            .collect::<PyResult<_>>()?;
+        let unconnected = if zero {
+            Unconnected::Zero
+        } else {
+            Unconnected::None
+        };
         let tape = &self.tape;
-        let js = py.detach(|| tape.jacobian(&t, &sources, unconnected, parallel_iterations)).py()?;
+        let js = py
+            .detach(|| tape.jacobian(&t, &sources, unconnected, parallel_iterations))
+            .py()?;
         let items = js
             .into_iter()
             .map(|g| match g {

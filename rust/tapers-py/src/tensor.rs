@@ -430,7 +430,9 @@ fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
             return Ok(Some(t.to_f64_scalar().py()? as isize));
         }
     }
-    obj.extract::<isize>().map(Some).map_err(|_| invalid_index(obj))
+    obj.extract::<isize>()
+        .map(Some)
+        .map_err(|_| invalid_index(obj))
 }
 
 fn invalid_index(obj: &Bound<'_, PyAny>) -> PyErr {
@@ -451,7 +453,7 @@ pub fn slice_items(index: &Bound<'_, PyAny>) -> PyResult<Vec<ops::SliceItem>> {
         .map(|p| {
             if p.is_none() {
                 Ok(ops::SliceItem::NewAxis)
-            } else if p.is(&p.py().Ellipsis()) {
+            } else if p.is(p.py().Ellipsis()) {
                 Ok(ops::SliceItem::Ellipsis)
             } else if let Ok(s) = p.cast::<pyo3::types::PySlice>() {
                 let start = index_int(&s.getattr("start")?)?;
@@ -459,7 +461,9 @@ pub fn slice_items(index: &Bound<'_, PyAny>) -> PyResult<Vec<ops::SliceItem>> {
                 let step = index_int(&s.getattr("step")?)?.unwrap_or(1);
                 Ok(ops::SliceItem::Range { start, stop, step })
             } else {
-                index_int(p)?.map(ops::SliceItem::Index).ok_or_else(|| invalid_index(p))
+                index_int(p)?
+                    .map(ops::SliceItem::Index)
+                    .ok_or_else(|| invalid_index(p))
             }
         })
         .collect()

@@ -44,15 +44,27 @@ fn rows(
     tape.with_snapshot(targets, |entries, origins| {
         let one = |i: usize| -> Result<Vec<Option<Tensor>>> {
             let s = seeds(i)?;
-            ctx.enter(|| backward::run(entries, origins, targets, sources, Some(std::slice::from_ref(&s)), Unconnected::None))
+            ctx.enter(|| {
+                backward::run(
+                    entries,
+                    origins,
+                    targets,
+                    sources,
+                    Some(std::slice::from_ref(&s)),
+                    Unconnected::None,
+                )
+            })
         };
-        let per_row: Vec<Vec<Option<Tensor>>> = if ctx.is_empty() && parallel != Some(1) && count > 1 {
-            (0..count).into_par_iter().map(one).collect::<Result<_>>()?
-        } else {
-            (0..count).map(one).collect::<Result<_>>()?
-        };
+        let per_row: Vec<Vec<Option<Tensor>>> =
+            if ctx.is_empty() && parallel != Some(1) && count > 1 {
+                (0..count).into_par_iter().map(one).collect::<Result<_>>()?
+            } else {
+                (0..count).map(one).collect::<Result<_>>()?
+            };
         // Transpose to per-source rows.
-        Ok((0..sources.len()).map(|k| per_row.iter().map(|r| r[k].clone()).collect()).collect())
+        Ok((0..sources.len())
+            .map(|k| per_row.iter().map(|r| r[k].clone()).collect())
+            .collect())
     })
 }
 
@@ -83,7 +95,9 @@ impl GradientTape {
     ) -> Result<Vec<Option<Tensor>>> {
         let n = target.numel();
         let tshape = target.shape().to_vec();
-        let per_source = rows(self, target, sources, n, parallel_iterations, |i| seed(&tshape, target.dtype(), &[i]))?;
+        let per_source = rows(self, target, sources, n, parallel_iterations, |i| {
+            seed(&tshape, target.dtype(), &[i])
+        })?;
         per_source
             .into_iter()
             .zip(sources)
@@ -107,14 +121,25 @@ impl GradientTape {
     /// shape `[B, target.shape[1:], source.shape[1:]]`, assuming example `b` of
     /// the target depends only on example `b` of the source (as
     /// `tf.GradientTape.batch_jacobian`). Unconnected sources give zeros.
-    pub fn batch_jacobian(&self, target: &Tensor, source: &Source, parallel_iterations: Option<usize>) -> Result<Tensor> {
+    pub fn batch_jacobian(
+        &self,
+        target: &Tensor,
+        source: &Source,
+        parallel_iterations: Option<usize>,
+    ) -> Result<Tensor> {
         let ts = target.shape().to_vec();
         let ss = source_shape(source);
         if ts.len() < 2 {
-            return Err(Error::invalid(format!("Shape {} must have rank at least 2", tuple_string(&ts))));
+            return Err(Error::invalid(format!(
+                "Shape {} must have rank at least 2",
+                tuple_string(&ts)
+            )));
         }
         if ss.len() < 2 {
-            return Err(Error::invalid(format!("Shape {} must have rank at least 2", tuple_string(&ss))));
+            return Err(Error::invalid(format!(
+                "Shape {} must have rank at least 2",
+                tuple_string(&ss)
+            )));
         }
         if ts[0] != ss[0] {
             return Err(Error::invalid(format!(
@@ -125,14 +150,25 @@ impl GradientTape {
         }
         let b = ts[0];
         let per: usize = ts[1..].iter().product();
-        let per_source = rows(self, target, std::slice::from_ref(source), per, parallel_iterations, |j| {
-            let hot: Vec<usize> = (0..b).map(|k| k * per + j).collect();
-            seed(&ts, target.dtype(), &hot)
-        })?;
+        let per_source = rows(
+            self,
+            target,
+            std::slice::from_ref(source),
+            per,
+            parallel_iterations,
+            |j| {
+                let hot: Vec<usize> = (0..b).map(|k| k * per + j).collect();
+                seed(&ts, target.dtype(), &hot)
+            },
+        )?;
         let mut shape: Vec<usize> = ts.clone();
         shape.extend(&ss[1..]);
         let r = per_source.into_iter().next().expect("one source");
-        match if per == 0 { None } else { stack_rows(r, source, 1)? } {
+        match if per == 0 {
+            None
+        } else {
+            stack_rows(r, source, 1)?
+        } {
             Some(j) => ops::reshape(&j, &shape.iter().map(|&d| d as isize).collect::<Vec<_>>()),
             None => Tensor::zeros(&shape, source.dtype()),
         }

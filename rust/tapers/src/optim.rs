@@ -53,7 +53,9 @@ impl Rule {
         match *self {
             Rule::Sgd { momentum, .. } => usize::from(momentum != 0.0),
             Rule::Adam { amsgrad, .. } => 2 + usize::from(amsgrad),
-            Rule::RmsProp { momentum, centered, .. } => 1 + usize::from(momentum > 0.0) + usize::from(centered),
+            Rule::RmsProp {
+                momentum, centered, ..
+            } => 1 + usize::from(momentum > 0.0) + usize::from(centered),
         }
     }
 }
@@ -86,7 +88,11 @@ fn check(var: &Variable, grad: &Tensor) -> Result<()> {
         )));
     }
     if !var.dtype().is_floating() {
-        return Err(Error::UnsupportedDType { op: "ApplyGradients", dtype: var.dtype(), allowed: "float32, float64" });
+        return Err(Error::UnsupportedDType {
+            op: "ApplyGradients",
+            dtype: var.dtype(),
+            allowed: "float32, float64",
+        });
     }
     Ok(())
 }
@@ -95,14 +101,30 @@ fn check(var: &Variable, grad: &Tensor) -> Result<()> {
 ///
 /// `step` is the 1-based iteration (Adam's bias correction), `lr` the learning
 /// rate, `weight_decay` Keras' decoupled decay (`var -= var * wd * lr` first).
-pub fn apply(rule: &Rule, var: &Variable, grad: &Tensor, slots: &[Variable], lr: f64, step: u64, weight_decay: f64) -> Result<()> {
+pub fn apply(
+    rule: &Rule,
+    var: &Variable,
+    grad: &Tensor,
+    slots: &[Variable],
+    lr: f64,
+    step: u64,
+    weight_decay: f64,
+) -> Result<()> {
     check(var, grad)?;
     if slots.len() != rule.slots() {
-        return Err(Error::invalid(format!("{rule:?} needs {} slots, got {}", rule.slots(), slots.len())));
+        return Err(Error::invalid(format!(
+            "{rule:?} needs {} slots, got {}",
+            rule.slots(),
+            slots.len()
+        )));
     }
     for s in slots {
         if s.shape() != var.shape() || s.dtype() != var.dtype() {
-            return Err(Error::invalid(format!("slot '{}' does not match variable '{}'", s.name(), var.name())));
+            return Err(Error::invalid(format!(
+                "slot '{}' does not match variable '{}'",
+                s.name(),
+                var.name()
+            )));
         }
     }
     let mut all: Vec<&Variable> = vec![var];
@@ -157,21 +179,36 @@ fn kernel<T: FloatStorage>(
         let wd_t = T::of(wd);
         var.map_inplace(|v| *v = *v - *v * wd_t * lr_t);
     }
-    let mut slots: Vec<&mut ndarray::ArcArray<T, ndarray::IxDyn>> = slot_s.iter_mut().map(T::get).collect();
+    let mut slots: Vec<&mut ndarray::ArcArray<T, ndarray::IxDyn>> =
+        slot_s.iter_mut().map(T::get).collect();
     match *rule {
         Rule::Sgd { momentum, nesterov } => {
             if momentum == 0.0 {
-                Zip::from(var.view_mut()).and(g).for_each(|v, &g| *v = *v - g * lr_t);
+                Zip::from(var.view_mut())
+                    .and(g)
+                    .for_each(|v, &g| *v = *v - g * lr_t);
             } else {
                 let mo = T::of(momentum);
                 let m = &mut slots[0];
-                Zip::from(var.view_mut()).and(m.view_mut()).and(g).for_each(|v, m, &g| {
-                    *m = *m * mo - g * lr_t;
-                    *v = if nesterov { *v + (*m * mo - g * lr_t) } else { *v + *m };
-                });
+                Zip::from(var.view_mut())
+                    .and(m.view_mut())
+                    .and(g)
+                    .for_each(|v, m, &g| {
+                        *m = *m * mo - g * lr_t;
+                        *v = if nesterov {
+                            *v + (*m * mo - g * lr_t)
+                        } else {
+                            *v + *m
+                        };
+                    });
             }
         }
-        Rule::Adam { beta_1, beta_2, epsilon, amsgrad } => {
+        Rule::Adam {
+            beta_1,
+            beta_2,
+            epsilon,
+            amsgrad,
+        } => {
             let (b1, b2, eps) = (T::of(beta_1), T::of(beta_2), T::of(epsilon));
             let t = T::of(step as f64);
             let alpha = lr_t * (T::one() - b2.powf(t)).sqrt() / (T::one() - b1.powf(t));
@@ -179,7 +216,10 @@ fn kernel<T: FloatStorage>(
             let (one_b1, one_b2) = (T::of(1.0 - beta_1), T::of(1.0 - beta_2));
             let (ms, rest) = slots.split_at_mut(1);
             let (vs, hat) = rest.split_at_mut(1);
-            let z = Zip::from(var.view_mut()).and(ms[0].view_mut()).and(vs[0].view_mut()).and(g);
+            let z = Zip::from(var.view_mut())
+                .and(ms[0].view_mut())
+                .and(vs[0].view_mut())
+                .and(g);
             if amsgrad {
                 z.and(hat[0].view_mut()).for_each(|v, m, s, &g, h| {
                     *m = *m + (g - *m) * one_b1;
@@ -195,7 +235,12 @@ fn kernel<T: FloatStorage>(
                 });
             }
         }
-        Rule::RmsProp { rho, momentum, epsilon, centered } => {
+        Rule::RmsProp {
+            rho,
+            momentum,
+            epsilon,
+            centered,
+        } => {
             let (r, eps) = (T::of(rho), T::of(epsilon));
             let one_r = T::of(1.0 - rho);
             let mo = T::of(momentum);
@@ -206,22 +251,34 @@ fn kernel<T: FloatStorage>(
             // Denominator and increment per element, then the momentum branch.
             let mut inc = ndarray::ArrayD::<T>::zeros(g.raw_dim());
             match avg {
-                Some(avg) => Zip::from(vel.view_mut()).and(avg.view_mut()).and(g).and(inc.view_mut()).for_each(|s, a, &g, i| {
-                    *s = r * *s + one_r * (g * g);
-                    *a = r * *a + one_r * g;
-                    *i = lr_t * g / (*s - *a * *a + eps).sqrt();
-                }),
-                None => Zip::from(vel.view_mut()).and(g).and(inc.view_mut()).for_each(|s, &g, i| {
-                    *s = r * *s + one_r * (g * g);
-                    *i = lr_t * g / (*s + eps).sqrt();
-                }),
+                Some(avg) => Zip::from(vel.view_mut())
+                    .and(avg.view_mut())
+                    .and(g)
+                    .and(inc.view_mut())
+                    .for_each(|s, a, &g, i| {
+                        *s = r * *s + one_r * (g * g);
+                        *a = r * *a + one_r * g;
+                        *i = lr_t * g / (*s - *a * *a + eps).sqrt();
+                    }),
+                None => Zip::from(vel.view_mut())
+                    .and(g)
+                    .and(inc.view_mut())
+                    .for_each(|s, &g, i| {
+                        *s = r * *s + one_r * (g * g);
+                        *i = lr_t * g / (*s + eps).sqrt();
+                    }),
             }
             match mom {
-                Some(m) => Zip::from(var.view_mut()).and(m.view_mut()).and(&inc).for_each(|v, m, &i| {
-                    *m = mo * *m + i;
-                    *v = *v - *m;
-                }),
-                None => Zip::from(var.view_mut()).and(&inc).for_each(|v, &i| *v = *v - i),
+                Some(m) => Zip::from(var.view_mut())
+                    .and(m.view_mut())
+                    .and(&inc)
+                    .for_each(|v, m, &i| {
+                        *m = mo * *m + i;
+                        *v = *v - *m;
+                    }),
+                None => Zip::from(var.view_mut())
+                    .and(&inc)
+                    .for_each(|v, &i| *v = *v - i),
             }
         }
     }

@@ -31,7 +31,11 @@ fn count(shape: &[usize], dtype: DType) -> Result<usize> {
 
 fn float_dtype(op: &'static str, dtype: DType) -> Result<()> {
     if !dtype.is_floating() {
-        return Err(Error::UnsupportedDType { op, dtype, allowed: "float32, float64" });
+        return Err(Error::UnsupportedDType {
+            op,
+            dtype,
+            allowed: "float32, float64",
+        });
     }
     Ok(())
 }
@@ -39,7 +43,9 @@ fn float_dtype(op: &'static str, dtype: DType) -> Result<()> {
 impl Generator {
     /// A generator whose stream is determined by `seed`.
     pub fn from_seed(seed: u64) -> Generator {
-        Generator { rng: Mutex::new(Pcg64::seed_from_u64(seed)) }
+        Generator {
+            rng: Mutex::new(Pcg64::seed_from_u64(seed)),
+        }
     }
 
     /// A generator seeded from the operating system's entropy.
@@ -58,7 +64,13 @@ impl Generator {
     }
 
     /// Normal samples, redrawn until within two standard deviations of the mean.
-    pub fn truncated_normal(&self, shape: &[usize], mean: f64, stddev: f64, dtype: DType) -> Result<Tensor> {
+    pub fn truncated_normal(
+        &self,
+        shape: &[usize],
+        mean: f64,
+        stddev: f64,
+        dtype: DType,
+    ) -> Result<Tensor> {
         float_dtype("TruncatedNormal", dtype)?;
         let n = count(shape, dtype)?;
         let mut rng = self.rng.lock();
@@ -74,15 +86,25 @@ impl Generator {
     }
 
     /// Uniform samples in `[minval, maxval)`; integer dtypes draw integers.
-    pub fn uniform(&self, shape: &[usize], minval: f64, maxval: f64, dtype: DType) -> Result<Tensor> {
+    pub fn uniform(
+        &self,
+        shape: &[usize],
+        minval: f64,
+        maxval: f64,
+        dtype: DType,
+    ) -> Result<Tensor> {
         let n = count(shape, dtype)?;
         if maxval <= minval && !(dtype.is_floating() && maxval == minval) {
-            return Err(Error::invalid(format!("Need minval < maxval, got {minval} >= {maxval} [Op:RandomUniform]")));
+            return Err(Error::invalid(format!(
+                "Need minval < maxval, got {minval} >= {maxval} [Op:RandomUniform]"
+            )));
         }
         let mut rng = self.rng.lock();
         match dtype {
             DType::F32 | DType::F64 => {
-                let v: Vec<f64> = (0..n).map(|_| minval + (maxval - minval) * rng.random::<f64>()).collect();
+                let v: Vec<f64> = (0..n)
+                    .map(|_| minval + (maxval - minval) * rng.random::<f64>())
+                    .collect();
                 ops::cast(&Tensor::from_vec(v, shape)?, dtype)
             }
             DType::I32 | DType::I64 => {
@@ -90,7 +112,11 @@ impl Generator {
                 let v: Vec<i64> = (0..n).map(|_| rng.random_range(lo..hi)).collect();
                 ops::cast(&Tensor::from_vec(v, shape)?, dtype)
             }
-            DType::Bool => Err(Error::UnsupportedDType { op: "RandomUniform", dtype, allowed: "float32, float64, int32, int64" }),
+            DType::Bool => Err(Error::UnsupportedDType {
+                op: "RandomUniform",
+                dtype,
+                allowed: "float32, float64, int32, int64",
+            }),
         }
     }
 

@@ -536,7 +536,14 @@ impl GradientTape {
             }
         }
         self.with_snapshot(targets, |entries, origins| {
-            backward::run(entries, origins, targets, sources, output_gradients, unconnected)
+            backward::run(
+                entries,
+                origins,
+                targets,
+                sources,
+                output_gradients,
+                unconnected,
+            )
         })
     }
 
@@ -554,9 +561,18 @@ impl GradientTape {
             self.pop()?;
         }
         let mut guard = self.inner.data.lock();
-        let Some(data) = guard.as_mut() else { return Err(Error::TapeSpent) };
-        let target_origins: Vec<Origin> =
-            targets.iter().map(|t| data.tracked.get(&t.id()).copied().unwrap_or(Origin::Untracked)).collect();
+        let Some(data) = guard.as_mut() else {
+            return Err(Error::TapeSpent);
+        };
+        let target_origins: Vec<Origin> = targets
+            .iter()
+            .map(|t| {
+                data.tracked
+                    .get(&t.id())
+                    .copied()
+                    .unwrap_or(Origin::Untracked)
+            })
+            .collect();
         if self.inner.persistent {
             let entries = data.entries.clone();
             // Never hold the tape's lock while differentiating: a persistent tape

@@ -138,7 +138,9 @@ impl Variable {
 
     /// Locks the value for an in-place update; readers wait until the guard drops.
     pub fn lock_value(&self) -> ValueGuard<'_> {
-        ValueGuard { slot: self.0.value.write() }
+        ValueGuard {
+            slot: self.0.value.write(),
+        }
     }
 
     /// Replaces the value. Shape and dtype must match; on error the variable is unchanged.

@@ -254,10 +254,17 @@ pub fn expand_dims(x: &Tensor, axis: isize) -> Result<Tensor> {
 /// Removes size-1 axes (all of them, or those in `axes`).
 pub fn squeeze(x: &Tensor, axes: Option<&[isize]>) -> Result<Tensor> {
     let keep: Vec<isize> = match axes {
-        None => x.shape().iter().filter(|&&d| d != 1).map(|&d| d as isize).collect(),
+        None => x
+            .shape()
+            .iter()
+            .filter(|&&d| d != 1)
+            .map(|&d| d as isize)
+            .collect(),
         Some(axes) => {
-            let norm: Vec<usize> =
-                axes.iter().map(|&a| crate::shape::normalize_axis(a, x.rank())).collect::<Result<_>>()?;
+            let norm: Vec<usize> = axes
+                .iter()
+                .map(|&a| crate::shape::normalize_axis(a, x.rank()))
+                .collect::<Result<_>>()?;
             for &a in &norm {
                 if x.shape()[a] != 1 {
                     return Err(Error::invalid(format!(
@@ -266,7 +273,12 @@ pub fn squeeze(x: &Tensor, axes: Option<&[isize]>) -> Result<Tensor> {
                     )));
                 }
             }
-            x.shape().iter().enumerate().filter(|(i, _)| !norm.contains(i)).map(|(_, &d)| d as isize).collect()
+            x.shape()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !norm.contains(i))
+                .map(|(_, &d)| d as isize)
+                .collect()
         }
     };
     reshape(x, &keep)
@@ -274,10 +286,14 @@ pub fn squeeze(x: &Tensor, axes: Option<&[isize]>) -> Result<Tensor> {
 
 /// Joins tensors along an existing axis.
 pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
-    let first = values.first().ok_or_else(|| Error::invalid("concat needs at least one tensor"))?;
+    let first = values
+        .first()
+        .ok_or_else(|| Error::invalid("concat needs at least one tensor"))?;
     let rank = first.rank();
     if rank == 0 {
-        return Err(Error::invalid("Can't concatenate scalars (use tf.stack instead) [Op:ConcatV2]"));
+        return Err(Error::invalid(
+            "Can't concatenate scalars (use tf.stack instead) [Op:ConcatV2]",
+        ));
     }
     let ax = crate::shape::normalize_axis(axis, rank)?;
     for (i, v) in values.iter().enumerate().skip(1) {
@@ -287,7 +303,12 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
             expected: first.dtype(),
             actual: v.dtype(),
         })?;
-        let ok = v.rank() == rank && v.shape().iter().zip(first.shape()).enumerate().all(|(k, (a, b))| k == ax || a == b);
+        let ok = v.rank() == rank
+            && v.shape()
+                .iter()
+                .zip(first.shape())
+                .enumerate()
+                .all(|(k, (a, b))| k == ax || a == b);
         if !ok {
             return Err(Error::invalid(format!(
                 "ConcatOp : Dimension {} in both shapes must be equal: shape[0] = {} vs. shape[{i}] = {} [Op:ConcatV2]",
@@ -306,7 +327,11 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
                     _ => unreachable!("dtypes checked"),
                 })
                 .collect();
-            Storage::$variant(ndarray::concatenate(ndarray::Axis(ax), &views).map_err(|e| Error::invalid(e.to_string()))?.into_shared())
+            Storage::$variant(
+                ndarray::concatenate(ndarray::Axis(ax), &views)
+                    .map_err(|e| Error::invalid(e.to_string()))?
+                    .into_shared(),
+            )
         }};
     }
     let out = Tensor::from_storage(match first.dtype() {
@@ -318,7 +343,8 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
     });
     if crate::tape::is_recording() {
         let sizes: Vec<usize> = values.iter().map(|v| v.shape()[ax]).collect();
-        let ins: Vec<(crate::TensorId, DType)> = values.iter().map(|v| (v.id(), v.dtype())).collect();
+        let ins: Vec<(crate::TensorId, DType)> =
+            values.iter().map(|v| (v.id(), v.dtype())).collect();
         crate::tape::record_op("ConcatV2", &ins, &[&out], || {
             rule(move |g, _| {
                 let mut off = 0;
@@ -342,7 +368,9 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
 
 /// Stacks tensors of equal shape along a new axis.
 pub fn stack(values: &[Tensor], axis: isize) -> Result<Tensor> {
-    let first = values.first().ok_or_else(|| Error::invalid("stack needs at least one tensor"))?;
+    let first = values
+        .first()
+        .ok_or_else(|| Error::invalid("stack needs at least one tensor"))?;
     for (i, v) in values.iter().enumerate() {
         if v.shape() != first.shape() {
             return Err(Error::invalid(format!(
@@ -355,9 +383,16 @@ pub fn stack(values: &[Tensor], axis: isize) -> Result<Tensor> {
     let r = first.rank() as isize;
     let a = if axis < 0 { axis + r + 1 } else { axis };
     if a < 0 || a > r {
-        return Err(Error::invalid(format!("Argument `axis` = {axis} not in range [{}, {}) [Op:Pack]", -r - 1, r + 1)));
+        return Err(Error::invalid(format!(
+            "Argument `axis` = {axis} not in range [{}, {}) [Op:Pack]",
+            -r - 1,
+            r + 1
+        )));
     }
-    let expanded = values.iter().map(|v| expand_dims(v, a)).collect::<Result<Vec<_>>>()?;
+    let expanded = values
+        .iter()
+        .map(|v| expand_dims(v, a))
+        .collect::<Result<Vec<_>>>()?;
     concat(&expanded, a)
 }
 
@@ -365,7 +400,10 @@ pub fn stack(values: &[Tensor], axis: isize) -> Result<Tensor> {
 pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
     let ax = crate::shape::normalize_axis(axis, x.rank())?;
     let n = x.shape()[ax];
-    split(x, &vec![1; n], ax as isize)?.iter().map(|t| squeeze(t, Some(&[ax as isize]))).collect()
+    split(x, &vec![1; n], ax as isize)?
+        .iter()
+        .map(|t| squeeze(t, Some(&[ax as isize])))
+        .collect()
 }
 
 /// Splits along `axis` into pieces of the given sizes (which must add up).
@@ -401,8 +439,18 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     }
     // [d0, d1] -> [1, d0, 1, d1] -> broadcast [m0, d0, m1, d1] -> [m0*d0, m1*d1]
     let inter: Vec<isize> = x.shape().iter().flat_map(|&d| [1, d as isize]).collect();
-    let big: Vec<usize> = x.shape().iter().zip(multiples).flat_map(|(&d, &m)| [m, d]).collect();
-    let out: Vec<isize> = x.shape().iter().zip(multiples).map(|(&d, &m)| (d * m) as isize).collect();
+    let big: Vec<usize> = x
+        .shape()
+        .iter()
+        .zip(multiples)
+        .flat_map(|(&d, &m)| [m, d])
+        .collect();
+    let out: Vec<isize> = x
+        .shape()
+        .iter()
+        .zip(multiples)
+        .map(|(&d, &m)| (d * m) as isize)
+        .collect();
     reshape(&broadcast_to(&reshape(x, &inter)?, &big)?, &out)
 }
 
@@ -419,7 +467,9 @@ pub fn fill(shape: &[usize], value: &Tensor) -> Result<Tensor> {
 
 /// Identity matrices: `[*batch, rows, cols]` with ones on the diagonal.
 pub fn eye(rows: usize, cols: usize, batch: &[usize], dtype: DType) -> Result<Tensor> {
-    let mut m = Tensor::zeros(&[rows, cols], DType::F64)?.array::<f64>()?.to_owned();
+    let mut m = Tensor::zeros(&[rows, cols], DType::F64)?
+        .array::<f64>()?
+        .to_owned();
     for i in 0..rows.min(cols) {
         m[[i, i]] = 1.0;
     }
@@ -454,18 +504,33 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Tenso
     let v: Vec<f64> = match num {
         0 => vec![],
         1 => vec![start],
-        _ => (0..num).map(|i| start + (stop - start) * i as f64 / (num - 1) as f64).collect(),
+        _ => (0..num)
+            .map(|i| start + (stop - start) * i as f64 / (num - 1) as f64)
+            .collect(),
     };
     cast(&Tensor::from_vec(v, &[num])?, dtype)
 }
 
 /// One-hot encoding along a new last axis (or `axis`); out-of-range indices
 /// give all-`off` rows, as in TF.
-pub fn one_hot(indices: &Tensor, depth: usize, on: f64, off: f64, axis: isize, dtype: DType) -> Result<Tensor> {
+pub fn one_hot(
+    indices: &Tensor,
+    depth: usize,
+    on: f64,
+    off: f64,
+    axis: isize,
+    dtype: DType,
+) -> Result<Tensor> {
     let idx: Vec<i64> = match indices.storage() {
         Storage::I32(a) => a.iter().map(|&v| v as i64).collect(),
         Storage::I64(a) => a.iter().copied().collect(),
-        _ => return Err(Error::UnsupportedDType { op: "OneHot", dtype: indices.dtype(), allowed: "int32, int64 (indices)" }),
+        _ => {
+            return Err(Error::UnsupportedDType {
+                op: "OneHot",
+                dtype: indices.dtype(),
+                allowed: "int32, int64 (indices)",
+            })
+        }
     };
     let mut data = vec![off; idx.len() * depth];
     for (k, &i) in idx.iter().enumerate() {
@@ -479,7 +544,10 @@ pub fn one_hot(indices: &Tensor, depth: usize, on: f64, off: f64, axis: isize, d
     let r = indices.rank() as isize;
     let a = if axis < 0 { axis + r + 1 } else { axis };
     if a < 0 || a > r {
-        return Err(Error::invalid(format!("Expected axis to be -1 or between [0, {}).  But received: {axis} [Op:OneHot]", r + 1)));
+        return Err(Error::invalid(format!(
+            "Expected axis to be -1 or between [0, {}).  But received: {axis} [Op:OneHot]",
+            r + 1
+        )));
     }
     if a == r {
         return Ok(t);

@@ -51,8 +51,16 @@ comparison!(
     |x, y| x >= y
 );
 
-fn bools<'a>(op: &'static str, t: &'a Tensor) -> Result<&'a ndarray::ArcArray<bool, ndarray::IxDyn>> {
-    t.array::<bool>().map_err(|_| crate::Error::UnsupportedDType { op, dtype: t.dtype(), allowed: "bool" })
+fn bools<'a>(
+    op: &'static str,
+    t: &'a Tensor,
+) -> Result<&'a ndarray::ArcArray<bool, ndarray::IxDyn>> {
+    t.array::<bool>()
+        .map_err(|_| crate::Error::UnsupportedDType {
+            op,
+            dtype: t.dtype(),
+            allowed: "bool",
+        })
 }
 
 /// Elementwise `a && b` on bool tensors, with broadcasting.
@@ -69,7 +77,10 @@ pub fn logical_or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Elementwise `!a` on a bool tensor.
 pub fn logical_not(a: &Tensor) -> Result<Tensor> {
-    Ok(Tensor::from_array(crate::kernels::map(bools("LogicalNot", a)?, |x: bool| !x)))
+    Ok(Tensor::from_array(crate::kernels::map(
+        bools("LogicalNot", a)?,
+        |x: bool| !x,
+    )))
 }
 
 /// Elementwise exclusive or on bool tensors, with broadcasting.

@@ -59,13 +59,23 @@ fn out_dim(input: usize, k: usize, stride: usize, dil: usize, padding: Padding) 
             let total = ((out.saturating_sub(1)) * stride + eff).saturating_sub(input);
             (out, total / 2)
         }
-        Padding::Valid => (if input >= eff { (input - eff) / stride + 1 } else { 0 }, 0),
+        Padding::Valid => (
+            if input >= eff {
+                (input - eff) / stride + 1
+            } else {
+                0
+            },
+            0,
+        ),
     }
 }
 
 fn geometry(shape: &[usize], win: &Window) -> Result<Geom> {
     if shape.len() != 4 {
-        return Err(Error::invalid(format!("input must be 4-dimensional (NHWC), got shape {}", ShapeDisplay::of(shape))));
+        return Err(Error::invalid(format!(
+            "input must be 4-dimensional (NHWC), got shape {}",
+            ShapeDisplay::of(shape)
+        )));
     }
     if win.size.contains(&0) || win.strides.contains(&0) || win.dilations.contains(&0) {
         return Err(Error::invalid(format!(
@@ -73,8 +83,20 @@ fn geometry(shape: &[usize], win: &Window) -> Result<Geom> {
             win.size, win.strides, win.dilations
         )));
     }
-    let (oh, top) = out_dim(shape[1], win.size[0], win.strides[0], win.dilations[0], win.padding);
-    let (ow, left) = out_dim(shape[2], win.size[1], win.strides[1], win.dilations[1], win.padding);
+    let (oh, top) = out_dim(
+        shape[1],
+        win.size[0],
+        win.strides[0],
+        win.dilations[0],
+        win.padding,
+    );
+    let (ow, left) = out_dim(
+        shape[2],
+        win.size[1],
+        win.strides[1],
+        win.dilations[1],
+        win.padding,
+    );
     Ok(Geom {
         n: shape[0],
         h: shape[1],
@@ -104,7 +126,10 @@ impl Geom {
 }
 
 fn extract<T: Copy>(a: &ArcArray<T, IxDyn>, g: &Geom, fill: T) -> ArcArray<T, IxDyn> {
-    let x = a.view().into_dimensionality::<ndarray::Ix4>().expect("rank checked");
+    let x = a
+        .view()
+        .into_dimensionality::<ndarray::Ix4>()
+        .expect("rank checked");
     let k = g.kh * g.kw * g.c;
     let mut out = Array4::from_elem((g.n, g.oh, g.ow, k), fill);
     for b in 0..g.n {
@@ -126,8 +151,14 @@ fn extract<T: Copy>(a: &ArcArray<T, IxDyn>, g: &Geom, fill: T) -> ArcArray<T, Ix
     out.into_dyn().into_shared()
 }
 
-fn accumulate<T: Copy + num_traits::Zero + std::ops::AddAssign>(a: &ArcArray<T, IxDyn>, g: &Geom) -> ArcArray<T, IxDyn> {
-    let p = a.view().into_dimensionality::<ndarray::Ix4>().expect("rank checked");
+fn accumulate<T: Copy + num_traits::Zero + std::ops::AddAssign>(
+    a: &ArcArray<T, IxDyn>,
+    g: &Geom,
+) -> ArcArray<T, IxDyn> {
+    let p = a
+        .view()
+        .into_dimensionality::<ndarray::Ix4>()
+        .expect("rank checked");
     let mut out = Array4::<T>::zeros((g.n, g.h, g.w, g.c));
     for b in 0..g.n {
         for y in 0..g.oh {
@@ -158,7 +189,11 @@ pub fn patches(x: &Tensor, win: &Window, fill: f64) -> Result<Tensor> {
         Storage::I32(a) => Storage::I32(extract(a, &g, fill as i32)),
         Storage::I64(a) => Storage::I64(extract(a, &g, fill as i64)),
         Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType { op: "ExtractImagePatches", dtype: x.dtype(), allowed: "numeric" })
+            return Err(Error::UnsupportedDType {
+                op: "ExtractImagePatches",
+                dtype: x.dtype(),
+                allowed: "numeric",
+            })
         }
     });
     record("ExtractImagePatches", &[x], &out, || {
@@ -185,7 +220,11 @@ pub fn patches_adjoint(p: &Tensor, input_shape: &[usize], win: &Window) -> Resul
         Storage::I32(a) => Storage::I32(accumulate(a, &g)),
         Storage::I64(a) => Storage::I64(accumulate(a, &g)),
         Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType { op: "ExtractImagePatchesGrad", dtype: p.dtype(), allowed: "numeric" })
+            return Err(Error::UnsupportedDType {
+                op: "ExtractImagePatchesGrad",
+                dtype: p.dtype(),
+                allowed: "numeric",
+            })
         }
     });
     record("ExtractImagePatchesGrad", &[p], &out, || {
@@ -196,7 +235,13 @@ pub fn patches_adjoint(p: &Tensor, input_shape: &[usize], win: &Window) -> Resul
 }
 
 /// 2-D convolution, NHWC input and `[kh, kw, in, out]` filters (as `tf.nn.conv2d`).
-pub fn conv2d(input: &Tensor, filters: &Tensor, strides: [usize; 2], padding: Padding, dilations: [usize; 2]) -> Result<Tensor> {
+pub fn conv2d(
+    input: &Tensor,
+    filters: &Tensor,
+    strides: [usize; 2],
+    padding: Padding,
+    dilations: [usize; 2],
+) -> Result<Tensor> {
     let (s, f) = (input.shape(), filters.shape());
     if f.len() != 4 || s.len() != 4 || f[2] != s[3] {
         return Err(Error::invalid(format!(
@@ -205,37 +250,79 @@ pub fn conv2d(input: &Tensor, filters: &Tensor, strides: [usize; 2], padding: Pa
             ShapeDisplay::of(f)
         )));
     }
-    let win = Window { size: [f[0], f[1]], strides, dilations, padding };
+    let win = Window {
+        size: [f[0], f[1]],
+        strides,
+        dilations,
+        padding,
+    };
     let p = patches(input, &win, 0.0)?;
     let (n, oh, ow) = (p.shape()[0], p.shape()[1], p.shape()[2]);
     let k = (f[0] * f[1] * f[2]) as isize;
     let p2 = ops::reshape(&p, &[(n * oh * ow) as isize, k])?;
     let w2 = ops::reshape(filters, &[k, f[3] as isize])?;
-    ops::reshape(&ops::matmul(&p2, &w2, false, false)?, &[n as isize, oh as isize, ow as isize, f[3] as isize])
+    ops::reshape(
+        &ops::matmul(&p2, &w2, false, false)?,
+        &[n as isize, oh as isize, ow as isize, f[3] as isize],
+    )
 }
 
-fn windows(input: &Tensor, ksize: [usize; 2], strides: [usize; 2], padding: Padding, fill: f64) -> Result<(Tensor, Window)> {
-    let win = Window { size: ksize, strides, dilations: [1, 1], padding };
+fn windows(
+    input: &Tensor,
+    ksize: [usize; 2],
+    strides: [usize; 2],
+    padding: Padding,
+    fill: f64,
+) -> Result<(Tensor, Window)> {
+    let win = Window {
+        size: ksize,
+        strides,
+        dilations: [1, 1],
+        padding,
+    };
     let p = patches(input, &win, fill)?;
     let s = p.shape();
     let w = ops::reshape(
         &p,
-        &[s[0] as isize, s[1] as isize, s[2] as isize, (ksize[0] * ksize[1]) as isize, input.shape()[3] as isize],
+        &[
+            s[0] as isize,
+            s[1] as isize,
+            s[2] as isize,
+            (ksize[0] * ksize[1]) as isize,
+            input.shape()[3] as isize,
+        ],
     )?;
     Ok((w, win))
 }
 
 /// Max pooling (NHWC). The gradient goes to the first maximum of each window,
 /// as TF's `MaxPoolGrad`.
-pub fn max_pool2d(input: &Tensor, ksize: [usize; 2], strides: [usize; 2], padding: Padding) -> Result<Tensor> {
+pub fn max_pool2d(
+    input: &Tensor,
+    ksize: [usize; 2],
+    strides: [usize; 2],
+    padding: Padding,
+) -> Result<Tensor> {
     let (w, _) = windows(input, ksize, strides, padding, f64::NEG_INFINITY)?;
     let first = ops::argmax(&ops::stop_gradient(&w), 3)?;
-    let mask = ops::cast(&ops::one_hot(&first, ksize[0] * ksize[1], 1.0, 0.0, 3, crate::DType::I32)?, crate::DType::Bool)?;
-    ops::reduce_sum(&ops::where_(&mask, &w, &ops::zeros_like(&w)?)?, Some(&[3]), false)
+    let mask = ops::cast(
+        &ops::one_hot(&first, ksize[0] * ksize[1], 1.0, 0.0, 3, crate::DType::I32)?,
+        crate::DType::Bool,
+    )?;
+    ops::reduce_sum(
+        &ops::where_(&mask, &w, &ops::zeros_like(&w)?)?,
+        Some(&[3]),
+        false,
+    )
 }
 
 /// Average pooling (NHWC); padded positions are not counted (as TF).
-pub fn avg_pool2d(input: &Tensor, ksize: [usize; 2], strides: [usize; 2], padding: Padding) -> Result<Tensor> {
+pub fn avg_pool2d(
+    input: &Tensor,
+    ksize: [usize; 2],
+    strides: [usize; 2],
+    padding: Padding,
+) -> Result<Tensor> {
     let (w, win) = windows(input, ksize, strides, padding, 0.0)?;
     let sum = ops::reduce_sum(&w, Some(&[3]), false)?;
     let s = input.shape();

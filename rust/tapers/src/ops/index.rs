@@ -9,19 +9,22 @@ use ndarray::{ArcArray, ArrayD, Axis, IxDyn, Slice};
 use super::{record, rule};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::map_storage;
 use crate::ops;
 use crate::shape::{normalize_axis, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
-use crate::map_storage;
 
 fn check_index(x_shape: &[usize], index: isize) -> Result<usize> {
-    let n = *x_shape
-        .first()
-        .ok_or_else(|| Error::invalid("Index out of range using input dim 0; input has only 0 dims [Op:StridedSlice]"))?
-        as isize;
+    let n = *x_shape.first().ok_or_else(|| {
+        Error::invalid(
+            "Index out of range using input dim 0; input has only 0 dims [Op:StridedSlice]",
+        )
+    })? as isize;
     let i = if index < 0 { index + n } else { index };
     if i < 0 || i >= n {
-        return Err(Error::invalid(format!("slice index {index} of dimension 0 out of bounds. [Op:StridedSlice]")));
+        return Err(Error::invalid(format!(
+            "slice index {index} of dimension 0 out of bounds. [Op:StridedSlice]"
+        )));
     }
     Ok(i as usize)
 }
@@ -30,14 +33,24 @@ fn check_index(x_shape: &[usize], index: isize) -> Result<usize> {
 pub fn index_first(x: &Tensor, index: isize) -> Result<Tensor> {
     let i = check_index(x.shape(), index)?;
     let s = slice_ranges(x, &[(i, 1)])?;
-    ops::reshape(&s, &x.shape()[1..].iter().map(|&d| d as isize).collect::<Vec<_>>())
+    ops::reshape(
+        &s,
+        &x.shape()[1..]
+            .iter()
+            .map(|&d| d as isize)
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// Contiguous sub-block: along axis `k`, `len` elements from `start`
 /// (`ranges` may be shorter than the rank; missing axes are taken whole).
 pub fn slice_ranges(x: &Tensor, ranges: &[(usize, usize)]) -> Result<Tensor> {
     if ranges.len() > x.rank() {
-        return Err(Error::invalid(format!("slice has {} ranges for a tensor of rank {}", ranges.len(), x.rank())));
+        return Err(Error::invalid(format!(
+            "slice has {} ranges for a tensor of rank {}",
+            ranges.len(),
+            x.rank()
+        )));
     }
     for (k, &(s, l)) in ranges.iter().enumerate() {
         if s.checked_add(l).is_none_or(|e| e > x.shape()[k]) {
@@ -76,9 +89,20 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor
             ShapeDisplay::of(x.shape())
         )));
     }
-    let shape: Vec<usize> = x.shape().iter().zip(paddings).map(|(&d, &(b, a))| d + b + a).collect();
-    crate::shape::checked_numel(&shape).ok_or_else(|| crate::tensor::too_large(&shape, x.dtype()))?;
-    fn fill<T: Clone>(a: &ArcArray<T, IxDyn>, shape: &[usize], pads: &[(usize, usize)], v: T) -> ArcArray<T, IxDyn> {
+    let shape: Vec<usize> = x
+        .shape()
+        .iter()
+        .zip(paddings)
+        .map(|(&d, &(b, a))| d + b + a)
+        .collect();
+    crate::shape::checked_numel(&shape)
+        .ok_or_else(|| crate::tensor::too_large(&shape, x.dtype()))?;
+    fn fill<T: Clone>(
+        a: &ArcArray<T, IxDyn>,
+        shape: &[usize],
+        pads: &[(usize, usize)],
+        v: T,
+    ) -> ArcArray<T, IxDyn> {
         let mut out = ArrayD::from_elem(IxDyn(shape), v);
         let mut view = out.view_mut();
         for (k, &(b, _)) in pads.iter().enumerate() {
@@ -95,7 +119,11 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor
         Storage::Bool(a) => Storage::Bool(fill(a, &shape, paddings, value != 0.0)),
     });
     record("Pad", &[x], &out, || {
-        let ranges: Vec<(usize, usize)> = paddings.iter().zip(x.shape()).map(|(&(b, _), &d)| (b, d)).collect();
+        let ranges: Vec<(usize, usize)> = paddings
+            .iter()
+            .zip(x.shape())
+            .map(|(&(b, _), &d)| (b, d))
+            .collect();
         rule(move |g, _| Ok(vec![Some(slice_ranges(&g[0], &ranges)?)]))
     });
     Ok(out)
@@ -104,13 +132,20 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor
 /// Takes positions `idx` along `axis` (repeats allowed).
 pub fn take(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>) -> Result<Tensor> {
     if axis >= x.rank() {
-        return Err(Error::invalid(format!("take: axis {axis} out of range for rank {}", x.rank())));
+        return Err(Error::invalid(format!(
+            "take: axis {axis} out of range for rank {}",
+            x.rank()
+        )));
     }
     let n = x.shape()[axis];
     if let Some(&bad) = idx.iter().find(|&&i| i >= n) {
-        return Err(Error::invalid(format!("indices = {bad} is not in [0, {n}) [Op:GatherV2]")));
+        return Err(Error::invalid(format!(
+            "indices = {bad} is not in [0, {n}) [Op:GatherV2]"
+        )));
     }
-    let out = Tensor::from_storage(map_storage!(x.storage(), a => a.select(Axis(axis), &idx).into_shared()));
+    let out = Tensor::from_storage(
+        map_storage!(x.storage(), a => a.select(Axis(axis), &idx).into_shared()),
+    );
     record("GatherV2", &[x], &out, || {
         let idx = idx.clone();
         rule(move |g, _| Ok(vec![Some(scatter_add(&g[0], axis, idx.clone(), n)?)]))
@@ -129,7 +164,9 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
         )));
     }
     if let Some(&bad) = idx.iter().find(|&&i| i >= n) {
-        return Err(Error::invalid(format!("scatter_add: index {bad} is not in [0, {n})")));
+        return Err(Error::invalid(format!(
+            "scatter_add: index {bad} is not in [0, {n})"
+        )));
     }
     let mut shape = x.shape().to_vec();
     shape[axis] = n;
@@ -152,7 +189,11 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
         Storage::I32(a) => Storage::I32(scatter(a, &shape, axis, &idx)),
         Storage::I64(a) => Storage::I64(scatter(a, &shape, axis, &idx)),
         Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType { op: "ScatterAdd", dtype: DType::Bool, allowed: "numeric" })
+            return Err(Error::UnsupportedDType {
+                op: "ScatterAdd",
+                dtype: DType::Bool,
+                allowed: "numeric",
+            })
         }
     });
     record("ScatterAdd", &[x], &out, || {
@@ -169,14 +210,20 @@ fn index_values(indices: &Tensor, n: usize, op: &'static str) -> Result<Vec<usiz
         Storage::I32(a) => a.iter().map(|&v| v as i64).collect(),
         Storage::I64(a) => a.iter().copied().collect(),
         _ => {
-            return Err(Error::UnsupportedDType { op, dtype: indices.dtype(), allowed: "int32, int64 (indices)" })
+            return Err(Error::UnsupportedDType {
+                op,
+                dtype: indices.dtype(),
+                allowed: "int32, int64 (indices)",
+            })
         }
     };
     vals.iter()
         .enumerate()
         .map(|(k, &v)| {
             if v < 0 || v as usize >= n {
-                Err(Error::invalid(format!("indices[{k}] = {v} is not in [0, {n}) [Op:{op}]")))
+                Err(Error::invalid(format!(
+                    "indices[{k}] = {v} is not in [0, {n}) [Op:{op}]"
+                )))
             } else {
                 Ok(v as usize)
             }
@@ -187,15 +234,27 @@ fn index_values(indices: &Tensor, n: usize, op: &'static str) -> Result<Vec<usiz
 /// `tf.gather(params, indices, axis, batch_dims)`.
 pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize) -> Result<Tensor> {
     let rank = params.rank();
-    let bd = if batch_dims < 0 { batch_dims + indices.rank() as isize } else { batch_dims };
+    let bd = if batch_dims < 0 {
+        batch_dims + indices.rank() as isize
+    } else {
+        batch_dims
+    };
     if bd < 0 || bd as usize > indices.rank() || bd as usize > rank {
-        return Err(Error::invalid(format!("batch_dims = {batch_dims} is out of range [Op:GatherV2]")));
+        return Err(Error::invalid(format!(
+            "batch_dims = {batch_dims} is out of range [Op:GatherV2]"
+        )));
     }
     let bd = bd as usize;
-    let ax = normalize_axis(axis, rank)
-        .map_err(|_| Error::invalid(format!("Expected axis in the range [{}, {rank}), but got {axis} [Op:GatherV2]", -(rank as isize))))?;
+    let ax = normalize_axis(axis, rank).map_err(|_| {
+        Error::invalid(format!(
+            "Expected axis in the range [{}, {rank}), but got {axis} [Op:GatherV2]",
+            -(rank as isize)
+        ))
+    })?;
     if ax < bd {
-        return Err(Error::invalid(format!("batch_dims ({bd}) must be less than or equal to axis ({ax}) [Op:GatherV2]")));
+        return Err(Error::invalid(format!(
+            "batch_dims ({bd}) must be less than or equal to axis ({ax}) [Op:GatherV2]"
+        )));
     }
     if params.shape()[..bd] != indices.shape()[..bd] {
         return Err(Error::IncompatibleShapes {
@@ -222,11 +281,24 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize)
     let rest: usize = params.shape()[ax + 1..].iter().product();
     let per_batch = vals.len() / b.max(1);
     // params -> [b, mid, n, rest] -> [mid, b*n, rest] so batch b's rows are b*n..(b+1)*n.
-    let p4 = ops::reshape(params, &[b as isize, mid as isize, n as isize, rest as isize])?;
-    let p3 = ops::reshape(&ops::transpose(&p4, Some(&[1, 0, 2, 3]))?, &[mid as isize, (b * n) as isize, rest as isize])?;
-    let flat: Vec<usize> = vals.iter().enumerate().map(|(k, &v)| (k / per_batch.max(1)) * n + v).collect();
+    let p4 = ops::reshape(
+        params,
+        &[b as isize, mid as isize, n as isize, rest as isize],
+    )?;
+    let p3 = ops::reshape(
+        &ops::transpose(&p4, Some(&[1, 0, 2, 3]))?,
+        &[mid as isize, (b * n) as isize, rest as isize],
+    )?;
+    let flat: Vec<usize> = vals
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| (k / per_batch.max(1)) * n + v)
+        .collect();
     let g = take(&p3, 1, Arc::new(flat))?; // [mid, b*k, rest]
-    let g4 = ops::reshape(&g, &[mid as isize, b as isize, per_batch as isize, rest as isize])?;
+    let g4 = ops::reshape(
+        &g,
+        &[mid as isize, b as isize, per_batch as isize, rest as isize],
+    )?;
     let g4 = ops::transpose(&g4, Some(&[1, 0, 2, 3]))?; // [b, mid, k, rest]
     ops::reshape(&g4, &out_shape)
 }
@@ -234,7 +306,10 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize)
 /// `tf.gather_nd(params, indices)`: the last axis of `indices` indexes the
 /// leading axes of `params`.
 pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
-    let r = *indices.shape().last().ok_or_else(|| Error::invalid("indices must have rank >= 1 [Op:GatherNd]"))?;
+    let r = *indices
+        .shape()
+        .last()
+        .ok_or_else(|| Error::invalid("indices must have rank >= 1 [Op:GatherNd]"))?;
     if r > params.rank() {
         return Err(Error::invalid(format!(
             "index innermost dimension length must be <= params rank; saw: {r} vs. {} [Op:GatherNd]",
@@ -246,7 +321,13 @@ pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
     let raw: Vec<i64> = match indices.storage() {
         Storage::I32(a) => a.iter().map(|&v| v as i64).collect(),
         Storage::I64(a) => a.iter().copied().collect(),
-        _ => return Err(Error::UnsupportedDType { op: "GatherNd", dtype: indices.dtype(), allowed: "int32, int64 (indices)" }),
+        _ => {
+            return Err(Error::UnsupportedDType {
+                op: "GatherNd",
+                dtype: indices.dtype(),
+                allowed: "int32, int64 (indices)",
+            })
+        }
     };
     let mut flat = Vec::with_capacity(raw.len() / r.max(1));
     for (k, chunk) in raw.chunks(r.max(1)).enumerate() {
@@ -255,7 +336,11 @@ pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
             if v < 0 || v as usize >= lead[j] {
                 return Err(Error::invalid(format!(
                     "indices[{k}] = [{}] does not index into param shape {} [Op:GatherNd]",
-                    chunk.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+                    chunk
+                        .iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     ShapeDisplay::of(params.shape())
                 )));
             }
@@ -324,13 +409,26 @@ fn range_positions(start: Option<isize>, stop: Option<isize>, step: isize, n: us
 /// `x[items]` with NumPy basic-indexing semantics (ints, slices with steps,
 /// `newaxis`, one ellipsis), differentiable.
 pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
-    if items.iter().any(|i| matches!(i, SliceItem::Range { step: 0, .. })) {
-        return Err(Error::invalid("slice step cannot be zero [Op:StridedSlice]"));
+    if items
+        .iter()
+        .any(|i| matches!(i, SliceItem::Range { step: 0, .. }))
+    {
+        return Err(Error::invalid(
+            "slice step cannot be zero [Op:StridedSlice]",
+        ));
     }
-    let consumed = items.iter().filter(|i| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. })).count();
-    let ellipses = items.iter().filter(|i| matches!(i, SliceItem::Ellipsis)).count();
+    let consumed = items
+        .iter()
+        .filter(|i| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. }))
+        .count();
+    let ellipses = items
+        .iter()
+        .filter(|i| matches!(i, SliceItem::Ellipsis))
+        .count();
     if ellipses > 1 {
-        return Err(Error::invalid("an index can only have a single ellipsis ('...')"));
+        return Err(Error::invalid(
+            "an index can only have a single ellipsis ('...')",
+        ));
     }
     if consumed > x.rank() {
         return Err(Error::invalid(format!(
@@ -340,7 +438,11 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
         )));
     }
     // Expand the ellipsis (or pad at the end) with full ranges.
-    let full = SliceItem::Range { start: None, stop: None, step: 1 };
+    let full = SliceItem::Range {
+        start: None,
+        stop: None,
+        step: 1,
+    };
     let mut expanded = Vec::new();
     for it in items {
         if *it == SliceItem::Ellipsis {
@@ -387,7 +489,11 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
             }
         }
     }
-    if ranges.iter().zip(x.shape()).any(|(&(s, l), &d)| s != 0 || l != d) {
+    if ranges
+        .iter()
+        .zip(x.shape())
+        .any(|(&(s, l), &d)| s != 0 || l != d)
+    {
         t = slice_ranges(&t, &ranges)?;
     }
     for (ax, pos) in takes {

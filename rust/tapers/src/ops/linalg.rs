@@ -18,8 +18,14 @@ pub fn tensordot(a: &Tensor, b: &Tensor, a_axes: &[isize], b_axes: &[isize]) -> 
             b_axes.len()
         )));
     }
-    let na: Vec<usize> = a_axes.iter().map(|&x| crate::shape::normalize_axis(x, a.rank())).collect::<Result<_>>()?;
-    let nb: Vec<usize> = b_axes.iter().map(|&x| crate::shape::normalize_axis(x, b.rank())).collect::<Result<_>>()?;
+    let na: Vec<usize> = a_axes
+        .iter()
+        .map(|&x| crate::shape::normalize_axis(x, a.rank()))
+        .collect::<Result<_>>()?;
+    let nb: Vec<usize> = b_axes
+        .iter()
+        .map(|&x| crate::shape::normalize_axis(x, b.rank()))
+        .collect::<Result<_>>()?;
     for (&i, &j) in na.iter().zip(&nb) {
         if a.shape()[i] != b.shape()[j] {
             return Err(Error::invalid(format!(
@@ -40,8 +46,11 @@ pub fn tensordot(a: &Tensor, b: &Tensor, a_axes: &[isize], b_axes: &[isize]) -> 
     let pb: Vec<usize> = nb.iter().chain(&free_b).copied().collect();
     let a2 = ops::reshape(&ops::transpose(a, Some(&pa))?, &[m as isize, k as isize])?;
     let b2 = ops::reshape(&ops::transpose(b, Some(&pb))?, &[k as isize, n as isize])?;
-    let out_shape: Vec<usize> =
-        free_a.iter().map(|&i| a.shape()[i]).chain(free_b.iter().map(|&i| b.shape()[i])).collect();
+    let out_shape: Vec<usize> = free_a
+        .iter()
+        .map(|&i| a.shape()[i])
+        .chain(free_b.iter().map(|&i| b.shape()[i]))
+        .collect();
     ops::reshape(&ops::matmul(&a2, &b2, false, false)?, &isz(&out_shape))
 }
 
@@ -54,11 +63,21 @@ fn parse_einsum(eq: &str, n_inputs: usize) -> Result<(Vec<Vec<char>>, Vec<char>)
     };
     let inputs: Vec<Vec<char>> = lhs.split(',').map(|s| s.chars().collect()).collect();
     if inputs.len() != n_inputs {
-        return Err(Error::invalid(format!("einsum: equation {eq:?} has {} inputs but {n_inputs} were given", inputs.len())));
+        return Err(Error::invalid(format!(
+            "einsum: equation {eq:?} has {} inputs but {n_inputs} were given",
+            inputs.len()
+        )));
     }
     let rhs_chars: Vec<char> = rhs.as_deref().unwrap_or("").chars().collect();
-    if inputs.iter().flatten().chain(&rhs_chars).any(|c| !c.is_ascii_alphabetic()) {
-        return Err(Error::invalid(format!("einsum: unsupported equation {eq:?} (letters only; no ellipsis)")));
+    if inputs
+        .iter()
+        .flatten()
+        .chain(&rhs_chars)
+        .any(|c| !c.is_ascii_alphabetic())
+    {
+        return Err(Error::invalid(format!(
+            "einsum: unsupported equation {eq:?} (letters only; no ellipsis)"
+        )));
     }
     let output: Vec<char> = match rhs {
         Some(r) => r.chars().collect(),
@@ -68,7 +87,11 @@ fn parse_einsum(eq: &str, n_inputs: usize) -> Result<(Vec<Vec<char>>, Vec<char>)
             for c in inputs.iter().flatten() {
                 *counts.entry(*c).or_insert(0) += 1;
             }
-            counts.into_iter().filter(|&(_, n)| n == 1).map(|(c, _)| c).collect()
+            counts
+                .into_iter()
+                .filter(|&(_, n)| n == 1)
+                .map(|(c, _)| c)
+                .collect()
         }
     };
     Ok((inputs, output))
@@ -76,7 +99,11 @@ fn parse_einsum(eq: &str, n_inputs: usize) -> Result<(Vec<Vec<char>>, Vec<char>)
 
 /// Reduces one operand: sums letters nobody else needs, takes diagonals of
 /// repeated letters, and returns the tensor with its (unique) letters.
-fn einsum_prepare(t: &Tensor, subs: &[char], keep: &dyn Fn(char) -> bool) -> Result<(Tensor, Vec<char>)> {
+fn einsum_prepare(
+    t: &Tensor,
+    subs: &[char],
+    keep: &dyn Fn(char) -> bool,
+) -> Result<(Tensor, Vec<char>)> {
     if subs.len() != t.rank() {
         return Err(Error::invalid(format!(
             "einsum: subscript {:?} has {} letters for an operand of rank {}",
@@ -88,19 +115,34 @@ fn einsum_prepare(t: &Tensor, subs: &[char], keep: &dyn Fn(char) -> bool) -> Res
     let mut t = t.clone();
     let mut subs = subs.to_vec();
     // Repeated letters within an operand (a diagonal, as in "ii->i").
-    while let Some((i, j)) = (0..subs.len()).find_map(|i| (i + 1..subs.len()).find(|&j| subs[j] == subs[i]).map(|j| (i, j))) {
+    while let Some((i, j)) = (0..subs.len()).find_map(|i| {
+        (i + 1..subs.len())
+            .find(|&j| subs[j] == subs[i])
+            .map(|j| (i, j))
+    }) {
         let n = t.shape()[i];
         if t.shape()[j] != n {
-            return Err(Error::invalid("einsum: repeated subscript with different dimensions"));
+            return Err(Error::invalid(
+                "einsum: repeated subscript with different dimensions",
+            ));
         }
         let eye = ops::eye(n, n, &[], t.dtype())?;
         let mut shape = vec![1isize; t.rank()];
         shape[i] = n as isize;
         shape[j] = n as isize;
-        t = ops::reduce_sum(&ops::mul(&t, &ops::reshape(&eye, &shape)?)?, Some(&[j as isize]), false)?;
+        t = ops::reduce_sum(
+            &ops::mul(&t, &ops::reshape(&eye, &shape)?)?,
+            Some(&[j as isize]),
+            false,
+        )?;
         subs.remove(j);
     }
-    let drop: Vec<isize> = subs.iter().enumerate().filter(|(_, &c)| !keep(c)).map(|(i, _)| i as isize).collect();
+    let drop: Vec<isize> = subs
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| !keep(c))
+        .map(|(i, _)| i as isize)
+        .collect();
     if !drop.is_empty() {
         t = ops::reduce_sum(&t, Some(&drop), false)?;
         subs.retain(|&c| keep(c));
@@ -117,7 +159,11 @@ pub fn einsum(equation: &str, inputs: &[Tensor]) -> Result<Tensor> {
             let (t, s) = einsum_prepare(&inputs[0], &subs[0], &|c| out.contains(&c))?;
             let perm: Vec<usize> = out
                 .iter()
-                .map(|c| s.iter().position(|x| x == c).ok_or_else(|| Error::invalid(format!("einsum: output letter {c} not in inputs"))))
+                .map(|c| {
+                    s.iter().position(|x| x == c).ok_or_else(|| {
+                        Error::invalid(format!("einsum: output letter {c} not in inputs"))
+                    })
+                })
                 .collect::<Result<_>>()?;
             ops::transpose(&t, Some(&perm))
         }
@@ -125,11 +171,21 @@ pub fn einsum(equation: &str, inputs: &[Tensor]) -> Result<Tensor> {
             let (sa, sb) = (&subs[0], &subs[1]);
             let (a, la) = einsum_prepare(&inputs[0], sa, &|c| out.contains(&c) || sb.contains(&c))?;
             let (b, lb) = einsum_prepare(&inputs[1], sb, &|c| out.contains(&c) || sa.contains(&c))?;
-            let batch: Vec<char> = la.iter().filter(|c| lb.contains(c) && out.contains(c)).copied().collect();
-            let contract: Vec<char> = la.iter().filter(|c| lb.contains(c) && !out.contains(c)).copied().collect();
+            let batch: Vec<char> = la
+                .iter()
+                .filter(|c| lb.contains(c) && out.contains(c))
+                .copied()
+                .collect();
+            let contract: Vec<char> = la
+                .iter()
+                .filter(|c| lb.contains(c) && !out.contains(c))
+                .copied()
+                .collect();
             let fa: Vec<char> = la.iter().filter(|c| !lb.contains(c)).copied().collect();
             let fb: Vec<char> = lb.iter().filter(|c| !la.contains(c)).copied().collect();
-            let dim = |t: &Tensor, l: &[char], c: char| t.shape()[l.iter().position(|&x| x == c).expect("letter present")];
+            let dim = |t: &Tensor, l: &[char], c: char| {
+                t.shape()[l.iter().position(|&x| x == c).expect("letter present")]
+            };
             for &c in batch.iter().chain(&contract) {
                 if dim(&a, &la, c) != dim(&b, &lb, c) {
                     return Err(Error::invalid(format!(
@@ -139,8 +195,14 @@ pub fn einsum(equation: &str, inputs: &[Tensor]) -> Result<Tensor> {
                     )));
                 }
             }
-            let pos = |l: &[char], cs: &[char]| cs.iter().map(|c| l.iter().position(|x| x == c).expect("present")).collect::<Vec<_>>();
-            let prod = |t: &Tensor, l: &[char], cs: &[char]| cs.iter().map(|&c| dim(t, l, c)).product::<usize>() as isize;
+            let pos = |l: &[char], cs: &[char]| {
+                cs.iter()
+                    .map(|c| l.iter().position(|x| x == c).expect("present"))
+                    .collect::<Vec<_>>()
+            };
+            let prod = |t: &Tensor, l: &[char], cs: &[char]| {
+                cs.iter().map(|&c| dim(t, l, c)).product::<usize>() as isize
+            };
             let batch_dims: Vec<isize> = batch.iter().map(|&c| dim(&a, &la, c) as isize).collect();
             let mut pa = pos(&la, &batch);
             pa.extend(pos(&la, &fa));
@@ -148,7 +210,11 @@ pub fn einsum(equation: &str, inputs: &[Tensor]) -> Result<Tensor> {
             let mut pb = pos(&lb, &batch);
             pb.extend(pos(&lb, &contract));
             pb.extend(pos(&lb, &fb));
-            let (m, k, n) = (prod(&a, &la, &fa), prod(&a, &la, &contract), prod(&b, &lb, &fb));
+            let (m, k, n) = (
+                prod(&a, &la, &fa),
+                prod(&a, &la, &contract),
+                prod(&b, &lb, &fb),
+            );
             let nb: isize = batch_dims.iter().product();
             let a3 = ops::reshape(&ops::transpose(&a, Some(&pa))?, &[nb, m, k])?;
             let b3 = ops::reshape(&ops::transpose(&b, Some(&pb))?, &[nb, k, n])?;
@@ -162,11 +228,17 @@ pub fn einsum(equation: &str, inputs: &[Tensor]) -> Result<Tensor> {
             let r = ops::reshape(&r, &shape)?;
             let perm: Vec<usize> = out
                 .iter()
-                .map(|c| letters.iter().position(|x| x == c).ok_or_else(|| Error::invalid(format!("einsum: output letter {c} not in inputs"))))
+                .map(|c| {
+                    letters.iter().position(|x| x == c).ok_or_else(|| {
+                        Error::invalid(format!("einsum: output letter {c} not in inputs"))
+                    })
+                })
                 .collect::<Result<_>>()?;
             ops::transpose(&r, Some(&perm))
         }
-        n => Err(Error::invalid(format!("einsum with {n} operands is not supported (one or two)"))),
+        n => Err(Error::invalid(format!(
+            "einsum with {n} operands is not supported (one or two)"
+        ))),
     }
 }
 
@@ -202,7 +274,10 @@ pub fn norm(x: &Tensor, ord: NormOrd, axes: Option<&[isize]>, keepdims: bool) ->
 pub fn trace(x: &Tensor) -> Result<Tensor> {
     let r = x.rank();
     if r < 2 {
-        return Err(Error::invalid(format!("trace needs rank >= 2, got shape {}", ShapeDisplay::of(x.shape()))));
+        return Err(Error::invalid(format!(
+            "trace needs rank >= 2, got shape {}",
+            ShapeDisplay::of(x.shape())
+        )));
     }
     let (m, n) = (x.shape()[r - 2], x.shape()[r - 1]);
     let eye = ops::eye(m, n, &[], x.dtype())?;

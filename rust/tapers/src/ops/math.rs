@@ -265,7 +265,11 @@ pub fn relu(x: &Tensor) -> Result<Tensor> {
         let x = x.clone();
         rule(move |g, _| {
             let mask = ops::greater(&x, &ops::zeros_like(&x)?)?;
-            Ok(vec![Some(ops::where_(&mask, &g[0], &ops::zeros_like(&g[0])?)?)])
+            Ok(vec![Some(ops::where_(
+                &mask,
+                &g[0],
+                &ops::zeros_like(&g[0])?,
+            )?)])
         })
     });
     Ok(y)
@@ -291,7 +295,11 @@ pub fn relu6(x: &Tensor) -> Result<Tensor> {
                 &ops::greater(&x, &ops::zeros_like(&x)?)?,
                 &ops::less(&x, &Tensor::scalar_of(x.dtype(), 6.0))?,
             )?;
-            Ok(vec![Some(ops::where_(&inside, &g[0], &ops::zeros_like(&g[0])?)?)])
+            Ok(vec![Some(ops::where_(
+                &inside,
+                &g[0],
+                &ops::zeros_like(&g[0])?,
+            )?)])
         })
     });
     Ok(y)

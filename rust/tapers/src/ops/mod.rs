@@ -25,20 +25,23 @@ mod reduce;
 
 pub use arith::{add, div, floordiv, floormod, maximum, minimum, mul, neg, pow, sub};
 pub use array::{
-    broadcast_to, cast, concat, expand_dims, eye, fill, linspace, one_hot, ones_like, range, reshape, split, squeeze, stack,
-    tile, transpose, unstack, where_, zeros_like,
+    broadcast_to, cast, concat, expand_dims, eye, fill, linspace, one_hot, ones_like, range,
+    reshape, split, squeeze, stack, tile, transpose, unstack, where_, zeros_like,
 };
 pub use compare::{
-    equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or, logical_xor, not_equal,
+    equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or,
+    logical_xor, not_equal,
 };
 pub use conv::{avg_pool2d, conv2d, max_pool2d, patches, patches_adjoint, Padding, Window};
 pub use grad::{custom_op, identity, stop_gradient};
-pub use index::{gather, gather_nd, index_first, pad, scatter_add, slice_ranges, strided_slice, take, SliceItem};
-pub use math::{
-    abs, acos, asin, atan, cos, cosh, erf, exp, expm1, is_finite, is_inf, is_nan, log, log1p, reciprocal, relu, relu6,
-    rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt, square, tan, tanh,
+pub use index::{
+    gather, gather_nd, index_first, pad, scatter_add, slice_ranges, strided_slice, take, SliceItem,
 };
 pub use linalg::{einsum, norm, tensordot, trace, NormOrd};
+pub use math::{
+    abs, acos, asin, atan, cos, cosh, erf, exp, expm1, is_finite, is_inf, is_nan, log, log1p,
+    reciprocal, relu, relu6, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt, square, tan, tanh,
+};
 pub use matmul::matmul;
 pub use nn::{
     bias_add, dropout_with_mask, elu, gelu, keep_last, l2_normalize, leaky_relu, log_softmax, selu,
@@ -46,8 +49,8 @@ pub use nn::{
     sparse_softmax_cross_entropy_with_logits,
 };
 pub use reduce::{
-    argmax, argmin, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
-    reduce_prod, reduce_std, reduce_sum, reduce_variance,
+    argmax, argmin, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
 };
 
 /// The gradient-rule closure type every op builds.

@@ -14,7 +14,11 @@ fn c(t: &Tensor, v: f64) -> Tensor {
 
 fn float_only(op: &'static str, t: &Tensor) -> Result<()> {
     if !t.dtype().is_floating() {
-        return Err(Error::UnsupportedDType { op, dtype: t.dtype(), allowed: "float32, float64" });
+        return Err(Error::UnsupportedDType {
+            op,
+            dtype: t.dtype(),
+            allowed: "float32, float64",
+        });
     }
     Ok(())
 }
@@ -51,7 +55,10 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
         let k = (2.0 / std::f64::consts::PI).sqrt();
         let cube = ops::mul(&ops::mul(x, x)?, x)?;
         let inner = ops::mul(&c(x, k), &ops::add(x, &ops::mul(&c(x, 0.044715), &cube)?)?)?;
-        ops::mul(&ops::mul(&c(x, 0.5), x)?, &ops::add(&c(x, 1.0), &ops::tanh(&inner)?)?)
+        ops::mul(
+            &ops::mul(&c(x, 0.5), x)?,
+            &ops::add(&c(x, 1.0), &ops::tanh(&inner)?)?,
+        )
     } else {
         let e = ops::erf(&ops::mul(x, &c(x, std::f64::consts::FRAC_1_SQRT_2))?)?;
         ops::mul(&ops::mul(&c(x, 0.5), x)?, &ops::add(&c(x, 1.0), &e)?)
@@ -83,7 +90,11 @@ pub fn log_softmax(logits: &Tensor, axis: isize) -> Result<Tensor> {
 }
 
 /// `-sum(labels * log_softmax(logits), axis)`.
-pub fn softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor, axis: isize) -> Result<Tensor> {
+pub fn softmax_cross_entropy_with_logits(
+    labels: &Tensor,
+    logits: &Tensor,
+    axis: isize,
+) -> Result<Tensor> {
     if labels.shape() != logits.shape() {
         return Err(Error::invalid(format!(
             "logits and labels must be broadcastable: logits_size={} labels_size={} [Op:SoftmaxCrossEntropyWithLogits]",
@@ -92,12 +103,19 @@ pub fn softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor, axis:
         )));
     }
     let lsm = log_softmax(logits, axis)?;
-    ops::neg(&ops::reduce_sum(&ops::mul(labels, &lsm)?, Some(&[axis]), false)?)
+    ops::neg(&ops::reduce_sum(
+        &ops::mul(labels, &lsm)?,
+        Some(&[axis]),
+        false,
+    )?)
 }
 
 /// Cross-entropy with integer class labels: `labels` has the shape of
 /// `logits` without its last axis.
-pub fn sparse_softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Result<Tensor> {
+pub fn sparse_softmax_cross_entropy_with_logits(
+    labels: &Tensor,
+    logits: &Tensor,
+) -> Result<Tensor> {
     let r = logits.rank();
     if r == 0 || labels.shape() != &logits.shape()[..r - 1] {
         return Err(Error::invalid(format!(
@@ -108,7 +126,11 @@ pub fn sparse_softmax_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor
     }
     let n = logits.shape()[r - 1];
     let vals = ops::cast(labels, crate::DType::I64)?;
-    if let Some(bad) = vals.to_vec::<i64>()?.into_iter().find(|&v| v < 0 || v as usize >= n) {
+    if let Some(bad) = vals
+        .to_vec::<i64>()?
+        .into_iter()
+        .find(|&v| v < 0 || v as usize >= n)
+    {
         return Err(Error::invalid(format!(
             "Received a label value of {bad} which is outside the valid range of [0, {n}).  Label values: {} [Op:SparseSoftmaxCrossEntropyWithLogits]",
             vals.to_vec::<i64>()?.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" ")
@@ -131,7 +153,10 @@ pub fn sigmoid_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Re
     let zero = ops::zeros_like(x)?;
     let relu = where_(&ops::greater_equal(x, &zero)?, x, &zero)?;
     let neg_abs = where_(&ops::greater_equal(x, &zero)?, &ops::neg(x)?, x)?;
-    ops::add(&ops::sub(&relu, &ops::mul(x, labels)?)?, &ops::log1p(&ops::exp(&neg_abs)?)?)
+    ops::add(
+        &ops::sub(&relu, &ops::mul(x, labels)?)?,
+        &ops::log1p(&ops::exp(&neg_abs)?)?,
+    )
 }
 
 /// `x / sqrt(max(sum(x^2, axes), epsilon))`.
@@ -156,7 +181,9 @@ pub fn bias_add(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
 /// Inverted dropout with a given keep mask (`true` keeps): `x * mask / (1 - rate)`.
 pub fn dropout_with_mask(x: &Tensor, keep: &Tensor, rate: f64) -> Result<Tensor> {
     if !(0.0..1.0).contains(&rate) {
-        return Err(Error::invalid(format!("rate must be a scalar tensor or a float in the range [0, 1), got {rate}")));
+        return Err(Error::invalid(format!(
+            "rate must be a scalar tensor or a float in the range [0, 1), got {rate}"
+        )));
     }
     let scaled = ops::mul(x, &c(x, 1.0 / (1.0 - rate)))?;
     where_(keep, &scaled, &ops::zeros_like(x)?)

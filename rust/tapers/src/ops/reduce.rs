@@ -97,31 +97,60 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
 }
 
 /// Folds `f` over `axes` (descending, so axis numbers stay valid).
-fn fold_axes<T: Clone>(a: &ArcArray<T, IxDyn>, axes: &[usize], keepdims: bool, init: T, f: impl Fn(&T, &T) -> T + Copy) -> ArcArray<T, IxDyn> {
+fn fold_axes<T: Clone>(
+    a: &ArcArray<T, IxDyn>,
+    axes: &[usize],
+    keepdims: bool,
+    init: T,
+    f: impl Fn(&T, &T) -> T + Copy,
+) -> ArcArray<T, IxDyn> {
     let mut r = a.to_owned();
     for &ax in axes.iter().rev() {
         r = r.fold_axis(Axis(ax), init.clone(), |acc, x| f(acc, x));
     }
     if keepdims {
         let shape = kept_shape(a.shape(), axes);
-        r = r.into_shape_with_order(IxDyn(&shape)).expect("same element count");
+        r = r
+            .into_shape_with_order(IxDyn(&shape))
+            .expect("same element count");
     }
     r.into_shared()
 }
 
 /// A reduction's result shape with reduced dims kept, as reshape arguments.
 fn kept_isize(shape: &[usize], axes: &[usize]) -> Vec<isize> {
-    kept_shape(shape, axes).into_iter().map(|d| d as isize).collect()
+    kept_shape(shape, axes)
+        .into_iter()
+        .map(|d| d as isize)
+        .collect()
 }
 
-fn extremum(name: &'static str, x: &Tensor, axes: Option<&[isize]>, keepdims: bool, max: bool) -> Result<Tensor> {
+fn extremum(
+    name: &'static str,
+    x: &Tensor,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+    max: bool,
+) -> Result<Tensor> {
     let ax = reduction_axes(name, x.rank(), axes)?;
     macro_rules! pick {
         ($a:expr, $lo:expr, $hi:expr) => {
             if max {
-                fold_axes($a, &ax, keepdims, $lo, |acc, v| if *v > *acc || v != v { *v } else { *acc })
+                fold_axes($a, &ax, keepdims, $lo, |acc, v| {
+                    if *v > *acc || v != v {
+                        *v
+                    } else {
+                        *acc
+                    }
+                })
             } else {
-                fold_axes($a, &ax, keepdims, $hi, |acc, v| if *v < *acc || v != v { *v } else { *acc })
+                fold_axes($a, &ax, keepdims, $hi, |acc, v| {
+                    if *v < *acc || v != v {
+                        *v
+                    } else {
+                        *acc
+                    }
+                })
             }
         };
     }
@@ -132,7 +161,11 @@ fn extremum(name: &'static str, x: &Tensor, axes: Option<&[isize]>, keepdims: bo
         Storage::I32(a) => Storage::I32(pick!(a, i32::MIN, i32::MAX)),
         Storage::I64(a) => Storage::I64(pick!(a, i64::MIN, i64::MAX)),
         Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType { op: name, dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+            return Err(Error::UnsupportedDType {
+                op: name,
+                dtype: x.dtype(),
+                allowed: "float32, float64, int32, int64",
+            })
         }
     });
     record(name, &[x], &out, || {
@@ -171,7 +204,11 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
         Storage::I32(a) => Storage::I32(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
         Storage::I64(a) => Storage::I64(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
         Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType { op: "Prod", dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+            return Err(Error::UnsupportedDType {
+                op: "Prod",
+                dtype: x.dtype(),
+                allowed: "float32, float64, int32, int64",
+            })
         }
     });
     record("Prod", &[x], &out, || {
@@ -214,8 +251,13 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> R
     if keepdims {
         Ok(r)
     } else {
-        let shape: Vec<isize> =
-            x.shape().iter().enumerate().filter(|(i, _)| !ax.contains(i)).map(|(_, &d)| d as isize).collect();
+        let shape: Vec<isize> = x
+            .shape()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !ax.contains(i))
+            .map(|(_, &d)| d as isize)
+            .collect();
         ops::reshape(&r, &shape)
     }
 }
@@ -223,7 +265,11 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> R
 /// Population variance over `axes` (floats).
 pub fn reduce_variance(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     if !x.dtype().is_floating() {
-        return Err(Error::UnsupportedDType { op: "ReduceVariance", dtype: x.dtype(), allowed: "float32, float64" });
+        return Err(Error::UnsupportedDType {
+            op: "ReduceVariance",
+            dtype: x.dtype(),
+            allowed: "float32, float64",
+        });
     }
     let mean = reduce_mean(x, axes, true)?;
     let d = ops::sub(x, &mean)?;
@@ -235,10 +281,24 @@ pub fn reduce_std(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
     ops::sqrt(&reduce_variance(x, axes, keepdims)?)
 }
 
-fn logical_reduce(name: &'static str, x: &Tensor, axes: Option<&[isize]>, keepdims: bool, any: bool) -> Result<Tensor> {
-    let a = x.array::<bool>().map_err(|_| Error::UnsupportedDType { op: name, dtype: x.dtype(), allowed: "bool" })?;
+fn logical_reduce(
+    name: &'static str,
+    x: &Tensor,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+    any: bool,
+) -> Result<Tensor> {
+    let a = x.array::<bool>().map_err(|_| Error::UnsupportedDType {
+        op: name,
+        dtype: x.dtype(),
+        allowed: "bool",
+    })?;
     let ax = reduction_axes(name, x.rank(), axes)?;
-    let r = if any { fold_axes(a, &ax, keepdims, false, |p, v| *p || *v) } else { fold_axes(a, &ax, keepdims, true, |p, v| *p && *v) };
+    let r = if any {
+        fold_axes(a, &ax, keepdims, false, |p, v| *p || *v)
+    } else {
+        fold_axes(a, &ax, keepdims, true, |p, v| *p && *v)
+    };
     Ok(Tensor::from_storage(Storage::Bool(r)))
 }
 
@@ -254,10 +314,17 @@ pub fn reduce_all(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
 
 fn arg_extremum(name: &'static str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> {
     let ax = normalize_axis(axis, x.rank()).map_err(|_| {
-        Error::invalid(format!("Expected dimension in the range [{}, {}), but got {axis} [Op:{name}]", -(x.rank() as isize), x.rank()))
+        Error::invalid(format!(
+            "Expected dimension in the range [{}, {}), but got {axis} [Op:{name}]",
+            -(x.rank() as isize),
+            x.rank()
+        ))
     })?;
     if x.shape()[ax] == 0 {
-        return Err(Error::invalid(format!("Reduction axis {axis} is empty in shape {} [Op:{name}]", crate::shape::ShapeDisplay::of(x.shape()))));
+        return Err(Error::invalid(format!(
+            "Reduction axis {axis} is empty in shape {} [Op:{name}]",
+            crate::shape::ShapeDisplay::of(x.shape())
+        )));
     }
     macro_rules! arg {
         ($a:expr) => {{
@@ -298,7 +365,14 @@ pub fn argmin(x: &Tensor, axis: isize) -> Result<Tensor> {
     arg_extremum("ArgMin", x, axis, false)
 }
 
-fn scan<T: Copy + Send + Sync>(a: &ArcArray<T, IxDyn>, axis: usize, exclusive: bool, reverse: bool, init: T, f: impl Fn(T, T) -> T) -> ArcArray<T, IxDyn> {
+fn scan<T: Copy + Send + Sync>(
+    a: &ArcArray<T, IxDyn>,
+    axis: usize,
+    exclusive: bool,
+    reverse: bool,
+    init: T,
+    f: impl Fn(T, T) -> T,
+) -> ArcArray<T, IxDyn> {
     let mut out = a.to_owned();
     for mut lane in out.lanes_mut(Axis(axis)) {
         let n = lane.len();
@@ -320,7 +394,10 @@ fn scan<T: Copy + Send + Sync>(a: &ArcArray<T, IxDyn>, axis: usize, exclusive: b
 
 fn scan_axis(name: &'static str, x: &Tensor, axis: isize) -> Result<usize> {
     normalize_axis(axis, x.rank()).map_err(|_| {
-        Error::invalid(format!("{name}: axis {axis} is out of range for a tensor of rank {} [Op:{name}]", x.rank()))
+        Error::invalid(format!(
+            "{name}: axis {axis} is out of range for a tensor of rank {} [Op:{name}]",
+            x.rank()
+        ))
     })
 }
 
@@ -330,13 +407,23 @@ pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result
     let out = Tensor::from_storage(match x.storage() {
         Storage::F32(a) => Storage::F32(scan(a, ax, exclusive, reverse, 0.0, |p, v| p + v)),
         Storage::F64(a) => Storage::F64(scan(a, ax, exclusive, reverse, 0.0, |p, v| p + v)),
-        Storage::I32(a) => Storage::I32(scan(a, ax, exclusive, reverse, 0, |p, v| p.wrapping_add(v))),
-        Storage::I64(a) => Storage::I64(scan(a, ax, exclusive, reverse, 0, |p, v| p.wrapping_add(v))),
+        Storage::I32(a) => {
+            Storage::I32(scan(a, ax, exclusive, reverse, 0, |p, v| p.wrapping_add(v)))
+        }
+        Storage::I64(a) => {
+            Storage::I64(scan(a, ax, exclusive, reverse, 0, |p, v| p.wrapping_add(v)))
+        }
         Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType { op: "Cumsum", dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+            return Err(Error::UnsupportedDType {
+                op: "Cumsum",
+                dtype: x.dtype(),
+                allowed: "float32, float64, int32, int64",
+            })
         }
     });
-    record("Cumsum", &[x], &out, || rule(move |g, _| Ok(vec![Some(cumsum(&g[0], ax as isize, exclusive, !reverse)?)])));
+    record("Cumsum", &[x], &out, || {
+        rule(move |g, _| Ok(vec![Some(cumsum(&g[0], ax as isize, exclusive, !reverse)?)]))
+    });
     Ok(out)
 }
 
@@ -346,10 +433,18 @@ pub fn cumprod(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Resul
     let out = Tensor::from_storage(match x.storage() {
         Storage::F32(a) => Storage::F32(scan(a, ax, exclusive, reverse, 1.0, |p, v| p * v)),
         Storage::F64(a) => Storage::F64(scan(a, ax, exclusive, reverse, 1.0, |p, v| p * v)),
-        Storage::I32(a) => Storage::I32(scan(a, ax, exclusive, reverse, 1, |p, v| p.wrapping_mul(v))),
-        Storage::I64(a) => Storage::I64(scan(a, ax, exclusive, reverse, 1, |p, v| p.wrapping_mul(v))),
+        Storage::I32(a) => {
+            Storage::I32(scan(a, ax, exclusive, reverse, 1, |p, v| p.wrapping_mul(v)))
+        }
+        Storage::I64(a) => {
+            Storage::I64(scan(a, ax, exclusive, reverse, 1, |p, v| p.wrapping_mul(v)))
+        }
         Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType { op: "Cumprod", dtype: x.dtype(), allowed: "float32, float64, int32, int64" })
+            return Err(Error::UnsupportedDType {
+                op: "Cumprod",
+                dtype: x.dtype(),
+                allowed: "float32, float64, int32, int64",
+            })
         }
     });
     record("Cumprod", &[x], &out, || {
