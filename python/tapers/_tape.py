@@ -66,6 +66,13 @@ class GradientTape:
 
     def watch(self, tensor: Any) -> None:
         """Ensures ``tensor`` (a tensor, variable, or nested structure of them) is traced."""
+        if type(tensor) is Tensor or type(tensor) is Variable:  # fast path: one tensor
+            if not self._tape.watch(tensor) and not tensor.dtype.is_floating:
+                warnings.warn(
+                    f"The dtype of the watched tensor must be floating (e.g. tapers.float32), got {tensor.dtype!r}",
+                    stacklevel=2,
+                )
+            return
         for t in _extract_watchable(tensor):
             if not t.dtype.is_floating:
                 warnings.warn(
@@ -112,10 +119,16 @@ class GradientTape:
                 "order to compute higher order derivatives.",
                 stacklevel=2,
             )
-        try:
-            unconnected = UnconnectedGradients(unconnected_gradients)
-        except ValueError:
-            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
+        if unconnected_gradients is UnconnectedGradients.NONE:
+            unconnected = UnconnectedGradients.NONE
+        else:
+            try:
+                unconnected = UnconnectedGradients(unconnected_gradients)
+            except ValueError:
+                raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
+        zero = unconnected is UnconnectedGradients.ZERO
+        if type(target) is Tensor and type(sources) is Tensor and output_gradients is None:
+            return self._tape.gradient([target], [sources], None, zero)[0]  # fast path: one of each
         flat_targets = _nest.flatten(target)
         flat_sources = _nest.flatten(sources)
         flat_og = None

@@ -74,6 +74,11 @@ impl PyTape {
         self.tape.len()
     }
 
+    /// Bytes of the recording itself (beyond the tensors it keeps).
+    fn memory_bytes(&self) -> usize {
+        self.tape.memory_bytes()
+    }
+
     /// Watches one tensor or variable; returns whether it is now watched.
     fn watch(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
         if let Ok(t) = obj.cast::<PyTensor>() {

@@ -2,19 +2,27 @@
 //!
 //! The tape is in recording order, which is a topological order, so the pass
 //! needs no recursion and no sort: one reverse sweep marks the entries that
-//! reach a target, one forward sweep marks those that lead back to a source, and
-//! a final reverse sweep runs each needed entry's rule once all of its outputs'
-//! consumers (which were all recorded later) have delivered.
+//! reach a target, one forward sweep marks those that lead back to a source.
 //!
-//! Contributions to a tensor are kept per tensor in delivery order and summed in
-//! that order, which is fixed by the tape, so results never depend on timing.
+//! Small graphs then run in one reverse sweep on the calling thread. Large
+//! ones run on rayon: each entry counts the consumers that still owe it a
+//! gradient and runs as soon as the last one has delivered, so independent
+//! branches run in parallel.
+//!
+//! Either way, the contributions to a tensor are summed in one fixed order
+//! (the seed first, then by consumer, latest-recorded first), which is the
+//! order the sequential sweep delivers them in. Results are therefore
+//! bitwise identical whatever the thread count or the timing.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
 use crate::ops;
-use crate::tape::{Entry, Origin, Source};
+use crate::tape::{Entry, Origin, RecordingContext, Source};
 use crate::tensor::{Tensor, TensorId};
 
 /// What `gradient` returns for a source no path connects to the targets
@@ -28,10 +36,90 @@ pub enum Unconnected {
     Zero,
 }
 
-/// Sums contributions in the order given.
-fn sum_all(mut parts: SmallVec<[Tensor; 2]>) -> Result<Tensor> {
-    let first = parts.remove(0);
-    parts.iter().try_fold(first, |acc, g| ops::add(&acc, g))
+/// Pruned graphs with at least this many output elements in total run on the
+/// parallel scheduler (when more than one rayon thread is available).
+const PARALLEL_WORK: usize = 1 << 20;
+
+/// Key that orders contributions: the seed first, then consumers from the
+/// latest-recorded down (the sequential sweep's delivery order).
+const SEED: usize = usize::MAX;
+
+/// Sums contributions in the order given, in one pass.
+fn sum_all(parts: &[Tensor]) -> Result<Tensor> {
+    match parts {
+        [one] => Ok(one.clone()),
+        [a, b] => ops::add(a, b),
+        _ => ops::add_n(parts),
+    }
+}
+
+/// Sums `(key, contribution)` pairs in canonical order (descending key).
+fn sum_keyed(mut parts: Vec<(usize, Tensor)>) -> Result<Tensor> {
+    parts.sort_by_key(|p| std::cmp::Reverse(p.0));
+    let ts: Vec<Tensor> = parts.into_iter().map(|(_, t)| t).collect();
+    sum_all(&ts)
+}
+
+struct Plan<'a> {
+    entries: &'a [Entry],
+    source_ids: FxHashSet<TensorId>,
+    /// Entry is on a path from a source to a target.
+    needed: Vec<bool>,
+    leads: Vec<bool>,
+}
+
+impl Plan<'_> {
+    fn input_leads(&self, origin: Origin, id: TensorId) -> bool {
+        match origin {
+            Origin::Untracked => false,
+            Origin::Watched => self.source_ids.contains(&id),
+            Origin::Entry(j) => self.leads[j as usize] || self.source_ids.contains(&id),
+        }
+    }
+
+    fn needs(&self, e: &Entry) -> SmallVec<[bool; 2]> {
+        e.inputs
+            .iter()
+            .map(|inp| self.input_leads(inp.origin, inp.id))
+            .collect()
+    }
+
+    /// Runs one entry's rule on its summed output gradients (zeros for outputs
+    /// that received none). `None` when no output received anything.
+    fn apply(
+        &self,
+        e: &Entry,
+        grads: SmallVec<[Option<Tensor>; 1]>,
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
+        if grads.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let grads: SmallVec<[Tensor; 1]> = grads
+            .into_iter()
+            .zip(&e.outputs)
+            .map(|(g, o)| match g {
+                Some(g) => Ok(g),
+                None => Tensor::zeros(&o.shape, o.dtype),
+            })
+            .collect::<Result<_>>()?;
+        let needs = self.needs(e);
+        let input_grads = e.rule.backward(&grads, &needs)?;
+        if input_grads.len() != e.inputs.len() {
+            return Err(Error::invalid(format!(
+                "the gradient of {} returned {} values for {} inputs",
+                e.name,
+                input_grads.len(),
+                e.inputs.len()
+            )));
+        }
+        Ok(Some(
+            input_grads
+                .into_iter()
+                .zip(needs)
+                .map(|(g, n)| if n { g } else { None })
+                .collect(),
+        ))
+    }
 }
 
 pub(crate) fn run(
@@ -65,25 +153,27 @@ pub(crate) fn run(
             }
         }
     }
-    // Entries with a tracked path back to a source.
-    let mut leads = vec![false; n];
-    let input_leads = |leads: &[bool], origin: Origin, id: TensorId| match origin {
-        Origin::Untracked => false,
-        Origin::Watched => source_ids.contains(&id),
-        Origin::Entry(j) => leads[j as usize] || source_ids.contains(&id),
+    let mut plan = Plan {
+        entries,
+        source_ids,
+        needed: vec![false; n],
+        leads: vec![false; n],
     };
+    // Entries with a tracked path back to a source.
     for i in 0..n {
         if reached[i] {
-            leads[i] = entries[i]
+            let l = entries[i]
                 .inputs
                 .iter()
-                .any(|inp| input_leads(&leads, inp.origin, inp.id));
+                .any(|inp| plan.input_leads(inp.origin, inp.id));
+            plan.leads[i] = l;
+            plan.needed[i] = l;
         }
     }
 
-    // Seed the targets. A target that is itself a source gets its seed even if
-    // the tape never saw it (TensorFlow: d x / d x = 1 always).
-    let mut pending: FxHashMap<TensorId, SmallVec<[Tensor; 2]>> = FxHashMap::default();
+    // Seeds. A target that is itself a source gets its seed even if the tape
+    // never saw it (TensorFlow: d x / d x = 1 always).
+    let mut seeds: Vec<(TensorId, Tensor)> = Vec::with_capacity(targets.len());
     for (k, t) in targets.iter().enumerate() {
         if !t.dtype().is_floating() {
             continue;
@@ -92,59 +182,27 @@ pub(crate) fn run(
             Some(og) => og[k].clone(),
             None => Tensor::ones(t.shape(), t.dtype())?,
         };
-        pending.entry(t.id()).or_default().push(seed);
+        seeds.push((t.id(), seed));
     }
 
-    let mut finished: FxHashMap<TensorId, Tensor> = FxHashMap::default();
-    for i in (0..n).rev() {
-        if !(reached[i] && leads[i]) {
-            continue;
-        }
-        let e = &entries[i];
-        let mut any = false;
-        let mut grads: SmallVec<[Option<Tensor>; 1]> = SmallVec::with_capacity(e.outputs.len());
-        for o in &e.outputs {
-            let g = match pending.remove(&o.id) {
-                Some(parts) => Some(sum_all(parts)?),
-                None => None,
-            };
-            if let (Some(g), true) = (&g, source_ids.contains(&o.id)) {
-                finished.insert(o.id, g.clone());
-            }
-            any |= g.is_some();
-            grads.push(g);
-        }
-        if !any {
-            continue;
-        }
-        let grads: SmallVec<[Tensor; 1]> = grads
-            .into_iter()
-            .zip(&e.outputs)
-            .map(|(g, o)| match g {
-                Some(g) => Ok(g),
-                None => Tensor::zeros(&o.shape, o.dtype),
-            })
-            .collect::<Result<_>>()?;
-        let needs: SmallVec<[bool; 2]> = e
-            .inputs
-            .iter()
-            .map(|inp| input_leads(&leads, inp.origin, inp.id))
-            .collect();
-        let input_grads = e.rule.backward(&grads, &needs)?;
-        if input_grads.len() != e.inputs.len() {
-            return Err(Error::invalid(format!(
-                "the gradient of {} returned {} values for {} inputs",
-                e.name,
-                input_grads.len(),
-                e.inputs.len()
-            )));
-        }
-        for ((inp, g), need) in e.inputs.iter().zip(input_grads).zip(needs) {
-            if let (Some(g), true) = (g, need) {
-                pending.entry(inp.id).or_default().push(g);
-            }
-        }
-    }
+    let work: usize = (0..n)
+        .filter(|&i| plan.needed[i])
+        .map(|i| {
+            entries[i]
+                .outputs
+                .iter()
+                .map(|o| o.shape.iter().product::<usize>())
+                .sum::<usize>()
+        })
+        .sum();
+    let parallel = work >= PARALLEL_WORK
+        && rayon::current_num_threads() > 1
+        && RecordingContext::current().is_empty();
+    let (finished, pending) = if parallel {
+        run_parallel(&plan, seeds)?
+    } else {
+        run_sequential(&plan, seeds)?
+    };
 
     sources
         .iter()
@@ -155,7 +213,7 @@ pub(crate) fn run(
             } else if let Some(g) = finished.get(&id) {
                 Some(g.clone())
             } else if let Some(parts) = pending.get(&id) {
-                Some(sum_all(parts.clone())?)
+                Some(sum_keyed(parts.clone())?)
             } else {
                 None
             };
@@ -166,4 +224,177 @@ pub(crate) fn run(
             }
         })
         .collect()
+}
+
+/// Contributions keyed by the consumer that delivered them.
+type Keyed = Vec<(usize, Tensor)>;
+type Pending = FxHashMap<TensorId, Keyed>;
+
+/// One reverse sweep on the calling thread.
+fn run_sequential(
+    plan: &Plan<'_>,
+    seeds: Vec<(TensorId, Tensor)>,
+) -> Result<(FxHashMap<TensorId, Tensor>, Pending)> {
+    let mut pending: Pending = FxHashMap::default();
+    for (id, s) in seeds {
+        pending.entry(id).or_default().push((SEED, s));
+    }
+    let mut finished: FxHashMap<TensorId, Tensor> = FxHashMap::default();
+    for i in (0..plan.entries.len()).rev() {
+        if !plan.needed[i] {
+            continue;
+        }
+        let e = &plan.entries[i];
+        let mut grads: SmallVec<[Option<Tensor>; 1]> = SmallVec::with_capacity(e.outputs.len());
+        for o in &e.outputs {
+            let g = match pending.remove(&o.id) {
+                // Delivered in canonical order already: seed, then descending consumers.
+                Some(parts) => Some(sum_all(
+                    &parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>(),
+                )?),
+                None => None,
+            };
+            if let (Some(g), true) = (&g, plan.source_ids.contains(&o.id)) {
+                finished.insert(o.id, g.clone());
+            }
+            grads.push(g);
+        }
+        if let Some(input_grads) = plan.apply(e, grads)? {
+            for (inp, g) in e.inputs.iter().zip(input_grads) {
+                if let Some(g) = g {
+                    pending.entry(inp.id).or_default().push((i, g));
+                }
+            }
+        }
+    }
+    Ok((finished, pending))
+}
+
+struct Node {
+    /// Consumers that have not delivered yet.
+    waiting: AtomicUsize,
+    /// Contributions per output, keyed by consumer for canonical summing.
+    slots: Mutex<SmallVec<[Keyed; 1]>>,
+}
+
+/// Dependency-counting scheduler on rayon.
+fn run_parallel(
+    plan: &Plan<'_>,
+    seeds: Vec<(TensorId, Tensor)>,
+) -> Result<(FxHashMap<TensorId, Tensor>, Pending)> {
+    let entries = plan.entries;
+    let n = entries.len();
+    let nodes: Vec<Node> = entries
+        .iter()
+        .map(|e| Node {
+            waiting: AtomicUsize::new(0),
+            slots: Mutex::new(e.outputs.iter().map(|_| Vec::new()).collect()),
+        })
+        .collect();
+    // Where each tracked tensor lives: (producer entry, output index).
+    let mut producer: FxHashMap<TensorId, (usize, usize)> = FxHashMap::default();
+    for (i, e) in entries.iter().enumerate() {
+        if plan.needed[i] {
+            for (k, o) in e.outputs.iter().enumerate() {
+                producer.insert(o.id, (i, k));
+            }
+            for (inp, need) in e.inputs.iter().zip(plan.needs(e)) {
+                if let (true, Origin::Entry(p)) = (need, inp.origin) {
+                    if plan.needed[p as usize] {
+                        nodes[p as usize].waiting.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+    let leaves: Mutex<Pending> = Mutex::new(FxHashMap::default());
+    for (id, s) in seeds {
+        match producer.get(&id) {
+            Some(&(p, k)) => nodes[p].slots.lock()[k].push((SEED, s)),
+            None => leaves.lock().entry(id).or_default().push((SEED, s)),
+        }
+    }
+    let finished: Mutex<FxHashMap<TensorId, Tensor>> = Mutex::new(FxHashMap::default());
+    let failed = AtomicBool::new(false);
+    let error: Mutex<Option<Error>> = Mutex::new(None);
+
+    fn run_node<'s>(i: usize, scope: &rayon::Scope<'s>, ctx: &'s Ctx<'s>) {
+        if ctx.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let e = &ctx.plan.entries[i];
+        let result = (|| -> Result<()> {
+            let slots = std::mem::take(&mut *ctx.nodes[i].slots.lock());
+            let mut grads: SmallVec<[Option<Tensor>; 1]> = SmallVec::with_capacity(e.outputs.len());
+            for (o, parts) in e.outputs.iter().zip(slots) {
+                let g = if parts.is_empty() {
+                    None
+                } else {
+                    Some(sum_keyed(parts)?)
+                };
+                if let (Some(g), true) = (&g, ctx.plan.source_ids.contains(&o.id)) {
+                    ctx.finished.lock().insert(o.id, g.clone());
+                }
+                grads.push(g);
+            }
+            let input_grads = ctx.plan.apply(e, grads)?;
+            let needs = ctx.plan.needs(e);
+            for (j, (inp, need)) in e.inputs.iter().zip(needs).enumerate() {
+                let g = input_grads.as_ref().and_then(|gs| gs[j].clone());
+                match ctx.producer.get(&inp.id) {
+                    Some(&(p, k)) if need => {
+                        if let Some(g) = g {
+                            ctx.nodes[p].slots.lock()[k].push((i, g));
+                        }
+                        // The last consumer to deliver schedules the producer.
+                        if ctx.nodes[p].waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
+                            scope.spawn(move |s| run_node(p, s, ctx));
+                        }
+                    }
+                    _ => {
+                        if let Some(g) = g {
+                            ctx.leaves.lock().entry(inp.id).or_default().push((i, g));
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if let Err(err) = result {
+            ctx.failed.store(true, Ordering::Relaxed);
+            ctx.error.lock().get_or_insert(err);
+        }
+    }
+
+    struct Ctx<'a> {
+        plan: &'a Plan<'a>,
+        nodes: &'a [Node],
+        producer: &'a FxHashMap<TensorId, (usize, usize)>,
+        leaves: &'a Mutex<Pending>,
+        finished: &'a Mutex<FxHashMap<TensorId, Tensor>>,
+        failed: &'a AtomicBool,
+        error: &'a Mutex<Option<Error>>,
+    }
+    let ctx = Ctx {
+        plan,
+        nodes: &nodes,
+        producer: &producer,
+        leaves: &leaves,
+        finished: &finished,
+        failed: &failed,
+        error: &error,
+    };
+    let ready: Vec<usize> = (0..n)
+        .filter(|&i| plan.needed[i] && nodes[i].waiting.load(Ordering::Relaxed) == 0)
+        .collect();
+    rayon::scope(|s| {
+        for i in ready {
+            let ctx = &ctx;
+            s.spawn(move |s| run_node(i, s, ctx));
+        }
+    });
+    if let Some(e) = error.into_inner() {
+        return Err(e);
+    }
+    Ok((finished.into_inner(), leaves.into_inner()))
 }

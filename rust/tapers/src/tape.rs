@@ -496,6 +496,34 @@ impl GradientTape {
             .map_or(0, |d| d.entries.len())
     }
 
+    /// Bytes the tape holds for its recording itself: entry records, the index
+    /// of tracked ids, and the gradient-rule closures (whose captured tensors
+    /// are shared handles; the tensors' own storage is not counted).
+    pub fn memory_bytes(&self) -> usize {
+        let guard = self.inner.data.lock();
+        let Some(d) = guard.as_ref() else { return 0 };
+        let mut bytes = d.entries.capacity() * std::mem::size_of::<Entry>();
+        for e in &d.entries {
+            // The rule's Arc allocation: two counters plus the closure.
+            bytes += 2 * std::mem::size_of::<usize>() + std::mem::size_of_val(&*e.rule);
+            if e.inputs.spilled() {
+                bytes += e.inputs.capacity() * std::mem::size_of::<Input>();
+            }
+            if e.outputs.spilled() {
+                bytes += e.outputs.capacity() * std::mem::size_of::<Output>();
+            }
+            bytes += e
+                .outputs
+                .iter()
+                .filter(|o| o.shape.spilled())
+                .map(|o| o.shape.capacity() * 8)
+                .sum::<usize>();
+        }
+        // hashbrown: one control byte per bucket plus the (key, value) pair.
+        bytes += d.tracked.capacity() * (std::mem::size_of::<(TensorId, Origin)>() + 1);
+        bytes
+    }
+
     /// Whether the tape holds no ops.
     pub fn is_empty(&self) -> bool {
         self.len() == 0

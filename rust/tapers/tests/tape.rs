@@ -318,3 +318,51 @@ fn long_chains_do_not_recurse() {
     assert_eq!(value(&y), 100_001.0);
     assert_eq!(value(&grad1(&tape, &y, &x).unwrap()), 1.0);
 }
+
+/// A wide graph, big enough for the parallel scheduler, differentiated on one
+/// thread and on four: bitwise identical.
+#[test]
+fn gradients_are_bitwise_identical_across_thread_counts() {
+    let n = 1 << 17;
+    let v: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1000) as f32 / 997.0 - 0.5)
+        .collect();
+    let x = Tensor::from_vec(v, &[n]).unwrap();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let tape = GradientTape::new();
+            let y = {
+                let _r = tape.record().unwrap();
+                tape.watch(&x);
+                // Sixteen branches that share x, each a few ops deep.
+                let mut acc = ops::zeros_like(&x).unwrap();
+                for k in 0..16 {
+                    let c = Tensor::scalar(0.1f32 * (k as f32 + 1.0));
+                    let b = ops::tanh(&ops::mul(&x, &c).unwrap()).unwrap();
+                    let b = ops::mul(
+                        &ops::exp(&ops::neg(&ops::square(&b).unwrap()).unwrap()).unwrap(),
+                        &b,
+                    )
+                    .unwrap();
+                    acc = ops::add(&acc, &b).unwrap();
+                }
+                ops::reduce_sum(&acc, None, false).unwrap()
+            };
+            let g = tape.gradient(&[y], &[(&x).into()]).unwrap()[0]
+                .clone()
+                .unwrap();
+            g.to_vec::<f32>().unwrap()
+        })
+    };
+    let one = run(1);
+    let four = run(4);
+    assert!(one
+        .iter()
+        .zip(&four)
+        .all(|(a, b)| a.to_bits() == b.to_bits()));
+    assert!(one.iter().any(|&g| g != 0.0));
+}

@@ -347,3 +347,86 @@ macro_rules! int_arith {
 }
 int_arith!(i32);
 int_arith!(i64);
+
+/// Sums tensors of one shape and dtype in a single pass (TF's `AddN`). Each
+/// element is added in the order given, so the result equals the chain of
+/// pairwise [`add`]s bit for bit.
+pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
+    let first = parts
+        .first()
+        .ok_or_else(|| Error::invalid("add_n needs at least one tensor"))?;
+    if parts
+        .iter()
+        .any(|p| p.shape() != first.shape() || p.dtype() != first.dtype())
+    {
+        // Mixed shapes broadcast like a chain of adds.
+        return parts[1..]
+            .iter()
+            .try_fold(first.clone(), |acc, p| add(&acc, p));
+    }
+    if parts.len() == 1 {
+        return Ok(ops::identity(first));
+    }
+    fn sum<T: Copy + Send + Sync + std::ops::Add<Output = T>>(
+        arrays: Vec<&ndarray::ArcArray<T, ndarray::IxDyn>>,
+    ) -> ndarray::ArcArray<T, ndarray::IxDyn> {
+        use rayon::prelude::*;
+        let shape = arrays[0].raw_dim();
+        let views: Vec<_> = arrays.iter().map(|a| a.as_standard_layout()).collect();
+        let slices: Vec<&[T]> = views
+            .iter()
+            .map(|v| v.as_slice().expect("standard layout"))
+            .collect();
+        let mut out: Vec<T> = slices[0].to_vec();
+        // Fixed-size chunks: the split never depends on the thread count.
+        const CHUNK: usize = 1 << 14;
+        let add_chunk = |(c, dst): (usize, &mut [T])| {
+            for s in &slices[1..] {
+                for (d, &v) in dst.iter_mut().zip(&s[c * CHUNK..]) {
+                    *d = *d + v;
+                }
+            }
+        };
+        if out.len() >= crate::kernels::PAR_THRESHOLD {
+            out.par_chunks_mut(CHUNK).enumerate().for_each(add_chunk);
+        } else {
+            out.chunks_mut(CHUNK).enumerate().for_each(add_chunk);
+        }
+        ndarray::ArrayD::from_shape_vec(shape, out)
+            .expect("same size")
+            .into_shared()
+    }
+    macro_rules! go {
+        ($v:ident) => {
+            Storage::$v(sum(parts
+                .iter()
+                .map(|p| match p.storage() {
+                    Storage::$v(a) => a,
+                    _ => unreachable!("dtypes checked equal"),
+                })
+                .collect()))
+        };
+    }
+    let out = Tensor::from_storage(match first.storage() {
+        Storage::F32(_) => go!(F32),
+        Storage::F64(_) => go!(F64),
+        Storage::I32(_) => go!(I32),
+        Storage::I64(_) => go!(I64),
+        Storage::Bool(_) => {
+            return Err(Error::UnsupportedDType {
+                op: "AddN",
+                dtype: first.dtype(),
+                allowed: "float32, float64, int32, int64",
+            })
+        }
+    });
+    if crate::tape::is_recording() {
+        let ins: Vec<(crate::TensorId, crate::DType)> =
+            parts.iter().map(|p| (p.id(), p.dtype())).collect();
+        let n = parts.len();
+        crate::tape::record_op("AddN", &ins, &[&out], || {
+            rule(move |g, _| Ok(vec![Some(g[0].clone()); n]))
+        });
+    }
+    Ok(out)
+}

@@ -1,13 +1,113 @@
 //! Matrix products: 2-D and batched (batch dims broadcast), with transpose flags.
 
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArcArray, Array3, Axis, IxDyn, LinalgScalar};
+use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn, LinalgScalar};
+use rayon::prelude::*;
 
 use super::{record, rule, unbroadcast};
 use crate::error::{Error, Result};
 use crate::kernels::same_dtype;
 use crate::shape::{broadcast_shapes, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
+
+/// Work (multiply-adds) above which one product is split across threads.
+const PAR_FLOPS: usize = 1 << 18;
+
+/// Float products via faer: strided views (transposes are free), one call per
+/// batch, threads split the output (never the reduction), so results do not
+/// depend on the thread count.
+fn kernel_float<T>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    ta: bool,
+    tb: bool,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+) -> ArcArray<T, IxDyn>
+where
+    T: faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + Send + Sync,
+{
+    let mut shape = batch.to_vec();
+    shape.extend([m, n]);
+    let nb: usize = batch.iter().product();
+    let k = if ta {
+        a.shape()[a.ndim() - 2]
+    } else {
+        a.shape()[a.ndim() - 1]
+    };
+    let mut out = vec![T::zero(); nb * m * n];
+    if m * n == 0 {
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
+    let par = |flops: usize| {
+        if flops >= PAR_FLOPS {
+            Par::rayon(0)
+        } else {
+            Par::Seq
+        }
+    };
+    // A batched `a` against a plain matrix `b`: one tall product, no copies of `b`.
+    if b.ndim() == 2 && !ta && a.is_standard_layout() && a.shape()[..a.ndim() - 2] == *batch {
+        let av = MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), nb * m, k);
+        let b2 = b.as_standard_layout();
+        let bs = b2.as_slice().expect("standard layout");
+        let bv = if tb {
+            MatRef::from_row_major_slice(bs, n, k).transpose()
+        } else {
+            MatRef::from_row_major_slice(bs, k, n)
+        };
+        faer_matmul(
+            MatMut::from_row_major_slice_mut(&mut out, nb * m, n),
+            Accum::Replace,
+            av,
+            bv,
+            T::one(),
+            par(nb * m * n * k),
+        );
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
+    let a3 = as_batched(a, batch);
+    let b3 = as_batched(b, batch);
+    let (ra, ca) = (a3.shape()[1], a3.shape()[2]);
+    let (rb, cb) = (b3.shape()[1], b3.shape()[2]);
+    let (asl, bsl) = (
+        a3.as_slice().expect("standard layout"),
+        b3.as_slice().expect("standard layout"),
+    );
+    let one = |i: usize, dst: &mut [T], p: Par| {
+        let av = MatRef::from_row_major_slice(&asl[i * ra * ca..(i + 1) * ra * ca], ra, ca);
+        let bv = MatRef::from_row_major_slice(&bsl[i * rb * cb..(i + 1) * rb * cb], rb, cb);
+        let av = if ta { av.transpose() } else { av };
+        let bv = if tb { bv.transpose() } else { bv };
+        faer_matmul(
+            MatMut::from_row_major_slice_mut(dst, m, n),
+            Accum::Replace,
+            av,
+            bv,
+            T::one(),
+            p,
+        );
+    };
+    if nb > 1 && m * n * k < PAR_FLOPS {
+        out.par_chunks_mut(m * n)
+            .enumerate()
+            .for_each(|(i, dst)| one(i, dst, Par::Seq));
+    } else {
+        for (i, dst) in out.chunks_mut(m * n).enumerate() {
+            one(i, dst, par(m * n * k));
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(&shape), out)
+        .expect("sizes match")
+        .into_shared()
+}
 
 fn as_batched<T: Clone>(a: &ArcArray<T, IxDyn>, batch: &[usize]) -> ArcArray<T, ndarray::Ix3> {
     let r = a.ndim();
@@ -99,10 +199,10 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     let batch = broadcast_shapes("MatMul", &sa[..ra - 2], &sb[..rb - 2]).map_err(|_| mismatch())?;
     let out = Tensor::from_storage(match (a.storage(), b.storage()) {
         (Storage::F32(p), Storage::F32(q)) => {
-            Storage::F32(kernel(p, q, transpose_a, transpose_b, &batch, m, n))
+            Storage::F32(kernel_float(p, q, transpose_a, transpose_b, &batch, m, n))
         }
         (Storage::F64(p), Storage::F64(q)) => {
-            Storage::F64(kernel(p, q, transpose_a, transpose_b, &batch, m, n))
+            Storage::F64(kernel_float(p, q, transpose_a, transpose_b, &batch, m, n))
         }
         (Storage::I32(p), Storage::I32(q)) => {
             Storage::I32(kernel(p, q, transpose_a, transpose_b, &batch, m, n))

@@ -23,7 +23,7 @@ mod matmul;
 mod nn;
 mod reduce;
 
-pub use arith::{add, div, floordiv, floormod, maximum, minimum, mul, neg, pow, sub};
+pub use arith::{add, add_n, div, floordiv, floormod, maximum, minimum, mul, neg, pow, sub};
 pub use array::{
     broadcast_to, cast, concat, expand_dims, eye, fill, linspace, one_hot, ones_like, range,
     reshape, split, squeeze, stack, tile, transpose, unstack, where_, zeros_like,
@@ -40,7 +40,8 @@ pub use index::{
 pub use linalg::{einsum, norm, tensordot, trace, NormOrd};
 pub use math::{
     abs, acos, asin, atan, cos, cosh, erf, exp, expm1, is_finite, is_inf, is_nan, log, log1p,
-    reciprocal, relu, relu6, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt, square, tan, tanh,
+    reciprocal, relu, relu6, rsqrt, sigmoid, sigmoid_grad, sign, sin, sinh, softplus, sqrt, square,
+    tan, tanh, tanh_grad,
 };
 pub use matmul::matmul;
 pub use nn::{

@@ -41,8 +41,30 @@ fn kept_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
 
 fn sum_axes<T>(a: &ArcArray<T, IxDyn>, axes: &[usize], keepdims: bool) -> ArcArray<T, IxDyn>
 where
-    T: Clone + num_traits::Zero + std::ops::Add<Output = T>,
+    T: Copy + num_traits::Zero + std::ops::Add<Output = T> + Send + Sync,
 {
+    if axes.len() == a.ndim() && a.ndim() > 0 {
+        if let Some(flat) = a.as_slice() {
+            // Full reduction: fixed-size chunks summed in parallel, then the
+            // partial sums in order, so the result never depends on threads.
+            use rayon::prelude::*;
+            const CHUNK: usize = 1 << 15;
+            // ndarray's sum: several accumulators, vectorized.
+            let chunk_sum = |c: &[T]| ndarray::ArrayView1::from(c).sum();
+            let partial: Vec<T> = if flat.len() >= crate::kernels::PAR_THRESHOLD {
+                flat.par_chunks(CHUNK).map(chunk_sum).collect()
+            } else {
+                flat.chunks(CHUNK).map(chunk_sum).collect()
+            };
+            let total = partial.into_iter().fold(T::zero(), |acc, v| acc + v);
+            let shape = if keepdims {
+                kept_shape(a.shape(), axes)
+            } else {
+                vec![]
+            };
+            return ndarray::ArrayD::from_elem(IxDyn(&shape), total).into_shared();
+        }
+    }
     let mut r = a.to_owned();
     // Descending, so earlier axis numbers stay valid.
     for &ax in axes.iter().rev() {

@@ -1,0 +1,430 @@
+"""tapers against numpy and the installed peers (PyTorch, TensorFlow, JAX) on
+the engine's workloads; prints a markdown table of medians and ratios.
+
+Run:  python3 benches/compare.py [--quick]
+Peers that are not installed are skipped, and the table says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+import tapers as tf
+
+R = np.random.default_rng(0)
+QUICK = False
+
+
+def median_time(fn: Callable[[], object], min_time: float = 0.5, max_rounds: int = 2000) -> float:
+    fn()  # warm up
+    times: list[float] = []
+    start = time.perf_counter()
+    while (time.perf_counter() - start < (0.15 if QUICK else min_time) or len(times) < 3) and len(times) < max_rounds:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+PEERS: set[str] = set()
+
+
+def have(mod: str) -> bool:
+    return mod in PEERS and importlib.util.find_spec(mod) is not None
+
+
+# ---------------------------------------------------------------- workloads
+def scalar_loop() -> dict[str, float]:
+    out: dict[str, float] = {}
+    x = tf.constant(3.0)
+
+    def tp():
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = x * x
+        return t.gradient(y, x)
+
+    out["tapers"] = median_time(tp)
+    a = np.array(3.0, dtype=np.float32)
+    out["numpy (bare 0-d op)"] = median_time(lambda: a * a)
+    if have("torch"):
+        import torch
+
+        def th():
+            xt = torch.tensor(3.0, requires_grad=True)
+            return torch.autograd.grad(xt * xt, xt)
+
+        out["torch"] = median_time(th)
+    if have("tensorflow"):
+        import tensorflow as real_tf
+
+        xr = real_tf.constant(3.0)
+
+        def rtf():
+            with real_tf.GradientTape() as t:
+                t.watch(xr)
+                y = xr * xr
+            return t.gradient(y, xr)
+
+        out["tensorflow"] = median_time(rtf)
+    return out
+
+
+def chain(n: int) -> dict[str, float]:
+    out: dict[str, float] = {}
+    x, c = tf.constant(1.0), tf.constant(1.0000001)
+
+    def tp():
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = x
+            for _ in range(n):
+                y = y * c
+        return t.gradient(y, x)
+
+    out["tapers"] = median_time(tp, max_rounds=200 if n > 1000 else 2000)
+    if have("torch"):
+        import torch
+
+        ct = torch.tensor(1.0000001)
+
+        def th():
+            xt = torch.tensor(1.0, requires_grad=True)
+            y = xt
+            for _ in range(n):
+                y = y * ct
+            return torch.autograd.grad(y, xt)
+
+        out["torch"] = median_time(th, max_rounds=20 if n > 1000 else 2000)
+    return out
+
+
+def tape_memory_per_op(n: int = 100_000) -> float:
+    x, c = tf.constant(1.0), tf.constant(1.0000001)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = x
+        for _ in range(n):
+            y = y * c
+    return t._tape.memory_bytes() / len(t._tape)
+
+
+def mlp_inputs():
+    x = R.normal(size=(128, 784)).astype(np.float32)
+    labels = R.integers(0, 10, 128)
+    shapes = [(784, 256), (256, 256), (256, 10)]
+    ws = [(R.normal(size=s) * np.sqrt(2.0 / s[0])).astype(np.float32) for s in shapes]
+    return x, labels, ws
+
+
+def tapers_mlp_step_fn():
+    x, labels, ws = mlp_inputs()
+    xt, yt = tf.constant(x), tf.constant(labels.astype(np.int32))
+    vs = [tf.Variable(w) for w in ws]
+    bs = [tf.Variable(tf.zeros([w.shape[1]])) for w in ws]
+    params = vs + bs
+    opt = tf.optimizers.SGD(0.01)
+
+    def step():
+        with tf.GradientTape() as tape:
+            h = tf.nn.relu(xt @ vs[0] + bs[0])
+            h = tf.nn.relu(h @ vs[1] + bs[1])
+            logits = h @ vs[2] + bs[2]
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yt, logits=logits))
+        grads = tape.gradient(loss, params)
+        opt.apply_gradients(zip(grads, params))
+        return loss
+
+    return step
+
+
+def mlp() -> dict[str, float]:
+    out: dict[str, float] = {"tapers": median_time(tapers_mlp_step_fn())}
+    x, labels, ws0 = mlp_inputs()
+    ws = [w.copy() for w in ws0]
+    bs = [np.zeros(w.shape[1], np.float32) for w in ws]
+    onehot = np.eye(10, dtype=np.float32)[labels]
+
+    def np_step():
+        h1p = x @ ws[0] + bs[0]
+        h1 = np.maximum(h1p, 0)
+        h2p = h1 @ ws[1] + bs[1]
+        h2 = np.maximum(h2p, 0)
+        logits = h2 @ ws[2] + bs[2]
+        m = logits.max(1, keepdims=True)
+        e = np.exp(logits - m)
+        p = e / e.sum(1, keepdims=True)
+        d = (p - onehot) / len(x)
+        g2, gb2 = h2.T @ d, d.sum(0)
+        d2 = (d @ ws[2].T) * (h2p > 0)
+        g1, gb1 = h1.T @ d2, d2.sum(0)
+        d1 = (d2 @ ws[1].T) * (h1p > 0)
+        g0, gb0 = x.T @ d1, d1.sum(0)
+        for w, g in zip(ws + bs, (g0, g1, g2, gb0, gb1, gb2)):
+            w -= 0.01 * g
+
+    out["numpy (hand-written)"] = median_time(np_step)
+    if have("torch"):
+        import torch
+
+        xt, yt = torch.tensor(x), torch.tensor(labels)
+        tw = [torch.tensor(w, requires_grad=True) for w in ws0]
+        tb = [torch.zeros(w.shape[1], requires_grad=True) for w in ws0]
+        topt = torch.optim.SGD(tw + tb, lr=0.01)
+
+        def th():
+            topt.zero_grad()
+            h = torch.relu(xt @ tw[0] + tb[0])
+            h = torch.relu(h @ tw[1] + tb[1])
+            loss = torch.nn.functional.cross_entropy(h @ tw[2] + tb[2], yt)
+            loss.backward()
+            topt.step()
+
+        out["torch"] = median_time(th)
+    if have("tensorflow"):
+        import tensorflow as real_tf
+
+        xr, yr = real_tf.constant(x), real_tf.constant(labels)
+        rv = [real_tf.Variable(w) for w in ws0] + [real_tf.Variable(real_tf.zeros([w.shape[1]])) for w in ws0]
+        ropt = real_tf.keras.optimizers.SGD(0.01)
+
+        def rtf():
+            with real_tf.GradientTape() as tape:
+                h = real_tf.nn.relu(xr @ rv[0] + rv[3])
+                h = real_tf.nn.relu(h @ rv[1] + rv[4])
+                logits = h @ rv[2] + rv[5]
+                loss = real_tf.reduce_mean(
+                    real_tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yr, logits=logits)
+                )
+            ropt.apply_gradients(zip(tape.gradient(loss, rv), rv))
+
+        out["tensorflow (eager)"] = median_time(rtf)
+    return out
+
+
+def elementwise() -> dict[str, float]:
+    xv = R.normal(size=4_000_000).astype(np.float32)
+    x = tf.constant(xv)
+
+    def tp():
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(tf.tanh(x) * tf.exp(-x * x) + x)
+        return t.gradient(y, x)
+
+    out = {"tapers": median_time(tp, min_time=1.0)}
+
+    def np_fb():
+        t = np.tanh(xv)
+        e = np.exp(-xv * xv)
+        _ = np.sum(t * e + xv)
+        return (1 - t * t) * e + t * e * (-2 * xv) + 1
+
+    out["numpy (hand-written)"] = median_time(np_fb, min_time=1.0)
+    if have("torch"):
+        import torch
+
+        xt = torch.tensor(xv)
+
+        def th():
+            a = xt.clone().requires_grad_(True)
+            y = (torch.tanh(a) * torch.exp(-a * a) + a).sum()
+            return torch.autograd.grad(y, a)
+
+        out["torch"] = median_time(th, min_time=1.0)
+    if have("jax"):
+        import jax
+        import jax.numpy as jnp
+
+        g = jax.grad(lambda a: jnp.sum(jnp.tanh(a) * jnp.exp(-a * a) + a))
+        xj = jnp.asarray(xv)
+        out["jax (eager grad)"] = median_time(lambda: g(xj).block_until_ready(), min_time=1.0)
+    return out
+
+
+def copy_bandwidth() -> float:
+    """Bytes per second of a large numpy copy (read + write)."""
+    a = np.ones(16_000_000, np.float32)
+    b = np.empty_like(a)
+    t = median_time(lambda: np.copyto(b, a), min_time=0.5)
+    return 2 * a.nbytes / t
+
+
+def matmul_chain() -> dict[str, float]:
+    n = 1024
+    a, b, c = (R.normal(size=(n, n)).astype(np.float32) for _ in range(3))
+    ta, tb, tc = tf.constant(a), tf.constant(b), tf.constant(c)
+
+    def tp():
+        with tf.GradientTape() as t:
+            t.watch([ta, tb, tc])
+            y = tf.reduce_sum(ta @ tb @ tc)
+        return t.gradient(y, [ta, tb, tc])
+
+    flops = 6 * 2 * n**3  # 2 forward + 4 backward products
+    out = {"tapers fwd+bwd": flops / median_time(tp) / 1e9}
+    out["numpy matmul"] = 2 * n**3 / median_time(lambda: a @ b) / 1e9
+    return out
+
+
+def jacobian() -> dict[str, float]:
+    W = R.normal(size=(256, 256)).astype(np.float32) / 16
+    xv = R.normal(size=256).astype(np.float32)
+    Wt, xt = tf.constant(W), tf.constant(xv)
+
+    def tp():
+        with tf.GradientTape() as t:
+            t.watch(xt)
+            y = tf.tanh(tf.reshape(Wt @ tf.reshape(xt, [256, 1]), [256]))
+        return t.jacobian(y, xt)
+
+    out = {"tapers": median_time(tp)}
+    if have("torch"):
+        import torch
+
+        Wp, xp = torch.tensor(W), torch.tensor(xv)
+        jac = torch.func.jacrev(lambda v: torch.tanh(Wp @ v))
+        out["torch.func.jacrev"] = median_time(lambda: jac(xp))
+    if have("jax"):
+        import jax
+        import jax.numpy as jnp
+
+        Wj, xj = jnp.asarray(W), jnp.asarray(xv)
+        jj = jax.jit(jax.jacrev(lambda v: jnp.tanh(Wj @ v)))
+        out["jax.jacrev (jit)"] = median_time(lambda: jj(xj).block_until_ready())
+    return out
+
+
+def threads() -> dict[str, float]:
+    steps = 10 if QUICK else 40
+
+    def work(n_steps: int) -> None:
+        step = tapers_mlp_step_fn()
+        for _ in range(n_steps):
+            step()
+
+    t0 = time.perf_counter()
+    work(steps)
+    one = steps / (time.perf_counter() - t0)
+    ths = [threading.Thread(target=work, args=(steps,)) for _ in range(2)]
+    t0 = time.perf_counter()
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    two = 2 * steps / (time.perf_counter() - t0)
+    return {"1 thread (steps/s)": one, "2 threads (steps/s)": two, "scaling": two / one}
+
+
+WORKLOADS: dict[str, Callable[[], dict[str, float]]] = {
+    "scalar": scalar_loop,
+    "chain100": lambda: chain(100),
+    "chain100k": lambda: chain(100_000),
+    "memory": lambda: {"tapers": tape_memory_per_op(10_000 if QUICK else 100_000)},
+    "mlp": mlp,
+    "elementwise": elementwise,
+    "bandwidth": lambda: {"tapers": copy_bandwidth()},
+    "matmul": matmul_chain,
+    "jacobian": jacobian,
+    "threads": threads,
+}
+
+
+def run_isolated(name: str, args: argparse.Namespace) -> dict[str, float]:
+    """Runs one workload in a fresh process: peers' thread pools (OpenMP,
+    OpenBLAS) keep spinning after their calls and would slow whatever runs
+    next on a 2-core machine, so nothing shares a process with another
+    workload, and tapers is timed before its peers."""
+    import json
+    import subprocess
+
+    cmd = [sys.executable, __file__, "--one", name, "--peers", args.peers] + (["--quick"] if args.quick else [])
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        why = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else res.returncode
+        print(f"| {name} | failed: {why} | | | |")
+        return {}
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    global QUICK
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--quick", action="store_true", help="short timing windows (for a smoke test)")
+    p.add_argument(
+        "--peers",
+        default="torch",
+        help="comma-separated peers to compare (torch, tensorflow, jax; default torch). "
+        "Each bundles its own LLVM and two in one process can abort: run one peer per invocation.",
+    )
+    p.add_argument("--one", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    QUICK = args.quick
+    PEERS.update(x.strip() for x in args.peers.split(",") if x.strip())
+    if args.one:
+        import json
+
+        print(json.dumps(WORKLOADS[args.one]()))
+        return
+    peers = {m: have(m) for m in sorted(PEERS)}
+    print(
+        f"python {sys.version.split()[0]}, numpy {np.__version__}, cores {os.cpu_count()}, "
+        f"RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', 'default')}"
+    )
+    print("peers: " + ", ".join(f"{m} {'installed' if ok else 'NOT installed (skipped)'}" for m, ok in peers.items()))
+    print()
+    print("| workload | tapers | peer | peer time | tapers / peer |")
+    print("| --- | --- | --- | --- | --- |")
+
+    def rows(name: str, res: dict[str, float], unit: str = "us", scale: float = 1e6) -> None:
+        if not res:
+            return
+        base = res["tapers"]
+        for k, v in res.items():
+            if k != "tapers":
+                print(f"| {name} | {base * scale:.1f} {unit} | {k} | {v * scale:.1f} {unit} | {base / v:.2f} |")
+
+    rows("y = x*x record + gradient", run_isolated("scalar", args))
+    rows("100-op scalar chain (per op)", {k: v / 100 for k, v in run_isolated("chain100", args).items()})
+    if not QUICK:
+        rows("100,000-op chain record + gradient", run_isolated("chain100k", args), "ms", 1e3)
+    mem = run_isolated("memory", args)
+    if mem:
+        print(f"| tape memory per recorded op | {mem['tapers']:.0f} bytes | | | |")
+    rows("MLP 784-256-256-10 step (b=128, softmax CE, SGD)", run_isolated("mlp", args), "ms", 1e3)
+    ew = run_isolated("elementwise", args)
+    rows("reduce_sum(tanh(x)*exp(-x*x)+x), 4M, fwd+bwd", ew, "ms", 1e3)
+    bw = run_isolated("bandwidth", args).get("tapers")
+    if ew and bw:
+        # Bytes that must move: read x, write the gradient (float32).
+        bound = 2 * 4_000_000 * 4 / bw
+        print(
+            f"| elementwise 4M vs memory-bandwidth bound | {ew['tapers'] * 1e3:.1f} ms | copy bandwidth "
+            f"{bw / 1e9:.1f} GB/s | bound {bound * 1e3:.2f} ms | {ew['tapers'] / bound:.1f}x bound |"
+        )
+    mm = run_isolated("matmul", args)
+    if mm:
+        print(
+            f"| 1024 matmul chain fwd+bwd | {mm['tapers fwd+bwd']:.1f} GFLOP/s | numpy matmul | "
+            f"{mm['numpy matmul']:.1f} GFLOP/s | {mm['tapers fwd+bwd'] / mm['numpy matmul']:.2f} of numpy |"
+        )
+    rows("jacobian of tanh(W @ x), W 256x256", run_isolated("jacobian", args), "ms", 1e3)
+    th = run_isolated("threads", args)
+    if th:
+        print(
+            f"| two threads, each its own MLP | {th['2 threads (steps/s)']:.0f} steps/s | one thread | "
+            f"{th['1 thread (steps/s)']:.0f} steps/s | {th['scaling']:.2f}x |"
+        )
+
+
+if __name__ == "__main__":
+    main()
