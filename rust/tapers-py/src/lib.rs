@@ -14,6 +14,12 @@ mod tape;
 mod tensor;
 mod variable;
 
+/// mimalloc keeps freed large buffers in the process for reuse, so a training
+/// loop does not pay the kernel's page faults for every fresh tensor buffer
+/// (glibc hands large blocks back to the OS and maps them again).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tensor::PyTensor>()?;
