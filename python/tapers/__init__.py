@@ -8,13 +8,14 @@ names (``tapers.X``, ``tapers.math``, ``tapers.nn``, ``tapers.linalg``,
 
 from __future__ import annotations
 
-from . import errors, linalg, math, nn, optimizers, random  # noqa: E402  (namespaces use the names above)
+from . import errors, linalg, math, nn, optimizers, random
 from ._core import (
     Tensor,
     Variable,
     abs,
     acos,
     add,
+    add_n,
     argmax,
     argmin,
     asin,
@@ -106,7 +107,7 @@ truediv = divide
 __version__ = "0.1.0"
 
 __all__ = [
-    "DType", "GradientTape", "Tensor", "TensorShape", "UnconnectedGradients", "Variable", "abs", "acos", "add",
+    "DType", "GradientTape", "Tensor", "TensorShape", "UnconnectedGradients", "Variable", "abs", "acos", "add", "add_n",
     "argmax", "argmin", "as_dtype", "asin", "atan", "bool", "broadcast_to", "cast", "clip_by_global_norm",
     "clip_by_norm", "clip_by_value", "concat", "constant", "convert_to_tensor", "cos", "cosh", "cumsum",
     "custom_gradient", "divide", "double", "einsum", "equal", "errors", "exp", "expand_dims", "eye", "fill",

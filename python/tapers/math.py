@@ -4,6 +4,7 @@ from ._core import (
     abs,
     acos,
     add,
+    add_n,
     argmax,
     argmin,
     asin,
@@ -66,7 +67,7 @@ mod = floormod
 truediv = divide
 
 __all__ = [
-    "abs", "acos", "add", "argmax", "argmin", "asin", "atan", "cos", "cosh", "cumprod", "cumsum", "divide",
+    "abs", "acos", "add", "add_n", "argmax", "argmin", "asin", "atan", "cos", "cosh", "cumprod", "cumsum", "divide",
     "equal", "erf", "exp", "expm1", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
     "is_nan", "less", "less_equal", "log", "log1p", "logical_and", "logical_not", "logical_or", "logical_xor",
     "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "pow", "reciprocal", "reduce_all",

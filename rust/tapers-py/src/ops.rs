@@ -529,6 +529,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         shape_of,
         tensor_size,
         rank_of,
+        add_n,
     );
     Ok(())
 }
@@ -654,6 +655,20 @@ fn tensor_list(values: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
         .iter()
         .map(|v| to_tensor(v, hint.map_or(Want::Any, Want::Hint)))
         .collect()
+}
+
+/// `tf.add_n`: sums a list of same-shaped tensors in one pass.
+#[pyfunction]
+#[pyo3(signature = (inputs, name=None))]
+#[allow(unused_variables)]
+pub fn add_n(
+    py: Python<'_>,
+    inputs: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let ts = tensor_list(inputs)?;
+    let h = ts.iter().any(heavy);
+    out(py, compute(py, h, || ops::add_n(&ts)))
 }
 
 /// `tf.concat`.
