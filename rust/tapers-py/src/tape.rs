@@ -11,7 +11,7 @@ use tapers::{CallbackError, Error, GradientTape, Source, Tensor, Unconnected};
 
 use crate::convert::{to_tensor, Want};
 use crate::errors::IntoPyResult;
-use crate::tensor::{out, PyTensor};
+use crate::tensor::{compute, out, PyTensor, DETACH_THRESHOLD};
 use crate::variable::PyVariable;
 
 #[pyclass(module = "tapers._core", name = "Tape", frozen)]
@@ -153,9 +153,12 @@ impl PyTape {
             Unconnected::None
         };
         let tape = &self.tape;
-        let grads = py
-            .detach(|| tape.gradient_with(&targets, &sources, og.as_deref(), unconnected))
-            .py()?;
+        // Tiny tapes are differentiated inline: releasing the GIL would cost more.
+        let big = !tape.is_small() || targets.iter().any(|t| t.numel() >= DETACH_THRESHOLD);
+        let grads = compute(py, big, || {
+            tape.gradient_with(&targets, &sources, og.as_deref(), unconnected)
+        })
+        .py()?;
         let items = grads
             .into_iter()
             .map(|g| match g {

@@ -54,9 +54,12 @@ fn sum_all(parts: &[Tensor]) -> Result<Tensor> {
 }
 
 /// Sums `(key, contribution)` pairs in canonical order (descending key).
-fn sum_keyed(mut parts: Vec<(usize, Tensor)>) -> Result<Tensor> {
+fn sum_keyed(mut parts: Keyed) -> Result<Tensor> {
+    if parts.len() == 1 {
+        return Ok(parts.pop().expect("one part").1);
+    }
     parts.sort_by_key(|p| std::cmp::Reverse(p.0));
-    let ts: Vec<Tensor> = parts.into_iter().map(|(_, t)| t).collect();
+    let ts: SmallVec<[Tensor; 4]> = parts.into_iter().map(|(_, t)| t).collect();
     sum_all(&ts)
 }
 
@@ -226,8 +229,8 @@ pub(crate) fn run(
         .collect()
 }
 
-/// Contributions keyed by the consumer that delivered them.
-type Keyed = Vec<(usize, Tensor)>;
+/// Contributions keyed by the consumer that delivered them (usually one).
+type Keyed = SmallVec<[(usize, Tensor); 2]>;
 type Pending = FxHashMap<TensorId, Keyed>;
 
 /// One reverse sweep on the calling thread.
@@ -288,7 +291,7 @@ fn run_parallel(
         .iter()
         .map(|e| Node {
             waiting: AtomicUsize::new(0),
-            slots: Mutex::new(e.outputs.iter().map(|_| Vec::new()).collect()),
+            slots: Mutex::new(e.outputs.iter().map(|_| Keyed::new()).collect()),
         })
         .collect();
     // Where each tracked tensor lives: (producer entry, output index).

@@ -55,6 +55,9 @@ where
 {
     if a.len() >= PAR_THRESHOLD {
         Zip::from(a).par_map_collect(|&x| f(x))
+    } else if let Some(s) = a.as_slice() {
+        // Small and contiguous (scalars included): a plain loop, no Zip machinery.
+        ArrayD::from_shape_vec(a.raw_dim(), s.iter().map(|&x| f(x)).collect()).expect("same size")
     } else {
         a.map(|&x| f(x))
     }
@@ -72,6 +75,13 @@ where
     B: Copy + Send + Sync,
     C: Send,
 {
+    if a.shape() == b.shape() && a.len() < PAR_THRESHOLD {
+        if let (Some(p), Some(q)) = (a.as_slice(), b.as_slice()) {
+            // Same shape, small, contiguous (scalars included): a plain loop.
+            let v: Vec<C> = p.iter().zip(q).map(|(&x, &y)| f(x, y)).collect();
+            return Ok(ArrayD::from_shape_vec(a.raw_dim(), v).expect("same size"));
+        }
+    }
     let shape = broadcast_shapes(op, a.shape(), b.shape())?;
     let sh = IxDyn(&shape);
     // Broadcasting to the common shape cannot fail: `broadcast_shapes` checked it.

@@ -496,6 +496,22 @@ impl GradientTape {
             .map_or(0, |d| d.entries.len())
     }
 
+    /// Whether differentiating this tape is cheap enough that handing the
+    /// work to other threads (or releasing a language runtime's lock) would
+    /// cost more than it saves: at most 16 ops, all on small tensors. Such a
+    /// tape is always differentiated sequentially on the calling thread.
+    pub fn is_small(&self) -> bool {
+        let guard = self.inner.data.lock();
+        let Some(d) = guard.as_ref() else { return true };
+        d.entries.len() <= 16
+            && d.entries
+                .iter()
+                .flat_map(|e| e.outputs.iter())
+                .map(|o| o.shape.iter().product::<usize>())
+                .sum::<usize>()
+                < 1 << 14
+    }
+
     /// Bytes the tape holds for its recording itself: entry records, the index
     /// of tracked ids, and the gradient-rule closures (whose captured tensors
     /// are shared handles; the tensors' own storage is not counted).
