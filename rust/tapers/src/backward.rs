@@ -198,10 +198,12 @@ pub(crate) fn run(
                 .sum::<usize>()
         })
         .sum();
-    let parallel = work >= PARALLEL_WORK
-        && rayon::current_num_threads() > 1
-        && RecordingContext::current().is_empty();
-    let (finished, pending) = if parallel {
+    let section = if RecordingContext::current().is_empty() {
+        crate::kernels::parallel_section(work, PARALLEL_WORK)
+    } else {
+        None
+    };
+    let (finished, pending) = if section.is_some() {
         run_parallel(&plan, seeds)?
     } else {
         run_sequential(&plan, seeds)?

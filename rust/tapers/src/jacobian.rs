@@ -55,12 +55,16 @@ fn rows(
                 )
             })
         };
-        let per_row: Vec<Vec<Option<Tensor>>> =
-            if ctx.is_empty() && parallel != Some(1) && count > 1 {
-                (0..count).into_par_iter().map(one).collect::<Result<_>>()?
-            } else {
-                (0..count).map(one).collect::<Result<_>>()?
-            };
+        let section = if ctx.is_empty() && parallel != Some(1) {
+            crate::kernels::parallel_section(count, 2)
+        } else {
+            None
+        };
+        let per_row: Vec<Vec<Option<Tensor>>> = if section.is_some() {
+            (0..count).into_par_iter().map(one).collect::<Result<_>>()?
+        } else {
+            (0..count).map(one).collect::<Result<_>>()?
+        };
         // Transpose to per-source rows.
         Ok((0..sources.len())
             .map(|k| per_row.iter().map(|r| r[k].clone()).collect())

@@ -12,6 +12,45 @@ use crate::shape::broadcast_shapes;
 /// Splitting is by element index, so results never depend on the thread count.
 pub const PAR_THRESHOLD: usize = 1 << 16;
 
+static EXTERNAL_PARALLEL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Permission to split work across the rayon pool, held for the duration of
+/// a parallel section.
+///
+/// Work of at least `threshold` units may go parallel, but only one thread
+/// from outside the pool holds the pool at a time: when two Python threads
+/// each train their own model, the second one's ops run on its own thread
+/// instead of queueing for the pool, so both cores stay busy. Code already
+/// running on a pool worker (nested parallelism) is always allowed. Either
+/// way the results are the same: every parallel split here is deterministic.
+pub struct ParallelSection {
+    counted: bool,
+}
+
+impl Drop for ParallelSection {
+    fn drop(&mut self) {
+        if self.counted {
+            EXTERNAL_PARALLEL.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        }
+    }
+}
+
+/// A [`ParallelSection`] if `work >= threshold` and the pool is free for this thread.
+pub fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection> {
+    use std::sync::atomic::Ordering;
+    if work < threshold || rayon::current_num_threads() < 2 {
+        return None;
+    }
+    if rayon::current_thread_index().is_some() {
+        return Some(ParallelSection { counted: false });
+    }
+    if EXTERNAL_PARALLEL.fetch_add(1, Ordering::AcqRel) > 0 {
+        EXTERNAL_PARALLEL.fetch_sub(1, Ordering::AcqRel);
+        return None;
+    }
+    Some(ParallelSection { counted: true })
+}
+
 /// Lossy conversion to f64, used for scalar extraction and printing.
 pub trait ToF64: Copy {
     /// The value as an f64.
@@ -53,7 +92,7 @@ where
     A: Copy + Send + Sync,
     C: Send,
 {
-    if a.len() >= PAR_THRESHOLD {
+    if let Some(_par) = parallel_section(a.len(), PAR_THRESHOLD) {
         Zip::from(a).par_map_collect(|&x| f(x))
     } else if let Some(s) = a.as_slice() {
         // Small and contiguous (scalars included): a plain loop, no Zip machinery.
@@ -88,11 +127,13 @@ where
     let av = a.broadcast(sh.clone()).expect("shapes were checked");
     let bv = b.broadcast(sh).expect("shapes were checked");
     let z = Zip::from(av).and(bv);
-    Ok(if shape.iter().product::<usize>() >= PAR_THRESHOLD {
-        z.par_map_collect(|&x, &y| f(x, y))
-    } else {
-        z.map_collect(|&x, &y| f(x, y))
-    })
+    Ok(
+        if let Some(_par) = parallel_section(shape.iter().product::<usize>(), PAR_THRESHOLD) {
+            z.par_map_collect(|&x, &y| f(x, y))
+        } else {
+            z.map_collect(|&x, &y| f(x, y))
+        },
+    )
 }
 
 /// Applies `f` to every triple of elements broadcast together.
@@ -116,11 +157,13 @@ where
     let bv = b.broadcast(sh.clone()).expect("shapes were checked");
     let cv = c.broadcast(sh).expect("shapes were checked");
     let z = Zip::from(av).and(bv).and(cv);
-    Ok(if shape.iter().product::<usize>() >= PAR_THRESHOLD {
-        z.par_map_collect(|&x, &y, &w| f(x, y, w))
-    } else {
-        z.map_collect(|&x, &y, &w| f(x, y, w))
-    })
+    Ok(
+        if let Some(_par) = parallel_section(shape.iter().product::<usize>(), PAR_THRESHOLD) {
+            z.par_map_collect(|&x, &y, &w| f(x, y, w))
+        } else {
+            z.map_collect(|&x, &y, &w| f(x, y, w))
+        },
+    )
 }
 
 /// Dispatches a unary float kernel: `float_unary!(op, tensor, |x| expr)`.

@@ -387,7 +387,9 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
                 }
             }
         };
-        if out.len() >= crate::kernels::PAR_THRESHOLD {
+        if let Some(_par) =
+            crate::kernels::parallel_section(out.len(), crate::kernels::PAR_THRESHOLD)
+        {
             out.par_chunks_mut(CHUNK).enumerate().for_each(add_chunk);
         } else {
             out.chunks_mut(CHUNK).enumerate().for_each(add_chunk);

@@ -31,8 +31,14 @@ where
     T: faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + Send + Sync,
 {
     // faer multiplies a transposed (column-major) left operand at about half
-    // speed; a row-major copy costs far less than the difference.
-    if ta {
+    // speed; for big products with several output columns a row-major copy
+    // costs far less than the difference (not for matrix-vector products).
+    let k = if ta {
+        a.shape()[a.ndim() - 2]
+    } else {
+        a.shape()[a.ndim() - 1]
+    };
+    if ta && n >= 16 && m * n * k >= PAR_FLOPS {
         let r = a.ndim();
         let mut perm: Vec<usize> = (0..r).collect();
         perm.swap(r - 2, r - 1);
@@ -47,15 +53,16 @@ where
     let mut shape = batch.to_vec();
     shape.extend([m, n]);
     let nb: usize = batch.iter().product();
-    let k = a.shape()[a.ndim() - 1];
     let mut out = vec![T::zero(); nb * m * n];
     if m * n == 0 {
         return ArrayD::from_shape_vec(IxDyn(&shape), out)
             .expect("sizes match")
             .into_shared();
     }
+    // The section (if granted) lasts the whole product.
+    let section = crate::kernels::parallel_section(nb * m * n * k, PAR_FLOPS);
     let par = |flops: usize| {
-        if flops >= PAR_FLOPS {
+        if section.is_some() && flops >= PAR_FLOPS {
             Par::rayon(0)
         } else {
             Par::Seq
@@ -105,7 +112,7 @@ where
             p,
         );
     };
-    if nb > 1 && m * n * k < PAR_FLOPS {
+    if nb > 1 && m * n * k < PAR_FLOPS && section.is_some() {
         out.par_chunks_mut(m * n)
             .enumerate()
             .for_each(|(i, dst)| one(i, dst, Par::Seq));

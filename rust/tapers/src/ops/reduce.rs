@@ -51,7 +51,9 @@ where
             const CHUNK: usize = 1 << 15;
             // ndarray's sum: several accumulators, vectorized.
             let chunk_sum = |c: &[T]| ndarray::ArrayView1::from(c).sum();
-            let partial: Vec<T> = if flat.len() >= crate::kernels::PAR_THRESHOLD {
+            let partial: Vec<T> = if let Some(_par) =
+                crate::kernels::parallel_section(flat.len(), crate::kernels::PAR_THRESHOLD)
+            {
                 flat.par_chunks(CHUNK).map(chunk_sum).collect()
             } else {
                 flat.chunks(CHUNK).map(chunk_sum).collect()
