@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 import tapers as tf
 from tapers.errors import InvalidArgumentError
 
-# Derandomized: CI sees the same examples every run (no flaky failures); widen locally with
-# HYPOTHESIS_PROFILE-style overrides when hunting bugs.
+# Derandomized: CI sees the same examples every run (no flaky failures); set
+# derandomize=False locally to explore new examples.
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 dims = st.integers(min_value=1, max_value=4)
