@@ -402,3 +402,15 @@ def test_second_derivatives_through_library_ops():
     xv = x.numpy()
     num = (f(xv + eps) - 2 * f(xv) + f(xv - eps)) / eps**2
     np.testing.assert_allclose(h, num, rtol=1e-4)
+
+
+def test_second_derivative_through_relu():
+    x = tf.constant([-1.0, 0.0, 2.0], dtype=tf.float64)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(tf.nn.relu(x) * tf.nn.relu(x) * x)  # x^3 where x > 0
+        g = inner.gradient(y, x)
+    assert g.numpy().tolist() == [0.0, 0.0, 12.0]
+    assert outer.gradient(g, x).numpy().tolist() == [0.0, 0.0, 12.0]

@@ -350,16 +350,33 @@ pub fn relu(x: &Tensor) -> Result<Tensor> {
     })?;
     record("Relu", &[x], &y, || {
         let x = x.clone();
-        rule(move |g, _| {
-            let mask = ops::greater(&x, &ops::zeros_like(&x)?)?;
-            Ok(vec![Some(ops::where_(
-                &mask,
-                &g[0],
-                &ops::zeros_like(&g[0])?,
-            )?)])
-        })
+        rule(move |g, _| Ok(vec![Some(relu_grad(&x, &g[0])?)]))
     });
     Ok(y)
+}
+
+/// `g` where `x > 0`, else 0, in one pass (TF's `ReluGrad`). Differentiable
+/// in `g` (with the same mask); `x` only selects, so it gets no gradient.
+pub fn relu_grad(x: &Tensor, g: &Tensor) -> Result<Tensor> {
+    let out = crate::kernels::float_binary!("ReluGrad", x, g, |a, b| if a > zero_of(a) {
+        b
+    } else {
+        zero_of(b)
+    })?;
+    record("ReluGrad", &[x, g], &out, || {
+        let x = x.clone();
+        rule(move |go, needs| {
+            Ok(vec![
+                None,
+                if needs[1] {
+                    Some(relu_grad(&x, &go[0])?)
+                } else {
+                    None
+                },
+            ])
+        })
+    });
+    Ok(out)
 }
 
 /// `min(max(x, 0), 6)`; the gradient is 1 strictly inside (0, 6).

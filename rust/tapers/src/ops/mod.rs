@@ -40,8 +40,8 @@ pub use index::{
 pub use linalg::{einsum, norm, tensordot, trace, NormOrd};
 pub use math::{
     abs, acos, asin, atan, cos, cosh, erf, exp, expm1, is_finite, is_inf, is_nan, log, log1p,
-    reciprocal, relu, relu6, rsqrt, sigmoid, sigmoid_grad, sign, sin, sinh, softplus, sqrt, square,
-    tan, tanh, tanh_grad,
+    reciprocal, relu, relu6, relu_grad, rsqrt, sigmoid, sigmoid_grad, sign, sin, sinh, softplus,
+    sqrt, square, tan, tanh, tanh_grad,
 };
 pub use matmul::matmul;
 pub use nn::{
