@@ -103,3 +103,20 @@ def test_a_tape_object_can_be_shared_between_threads():
     th.start()
     th.join()
     assert t.gradient(results["y"], x).numpy() == 6.0
+
+
+def test_a_tape_entered_on_one_thread_can_be_exited_on_another():
+    x = tf.constant(3.0)
+    t = tf.GradientTape(persistent=True)
+    t.__enter__()
+    t.watch(x)
+    y = x * x
+    th = threading.Thread(target=t.__exit__, args=(None, None, None))
+    th.start()
+    th.join()
+    z = x * 5  # after the exit: not recorded, although this thread entered the tape
+    assert t.gradient(y, x).numpy() == 6.0
+    assert t.gradient(z, x) is None
+    with t:  # and it can be entered again here
+        w = x * 7
+    assert t.gradient(w, x).numpy() == 7.0

@@ -13,7 +13,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -104,6 +104,10 @@ pub(crate) struct TapeInner {
     pub data: Mutex<Option<TapeData>>,
     /// Whether a thread's active set holds this tape.
     pub recording: Mutex<bool>,
+    /// Mirrors `recording` for the per-op check. A tape exited from another
+    /// thread than the one that entered it leaves a stale handle in that
+    /// thread's set; `live == false` makes every reader skip it.
+    pub live: AtomicBool,
     /// What `watched_variables` reports after a non-persistent tape is spent.
     pub spent_variables: Mutex<Vec<Variable>>,
 }
@@ -155,7 +159,7 @@ impl RecordingContext {
 /// Whether any tape records on this thread. Ops use it to skip all tape work.
 #[inline]
 pub fn is_recording() -> bool {
-    ACTIVE.with(|a| !a.borrow().is_empty())
+    ACTIVE.with(|a| a.borrow().iter().any(|t| t.live.load(Ordering::Acquire)))
 }
 
 /// Records an op on every active tape that tracks one of its floating inputs.
@@ -176,6 +180,9 @@ pub fn record_op(
         let mut rule: Option<Arc<dyn BackwardFn>> = None;
         let mut make_rule = Some(make_rule);
         for tape in active.iter() {
+            if !tape.live.load(Ordering::Acquire) {
+                continue;
+            }
             let mut guard = tape.data.lock();
             let Some(data) = guard.as_mut() else { continue };
             let mut any = false;
@@ -226,7 +233,7 @@ pub(crate) fn variable_accessed(var: &Variable) {
     }
     ACTIVE.with(|a| {
         for tape in a.borrow().iter() {
-            if tape.watch_accessed_variables {
+            if tape.watch_accessed_variables && tape.live.load(Ordering::Acquire) {
                 if let Some(data) = tape.data.lock().as_mut() {
                     data.watch_id(var.handle_id());
                     data.variables
@@ -347,6 +354,7 @@ impl GradientTape {
                 watch_accessed_variables,
                 data: Mutex::new(None),
                 recording: Mutex::new(false),
+                live: AtomicBool::new(false),
                 spent_variables: Mutex::new(Vec::new()),
             }),
         }
@@ -393,8 +401,14 @@ impl GradientTape {
             self.inner.spent_variables.lock().clear();
             TapeData::default()
         });
-        ACTIVE.with(|a| a.borrow_mut().push(self.inner.clone()));
+        ACTIVE.with(|a| {
+            let mut a = a.borrow_mut();
+            // Drop a stale handle this thread may still hold from an exit elsewhere.
+            a.retain(|t| !Arc::ptr_eq(t, &self.inner));
+            a.push(self.inner.clone());
+        });
         *rec = true;
+        self.inner.live.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -404,22 +418,11 @@ impl GradientTape {
         if !*rec {
             return Err(Error::TapeState("Tape is not recording.".into()));
         }
-        let removed = ACTIVE.with(|a| {
-            let mut a = a.borrow_mut();
-            match a.iter().rposition(|t| Arc::ptr_eq(t, &self.inner)) {
-                Some(i) => {
-                    a.remove(i);
-                    true
-                }
-                None => false,
-            }
-        });
-        if !removed {
-            return Err(Error::TapeState(
-                "The tape is recording on another thread; exit it on the thread that entered it."
-                    .into(),
-            ));
-        }
+        // Remove it from this thread's set. Exited from another thread, the
+        // entering thread keeps a stale handle that `live` disables (and that
+        // thread drops it when it next enters the tape).
+        ACTIVE.with(|a| a.borrow_mut().retain(|t| !Arc::ptr_eq(t, &self.inner)));
+        self.inner.live.store(false, Ordering::Release);
         *rec = false;
         Ok(())
     }

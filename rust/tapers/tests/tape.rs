@@ -366,3 +366,25 @@ fn gradients_are_bitwise_identical_across_thread_counts() {
         .all(|(a, b)| a.to_bits() == b.to_bits()));
     assert!(one.iter().any(|&g| g != 0.0));
 }
+
+#[test]
+fn a_tape_exited_on_another_thread_stops_recording_everywhere() {
+    let x = scalar(2.0);
+    let tape = GradientTape::with_options(true, true);
+    tape.push().unwrap();
+    tape.watch(&x);
+    let y = ops::mul(&x, &x).unwrap();
+    let t2 = tape.clone();
+    std::thread::spawn(move || t2.pop().unwrap())
+        .join()
+        .unwrap();
+    assert!(!tape.is_recording());
+    let z = ops::mul(&x, &x).unwrap();
+    assert_eq!(tape.len(), 1);
+    assert_eq!(value(&grad1(&tape, &y, &x).unwrap()), 4.0);
+    assert!(grad1(&tape, &z, &x).is_none());
+    tape.push().unwrap();
+    let w = ops::mul(&x, &scalar(3.0)).unwrap();
+    tape.pop().unwrap();
+    assert_eq!(value(&grad1(&tape, &w, &x).unwrap()), 3.0);
+}
