@@ -47,8 +47,11 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
     norm = global_norm(t_list) if use_norm is None else _core.convert_to_tensor(use_norm)
     clip = _core.convert_to_tensor(clip_norm, dtype_hint=norm.dtype)
     scale = clip * _core.minimum(1.0 / norm, 1.0 / clip)
-    out = [
-        None if t is None else _core.convert_to_tensor(t) * _core.cast(scale, _core.convert_to_tensor(t).dtype)
-        for t in t_list
-    ]
+    out: list[Tensor | None] = []
+    for t in t_list:
+        if t is None:
+            out.append(None)
+        else:
+            t = _core.convert_to_tensor(t)
+            out.append(t * _core.cast(scale, t.dtype))
     return out, norm

@@ -45,7 +45,7 @@ pub use math::{
 };
 pub use matmul::matmul;
 pub use nn::{
-    bias_add, dropout_with_mask, elu, gelu, keep_last, l2_normalize, leaky_relu, log_softmax, selu,
+    bias_add, dropout_with_mask, elu, gelu, l2_normalize, leaky_relu, log_softmax, selu,
     sigmoid_cross_entropy_with_logits, silu, softmax, softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
 };

@@ -2,7 +2,7 @@
 //! dropout. All are compositions of differentiable ops, written the way TF
 //! keeps them numerically stable.
 
-use super::array::{expand_dims, where_};
+use super::array::where_;
 use crate::error::{Error, Result};
 use crate::ops;
 use crate::shape::normalize_axis;
@@ -187,9 +187,4 @@ pub fn dropout_with_mask(x: &Tensor, keep: &Tensor, rate: f64) -> Result<Tensor>
     }
     let scaled = ops::mul(x, &c(x, 1.0 / (1.0 - rate)))?;
     where_(keep, &scaled, &ops::zeros_like(x)?)
-}
-
-/// Adds a trailing axis so a per-row value broadcasts against `[.., n]` rows.
-pub fn keep_last(x: &Tensor) -> Result<Tensor> {
-    expand_dims(x, -1)
 }
