@@ -48,6 +48,19 @@ impl PyVariable {
     }
 }
 
+/// Converts `value` to the variable's dtype and applies one of the core's
+/// updates (without the GIL for big values). Returns the variable, as TF does.
+fn update<'py>(
+    slf: &Bound<'py, PyVariable>,
+    value: &Bound<'py, PyAny>,
+    f: fn(&Variable, &Tensor) -> tapers::Result<()>,
+) -> PyResult<Bound<'py, PyVariable>> {
+    let v = slf.get();
+    let t = v.convert(value)?;
+    compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || f(&v.var, &t)).py()?;
+    Ok(slf.clone())
+}
+
 fn register(obj: &Bound<'_, PyVariable>) -> PyResult<()> {
     let weak = PyWeakrefReference::new(obj)?;
     let _ = obj
@@ -97,7 +110,6 @@ impl PyVariable {
         })?;
         // The stored value must not be a tensor any tape tracks: reads alias it.
         let value = ops::stop_gradient(&value);
-        let _ = py;
         Ok(PyVariable {
             var: Variable::new(
                 value,
@@ -189,10 +201,7 @@ impl PyVariable {
         name: Option<&Bound<'py, PyAny>>,
         read_value: bool,
     ) -> PyResult<Bound<'py, Self>> {
-        let v = slf.get();
-        let t = v.convert(value)?;
-        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || v.var.assign(&t)).py()?;
-        Ok(slf.clone())
+        update(slf, value, Variable::assign)
     }
 
     /// Adds to the value atomically. Returns the variable.
@@ -205,13 +214,7 @@ impl PyVariable {
         name: Option<&Bound<'py, PyAny>>,
         read_value: bool,
     ) -> PyResult<Bound<'py, Self>> {
-        let v = slf.get();
-        let t = v.convert(delta)?;
-        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || {
-            v.var.assign_add(&t)
-        })
-        .py()?;
-        Ok(slf.clone())
+        update(slf, delta, Variable::assign_add)
     }
 
     /// Subtracts from the value atomically. Returns the variable.
@@ -224,13 +227,7 @@ impl PyVariable {
         name: Option<&Bound<'py, PyAny>>,
         read_value: bool,
     ) -> PyResult<Bound<'py, Self>> {
-        let v = slf.get();
-        let t = v.convert(delta)?;
-        compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || {
-            v.var.assign_sub(&t)
-        })
-        .py()?;
-        Ok(slf.clone())
+        update(slf, delta, Variable::assign_sub)
     }
 
     fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {

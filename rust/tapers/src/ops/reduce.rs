@@ -425,26 +425,43 @@ fn scan_axis(name: &'static str, x: &Tensor, axis: isize) -> Result<usize> {
     })
 }
 
-/// Cumulative sum along `axis` (TF's `exclusive` and `reverse` flags).
-pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
-    let ax = scan_axis("Cumsum", x, axis)?;
-    let out = Tensor::from_storage(match x.storage() {
-        Storage::F32(a) => Storage::F32(scan(a, ax, exclusive, reverse, 0.0, |p, v| p + v)),
-        Storage::F64(a) => Storage::F64(scan(a, ax, exclusive, reverse, 0.0, |p, v| p + v)),
-        Storage::I32(a) => {
-            Storage::I32(scan(a, ax, exclusive, reverse, 0, |p, v| p.wrapping_add(v)))
-        }
-        Storage::I64(a) => {
-            Storage::I64(scan(a, ax, exclusive, reverse, 0, |p, v| p.wrapping_add(v)))
-        }
+/// A running sum (or product) along `ax` of any numeric dtype.
+fn scan_numeric(
+    name: &'static str,
+    x: &Tensor,
+    ax: usize,
+    exclusive: bool,
+    reverse: bool,
+    product: bool,
+) -> Result<Tensor> {
+    macro_rules! go {
+        ($a:expr, $zero:expr, $one:expr, $add:expr, $mul:expr) => {
+            if product {
+                scan($a, ax, exclusive, reverse, $one, $mul)
+            } else {
+                scan($a, ax, exclusive, reverse, $zero, $add)
+            }
+        };
+    }
+    Ok(Tensor::from_storage(match x.storage() {
+        Storage::F32(a) => Storage::F32(go!(a, 0.0, 1.0, |p, v| p + v, |p, v| p * v)),
+        Storage::F64(a) => Storage::F64(go!(a, 0.0, 1.0, |p, v| p + v, |p, v| p * v)),
+        Storage::I32(a) => Storage::I32(go!(a, 0, 1, i32::wrapping_add, i32::wrapping_mul)),
+        Storage::I64(a) => Storage::I64(go!(a, 0, 1, i64::wrapping_add, i64::wrapping_mul)),
         Storage::Bool(_) => {
             return Err(Error::UnsupportedDType {
-                op: "Cumsum",
+                op: name,
                 dtype: x.dtype(),
                 allowed: "float32, float64, int32, int64",
             })
         }
-    });
+    }))
+}
+
+/// Cumulative sum along `axis` (TF's `exclusive` and `reverse` flags).
+pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
+    let ax = scan_axis("Cumsum", x, axis)?;
+    let out = scan_numeric("Cumsum", x, ax, exclusive, reverse, false)?;
     record("Cumsum", &[x], &out, || {
         rule(move |g, _| Ok(vec![Some(cumsum(&g[0], ax as isize, exclusive, !reverse)?)]))
     });
@@ -454,23 +471,7 @@ pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result
 /// Cumulative product along `axis` (TF's `exclusive` and `reverse` flags).
 pub fn cumprod(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
     let ax = scan_axis("Cumprod", x, axis)?;
-    let out = Tensor::from_storage(match x.storage() {
-        Storage::F32(a) => Storage::F32(scan(a, ax, exclusive, reverse, 1.0, |p, v| p * v)),
-        Storage::F64(a) => Storage::F64(scan(a, ax, exclusive, reverse, 1.0, |p, v| p * v)),
-        Storage::I32(a) => {
-            Storage::I32(scan(a, ax, exclusive, reverse, 1, |p, v| p.wrapping_mul(v)))
-        }
-        Storage::I64(a) => {
-            Storage::I64(scan(a, ax, exclusive, reverse, 1, |p, v| p.wrapping_mul(v)))
-        }
-        Storage::Bool(_) => {
-            return Err(Error::UnsupportedDType {
-                op: "Cumprod",
-                dtype: x.dtype(),
-                allowed: "float32, float64, int32, int64",
-            })
-        }
-    });
+    let out = scan_numeric("Cumprod", x, ax, exclusive, reverse, true)?;
     record("Cumprod", &[x], &out, || {
         let (x, y) = (x.clone(), out.clone());
         // TF's _CumprodGrad (divides by x, so undefined at zeros, as in TF).
