@@ -25,7 +25,7 @@ fn check_divisor(op: &'static str, b: &Tensor) -> Result<()> {
 
 /// `a + b` with broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let out = numeric_binary!("AddV2", a, b, |x, y| x + y)?;
+    let out = numeric_binary!("AddV2", a, b, |x, y| Arith::add(x, y))?;
     record("AddV2", &[a, b], &out, || {
         let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
         rule(move |g, needs| {
@@ -48,7 +48,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// `a - b` with broadcasting.
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let out = numeric_binary!("Sub", a, b, |x, y| x - y)?;
+    let out = numeric_binary!("Sub", a, b, |x, y| Arith::sub(x, y))?;
     record("Sub", &[a, b], &out, || {
         let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
         rule(move |g, needs| {
@@ -71,7 +71,7 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// `a * b` with broadcasting.
 pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let out = numeric_binary!("Mul", a, b, |x, y| x * y)?;
+    let out = numeric_binary!("Mul", a, b, |x, y| Arith::mul(x, y))?;
     record("Mul", &[a, b], &out, || {
         let (a, b) = (a.clone(), b.clone());
         rule(move |g, needs| {
@@ -259,7 +259,13 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// Element arithmetic whose meaning differs between floats and integers.
+///
+/// Integer `+ - *` wrap on overflow, as TensorFlow's kernels do (and as a
+/// release build would): never a panic, whatever the build profile.
 pub(crate) trait Arith: Copy {
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
     fn div(self, o: Self) -> Self;
     fn floordiv(self, o: Self) -> Self;
     fn floormod(self, o: Self) -> Self;
@@ -271,6 +277,15 @@ pub(crate) trait Arith: Copy {
 macro_rules! float_arith {
     ($t:ty) => {
         impl Arith for $t {
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            fn sub(self, o: Self) -> Self {
+                self - o
+            }
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
             fn div(self, o: Self) -> Self {
                 self / o
             }
@@ -303,6 +318,15 @@ float_arith!(f64);
 macro_rules! int_arith {
     ($t:ty) => {
         impl Arith for $t {
+            fn add(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            fn sub(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
+            fn mul(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
             fn div(self, o: Self) -> Self {
                 if o == 0 {
                     0
@@ -315,8 +339,9 @@ macro_rules! int_arith {
                     return 0;
                 }
                 let q = self.wrapping_div(o);
-                if (self % o != 0) && ((self < 0) != (o < 0)) {
-                    q - 1
+                // wrapping: MIN / -1 overflows, as in TF's kernels.
+                if (self.wrapping_rem(o) != 0) && ((self < 0) != (o < 0)) {
+                    q.wrapping_sub(1)
                 } else {
                     q
                 }
@@ -327,14 +352,15 @@ macro_rules! int_arith {
                 }
                 let r = self.wrapping_rem(o);
                 if r != 0 && ((r < 0) != (o < 0)) {
-                    r + o
+                    r.wrapping_add(o)
                 } else {
                     r
                 }
             }
             fn pow(self, o: Self) -> Self {
-                // Negative exponents are rejected before the kernel runs.
-                self.wrapping_pow(o.clamp(0, u32::MAX as Self) as u32)
+                // Negative exponents are rejected before the kernel runs;
+                // exponents beyond u32 (only i64's) saturate.
+                self.wrapping_pow(u32::try_from(o.max(0)).unwrap_or(u32::MAX))
             }
             fn neg(self) -> Self {
                 self.wrapping_neg()
@@ -367,7 +393,7 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
     if parts.len() == 1 {
         return Ok(ops::identity(first));
     }
-    fn sum<T: Copy + Send + Sync + std::ops::Add<Output = T>>(
+    fn sum<T: crate::kernels::TfAdd>(
         arrays: Vec<&ndarray::ArcArray<T, ndarray::IxDyn>>,
     ) -> ndarray::ArcArray<T, ndarray::IxDyn> {
         use rayon::prelude::*;
@@ -383,7 +409,7 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
         let add_chunk = |(c, dst): (usize, &mut [T])| {
             for s in &slices[1..] {
                 for (d, &v) in dst.iter_mut().zip(&s[c * CHUNK..]) {
-                    *d = *d + v;
+                    *d = d.tf_add(v);
                 }
             }
         };

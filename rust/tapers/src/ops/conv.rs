@@ -151,10 +151,7 @@ fn extract<T: Copy>(a: &ArcArray<T, IxDyn>, g: &Geom, fill: T) -> ArcArray<T, Ix
     out.into_dyn().into_shared()
 }
 
-fn accumulate<T: Copy + num_traits::Zero + std::ops::AddAssign>(
-    a: &ArcArray<T, IxDyn>,
-    g: &Geom,
-) -> ArcArray<T, IxDyn> {
+fn accumulate<T: crate::kernels::TfAdd>(a: &ArcArray<T, IxDyn>, g: &Geom) -> ArcArray<T, IxDyn> {
     let p = a
         .view()
         .into_dimensionality::<ndarray::Ix4>()
@@ -168,7 +165,8 @@ fn accumulate<T: Copy + num_traits::Zero + std::ops::AddAssign>(
                         if let Some((ih, iw)) = g.source(y, xx, i, j) {
                             let base = (i * g.kw + j) * g.c;
                             for ch in 0..g.c {
-                                out[[b, ih, iw, ch]] += p[[b, y, xx, base + ch]];
+                                let d = &mut out[[b, ih, iw, ch]];
+                                *d = d.tf_add(p[[b, y, xx, base + ch]]);
                             }
                         }
                     }

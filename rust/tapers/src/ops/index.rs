@@ -170,7 +170,7 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
     }
     let mut shape = x.shape().to_vec();
     shape[axis] = n;
-    fn scatter<T: Clone + num_traits::Zero + std::ops::AddAssign>(
+    fn scatter<T: crate::kernels::TfAdd>(
         a: &ArcArray<T, IxDyn>,
         shape: &[usize],
         axis: usize,
@@ -179,7 +179,7 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
         let mut out = ArrayD::<T>::zeros(IxDyn(shape));
         for (k, &i) in idx.iter().enumerate() {
             let mut dst = out.index_axis_mut(Axis(axis), i);
-            dst += &a.index_axis(Axis(axis), k);
+            dst.zip_mut_with(&a.index_axis(Axis(axis), k), |d, &v| *d = d.tf_add(v));
         }
         out.into_shared()
     }

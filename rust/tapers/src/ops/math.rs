@@ -47,7 +47,7 @@ pub fn sqrt(x: &Tensor) -> Result<Tensor> {
 
 /// `x * x`.
 pub fn square(x: &Tensor) -> Result<Tensor> {
-    let y = numeric_unary!("Square", x, |v| v * v)?;
+    let y = numeric_unary!("Square", x, |v| Arith::mul(v, v))?;
     record("Square", &[x], &y, || {
         let x = x.clone();
         rule(move |g, _| {

@@ -2,13 +2,13 @@
 
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::{Accum, MatMut, MatRef, Par};
-use ndarray::linalg::general_mat_mul;
-use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn, LinalgScalar};
+use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 
+use super::arith::Arith;
 use super::{record, rule, unbroadcast};
 use crate::error::{Error, Result};
-use crate::kernels::same_dtype;
+use crate::kernels::{same_dtype, TfAdd};
 use crate::shape::{broadcast_shapes, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
 
@@ -146,8 +146,9 @@ fn as_batched<T: Clone>(a: &ArcArray<T, IxDyn>, batch: &[usize]) -> ArcArray<T, 
         .expect("element counts match")
 }
 
-#[allow(clippy::too_many_arguments)]
-fn kernel<T: LinalgScalar + Send + Sync>(
+/// Integer matmul: a plain loop with wrapping arithmetic (TF's integer
+/// kernels wrap on overflow; ndarray's would panic in a debug build).
+fn kernel_int<T: Arith + TfAdd>(
     a: &ArcArray<T, IxDyn>,
     b: &ArcArray<T, IxDyn>,
     ta: bool,
@@ -159,19 +160,23 @@ fn kernel<T: LinalgScalar + Send + Sync>(
     let a3 = as_batched(a, batch);
     let b3 = as_batched(b, batch);
     let nb = a3.shape()[0];
+    let k = if ta { a3.shape()[1] } else { a3.shape()[2] };
     let mut out = Array3::<T>::zeros((nb, m, n));
     for i in 0..nb {
         let av = a3.index_axis(Axis(0), i);
         let bv = b3.index_axis(Axis(0), i);
         let av = if ta { av.reversed_axes() } else { av };
         let bv = if tb { bv.reversed_axes() } else { bv };
-        general_mat_mul(
-            T::one(),
-            &av,
-            &bv,
-            T::zero(),
-            &mut out.index_axis_mut(Axis(0), i),
-        );
+        let mut o = out.index_axis_mut(Axis(0), i);
+        for r in 0..m {
+            for p in 0..k {
+                let x = av[[r, p]];
+                for c in 0..n {
+                    let d = &mut o[[r, c]];
+                    *d = d.tf_add(x.mul(bv[[p, c]]));
+                }
+            }
+        }
     }
     let mut shape = batch.to_vec();
     shape.extend([m, n]);
@@ -222,10 +227,10 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
             Storage::F64(kernel_float(p, q, transpose_a, transpose_b, &batch, m, n))
         }
         (Storage::I32(p), Storage::I32(q)) => {
-            Storage::I32(kernel(p, q, transpose_a, transpose_b, &batch, m, n))
+            Storage::I32(kernel_int(p, q, transpose_a, transpose_b, &batch, m, n))
         }
         (Storage::I64(p), Storage::I64(q)) => {
-            Storage::I64(kernel(p, q, transpose_a, transpose_b, &batch, m, n))
+            Storage::I64(kernel_int(p, q, transpose_a, transpose_b, &batch, m, n))
         }
         _ => {
             return Err(Error::UnsupportedDType {

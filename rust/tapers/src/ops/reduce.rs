@@ -5,6 +5,7 @@ use ndarray::{ArcArray, Axis, IxDyn};
 
 use super::{record, rule};
 use crate::error::{Error, Result};
+use crate::kernels::TfAdd;
 use crate::ops;
 use crate::shape::normalize_axis;
 use crate::tensor::{Storage, Tensor};
@@ -41,7 +42,7 @@ fn kept_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
 
 fn sum_axes<T>(a: &ArcArray<T, IxDyn>, axes: &[usize], keepdims: bool) -> ArcArray<T, IxDyn>
 where
-    T: Copy + num_traits::Zero + std::ops::Add<Output = T> + Send + Sync,
+    T: TfAdd,
 {
     if axes.len() == a.ndim() && a.ndim() > 0 {
         if let Some(flat) = a.as_slice() {
@@ -49,8 +50,7 @@ where
             // partial sums in order, so the result never depends on threads.
             use rayon::prelude::*;
             const CHUNK: usize = 1 << 15;
-            // ndarray's sum: several accumulators, vectorized.
-            let chunk_sum = |c: &[T]| ndarray::ArrayView1::from(c).sum();
+            let chunk_sum = T::sum_slice;
             let partial: Vec<T> = if let Some(_par) =
                 crate::kernels::parallel_section(flat.len(), crate::kernels::PAR_THRESHOLD)
             {
@@ -58,7 +58,7 @@ where
             } else {
                 flat.chunks(CHUNK).map(chunk_sum).collect()
             };
-            let total = partial.into_iter().fold(T::zero(), |acc, v| acc + v);
+            let total = partial.into_iter().fold(T::zero(), |acc, v| acc.tf_add(v));
             let shape = if keepdims {
                 kept_shape(a.shape(), axes)
             } else {
@@ -70,12 +70,14 @@ where
     let mut r = a.to_owned();
     // Descending, so earlier axis numbers stay valid.
     for &ax in axes.iter().rev() {
-        r = r.sum_axis(Axis(ax));
+        r = T::sum_axis(&r, Axis(ax));
     }
     if keepdims {
         let shape = kept_shape(a.shape(), axes);
         r = r
-            .into_shape_with_order(IxDyn(&shape))
+            // A reduction of a transposed input may come back in another
+            // layout; into_shape_clone copies only then.
+            .into_shape_clone(IxDyn(&shape))
             .expect("same element count");
     }
     r.into_shared()
@@ -135,7 +137,9 @@ fn fold_axes<T: Clone>(
     if keepdims {
         let shape = kept_shape(a.shape(), axes);
         r = r
-            .into_shape_with_order(IxDyn(&shape))
+            // A reduction of a transposed input may come back in another
+            // layout; into_shape_clone copies only then.
+            .into_shape_clone(IxDyn(&shape))
             .expect("same element count");
     }
     r.into_shared()
