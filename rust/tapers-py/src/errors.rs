@@ -3,7 +3,7 @@
 //! Each `tapers::ErrorKind` maps to a class in `tapers.errors` (which also
 //! subclasses the fitting builtin), or to the builtin TensorFlow raises.
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -30,6 +30,7 @@ pub fn to_py(err: Error) -> PyErr {
     match err.kind() {
         ErrorKind::Runtime => PyRuntimeError::new_err(msg),
         ErrorKind::Value => PyValueError::new_err(msg),
+        ErrorKind::Cancelled => PyKeyboardInterrupt::new_err(msg),
         ErrorKind::Callback => {
             if let Error::Callback(cb) = &err {
                 if let Some(payload) = &cb.payload {

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 mod convert;
 mod errors;
+mod interrupt;
 mod nn;
 mod ops;
 mod optimizers;
@@ -22,6 +23,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    interrupt::init(m.py())?;
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<variable::PyVariable>()?;
     m.add_class::<tape::PyTape>()?;

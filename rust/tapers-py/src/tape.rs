@@ -11,7 +11,7 @@ use tapers::{CallbackError, Error, GradientTape, Source, Tensor, Unconnected};
 
 use crate::convert::{to_tensor, Want};
 use crate::errors::IntoPyResult;
-use crate::tensor::{compute, out, PyTensor, DETACH_THRESHOLD};
+use crate::tensor::{out, PyTensor, DETACH_THRESHOLD};
 use crate::variable::PyVariable;
 
 #[pyclass(module = "tapers._core", name = "Tape", frozen)]
@@ -155,10 +155,14 @@ impl PyTape {
         let tape = &self.tape;
         // Tiny tapes are differentiated inline: releasing the GIL would cost more.
         let big = !tape.is_small() || targets.iter().any(|t| t.numel() >= DETACH_THRESHOLD);
-        let grads = compute(py, big, || {
+        let grads = if big {
+            crate::interrupt::run(py, tape.is_long(), |cancel| {
+                tape.gradient_cancellable(&targets, &sources, og.as_deref(), unconnected, cancel)
+            })?
+        } else {
             tape.gradient_with(&targets, &sources, og.as_deref(), unconnected)
-        })
-        .py()?;
+                .py()?
+        };
         let items = grads
             .into_iter()
             .map(|g| match g {

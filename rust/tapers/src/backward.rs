@@ -65,6 +65,8 @@ fn sum_keyed(mut parts: Keyed) -> Result<Tensor> {
 
 struct Plan<'a> {
     entries: &'a [Entry],
+    /// Set by another thread to stop the pass between two rules.
+    cancel: Option<&'a AtomicBool>,
     source_ids: FxHashSet<TensorId>,
     /// Entry is on a path from a source to a target.
     needed: Vec<bool>,
@@ -96,6 +98,9 @@ impl Plan<'_> {
     ) -> Result<Option<Vec<Option<Tensor>>>> {
         if grads.iter().all(Option::is_none) {
             return Ok(None);
+        }
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Cancelled);
         }
         let grads: SmallVec<[Tensor; 1]> = grads
             .into_iter()
@@ -132,6 +137,7 @@ pub(crate) fn run(
     sources: &[Source],
     output_gradients: Option<&[Tensor]>,
     unconnected: Unconnected,
+    cancel: Option<&AtomicBool>,
 ) -> Result<Vec<Option<Tensor>>> {
     let n = entries.len();
     let source_ids: FxHashSet<TensorId> = sources
@@ -158,6 +164,7 @@ pub(crate) fn run(
     }
     let mut plan = Plan {
         entries,
+        cancel,
         source_ids,
         needed: vec![false; n],
         leads: vec![false; n],

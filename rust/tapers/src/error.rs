@@ -67,6 +67,10 @@ pub enum Error {
     /// A user callback (for example a custom gradient) failed.
     #[error("{0}")]
     Callback(CallbackError),
+    /// The backward pass was cancelled through its flag (for example by a
+    /// keyboard interrupt in the Python binding).
+    #[error("the backward pass was cancelled")]
+    Cancelled,
     /// An allocation that cannot be satisfied.
     #[error("OOM when allocating tensor with shape {shape} and type {dtype}")]
     ResourceExhausted {
@@ -90,6 +94,8 @@ pub enum ErrorKind {
     ResourceExhausted,
     /// An error raised by user code, passed through.
     Callback,
+    /// Work stopped on request (Python: `KeyboardInterrupt`).
+    Cancelled,
 }
 
 impl Error {
@@ -104,6 +110,7 @@ impl Error {
             Error::TapeState(_) | Error::VariableMismatch(_) => ErrorKind::Value,
             Error::ResourceExhausted { .. } => ErrorKind::ResourceExhausted,
             Error::Callback(_) => ErrorKind::Callback,
+            Error::Cancelled => ErrorKind::Cancelled,
         }
     }
 

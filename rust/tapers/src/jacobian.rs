@@ -52,6 +52,7 @@ fn rows(
                     sources,
                     Some(std::slice::from_ref(&s)),
                     Unconnected::None,
+                    None,
                 )
             })
         };

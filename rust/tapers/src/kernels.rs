@@ -112,7 +112,7 @@ pub fn zip_map<A, B, C>(
 where
     A: Copy + Send + Sync,
     B: Copy + Send + Sync,
-    C: Send,
+    C: crate::tensor::Element,
 {
     if a.shape() == b.shape() && a.len() < PAR_THRESHOLD {
         if let (Some(p), Some(q)) = (a.as_slice(), b.as_slice()) {
@@ -122,6 +122,7 @@ where
         }
     }
     let shape = broadcast_shapes(op, a.shape(), b.shape())?;
+    crate::tensor::check_alloc(&shape, C::DTYPE)?;
     let sh = IxDyn(&shape);
     // Broadcasting to the common shape cannot fail: `broadcast_shapes` checked it.
     let av = a.broadcast(sh.clone()).expect("shapes were checked");
@@ -148,10 +149,11 @@ where
     A: Copy + Send + Sync,
     B: Copy + Send + Sync,
     C: Copy + Send + Sync,
-    D: Send,
+    D: crate::tensor::Element,
 {
     let ab = broadcast_shapes(op, a.shape(), b.shape())?;
     let shape = broadcast_shapes(op, &ab, c.shape())?;
+    crate::tensor::check_alloc(&shape, D::DTYPE)?;
     let sh = IxDyn(&shape);
     let av = a.broadcast(sh.clone()).expect("shapes were checked");
     let bv = b.broadcast(sh.clone()).expect("shapes were checked");

@@ -28,6 +28,10 @@
 //! assert_eq!(d2y.to_vec::<f64>().unwrap(), vec![18.0]);
 //! ```
 #![deny(missing_docs)]
+// No unsafe code in the core: memory safety rests on the compiler alone (so
+// there is nothing for miri to check here; the one `unsafe` block of the
+// project is in the Python binding, next to its proof).
+#![forbid(unsafe_code)]
 
 mod backward;
 mod dtype;

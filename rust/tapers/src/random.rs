@@ -11,7 +11,6 @@ use rand_pcg::Pcg64;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops;
-use crate::shape::checked_numel;
 use crate::tensor::Tensor;
 
 /// A random stream. Shareable between threads (draws are serialized).
@@ -26,7 +25,7 @@ impl std::fmt::Debug for Generator {
 }
 
 fn count(shape: &[usize], dtype: DType) -> Result<usize> {
-    checked_numel(shape).ok_or_else(|| crate::tensor::too_large(shape, dtype))
+    crate::tensor::check_alloc(shape, dtype)
 }
 
 fn float_dtype(op: &'static str, dtype: DType) -> Result<()> {

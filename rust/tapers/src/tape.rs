@@ -515,6 +515,21 @@ impl GradientTape {
                 < 1 << 14
     }
 
+    /// Whether differentiating this tape may take long enough (tens of
+    /// milliseconds or more) to be worth making interruptible: at least
+    /// 4096 ops, or outputs totalling 2^22 elements or more.
+    pub fn is_long(&self) -> bool {
+        let guard = self.inner.data.lock();
+        let Some(d) = guard.as_ref() else { return false };
+        d.entries.len() >= 4096
+            || d.entries
+                .iter()
+                .flat_map(|e| e.outputs.iter())
+                .map(|o| o.shape.iter().product::<usize>())
+                .sum::<usize>()
+                >= 1 << 22
+    }
+
     /// Bytes the tape holds for its recording itself: entry records, the index
     /// of tracked ids, and the gradient-rule closures (whose captured tensors
     /// are shared handles; the tensors' own storage is not counted).
@@ -563,6 +578,39 @@ impl GradientTape {
         output_gradients: Option<&[Tensor]>,
         unconnected: Unconnected,
     ) -> Result<Vec<Option<Tensor>>> {
+        self.gradient_cancellable(targets, sources, output_gradients, unconnected, None)
+    }
+
+    /// [`gradient_with`](Self::gradient_with) that another thread can stop:
+    /// once `cancel` is set, the pass returns [`Error::Cancelled`] before
+    /// running its next gradient rule. A cancelled pass spends nothing: a
+    /// non-persistent tape keeps its recording and can be differentiated again.
+    ///
+    /// ```
+    /// use std::sync::atomic::AtomicBool;
+    /// use tapers::{ops, Error, GradientTape, Tensor, Unconnected};
+    /// let x = Tensor::scalar(2.0f64);
+    /// let tape = GradientTape::new();
+    /// let y = {
+    ///     let _r = tape.record().unwrap();
+    ///     tape.watch(&x);
+    ///     ops::mul(&x, &x).unwrap()
+    /// };
+    /// let stop = AtomicBool::new(true);
+    /// let r = tape.gradient_cancellable(&[y.clone()], &[(&x).into()], None, Unconnected::None, Some(&stop));
+    /// assert!(matches!(r, Err(Error::Cancelled)));
+    /// // Nothing was spent.
+    /// let g = tape.gradient(&[y], &[(&x).into()]).unwrap();
+    /// assert_eq!(g[0].as_ref().unwrap().to_vec::<f64>().unwrap(), vec![4.0]);
+    /// ```
+    pub fn gradient_cancellable(
+        &self,
+        targets: &[Tensor],
+        sources: &[Source],
+        output_gradients: Option<&[Tensor]>,
+        unconnected: Unconnected,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Vec<Option<Tensor>>> {
         if let Some(og) = output_gradients {
             if og.len() != targets.len() {
                 return Err(Error::invalid(format!(
@@ -590,6 +638,7 @@ impl GradientTape {
                 sources,
                 output_gradients,
                 unconnected,
+                cancel,
             )
         })
     }

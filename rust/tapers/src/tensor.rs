@@ -179,7 +179,7 @@ impl Tensor {
 
     /// A tensor of the given shape with every element `v`.
     pub fn full<T: Element>(shape: &[usize], v: T) -> Result<Tensor> {
-        let n = checked_numel(shape).ok_or_else(|| too_large(shape, T::DTYPE))?;
+        let n = check_alloc(shape, T::DTYPE)?;
         let mut data = Vec::new();
         data.try_reserve_exact(n)
             .map_err(|_| too_large(shape, T::DTYPE))?;
@@ -295,6 +295,28 @@ impl Tensor {
     pub fn alias(&self) -> Tensor {
         Tensor::from_storage(self.0.data.clone())
     }
+}
+
+/// Checks, before an op allocates its output, that memory for it can be had:
+/// the element count must not overflow, and an output of 64 MiB or more is
+/// first reserved (and released) with `try_reserve`, so that a request the
+/// allocator refuses becomes [`Error::ResourceExhausted`] instead of Rust's
+/// allocation-failure abort. Reserving without touching maps no pages, so the
+/// probe costs one `mmap`/`munmap` pair next to filling that much memory.
+///
+/// Ops whose output can be much larger than their inputs call this: creation
+/// ops, broadcasting, tiling, padding, gathers, products and one-hot.
+pub(crate) fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize> {
+    let n = checked_numel(shape).ok_or_else(|| too_large(shape, dtype))?;
+    let bytes = n
+        .checked_mul(dtype.size_of())
+        .ok_or_else(|| too_large(shape, dtype))?;
+    if bytes >= 1 << 26 {
+        Vec::<u8>::new()
+            .try_reserve_exact(bytes)
+            .map_err(|_| too_large(shape, dtype))?;
+    }
+    Ok(n)
 }
 
 pub(crate) fn too_large(shape: &[usize], dtype: DType) -> Error {

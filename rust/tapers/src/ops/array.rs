@@ -6,7 +6,7 @@ use super::{record, rule, unbroadcast};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::zip3_map;
-use crate::shape::{broadcast_shapes, checked_numel, ShapeDisplay};
+use crate::shape::{broadcast_shapes, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
 use crate::{map_storage, with_storage};
 
@@ -114,7 +114,7 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
             rhs: ShapeDisplay::of(shape),
         });
     }
-    checked_numel(shape).ok_or_else(|| crate::tensor::too_large(shape, x.dtype()))?;
+    crate::tensor::check_alloc(shape, x.dtype())?;
     let out = Tensor::from_storage(map_storage!(x.storage(), a => {
         a.broadcast(IxDyn(shape)).expect("checked").to_owned().into_shared()
     }));
@@ -494,13 +494,19 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Tensor>
             if delta > 0.0 { ">" } else { "<" }
         )));
     }
-    let n = ((limit - start) / delta).ceil().max(0.0) as usize;
+    let n = ((limit - start) / delta).ceil().max(0.0);
+    if !(n < usize::MAX as f64) {
+        return Err(crate::tensor::too_large(&[usize::MAX], dtype));
+    }
+    let n = n as usize;
+    crate::tensor::check_alloc(&[n], DType::F64)?;
     let v: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
     cast(&Tensor::from_vec(v, &[n])?, dtype)
 }
 
 /// `num` evenly spaced values from `start` to `stop` inclusive.
 pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Tensor> {
+    crate::tensor::check_alloc(&[num], DType::F64)?;
     let v: Vec<f64> = match num {
         0 => vec![],
         1 => vec![start],
@@ -532,14 +538,15 @@ pub fn one_hot(
             })
         }
     };
+    let mut shape = indices.shape().to_vec();
+    shape.push(depth);
+    crate::tensor::check_alloc(&shape, DType::F64)?;
     let mut data = vec![off; idx.len() * depth];
     for (k, &i) in idx.iter().enumerate() {
         if i >= 0 && (i as usize) < depth {
             data[k * depth + i as usize] = on;
         }
     }
-    let mut shape = indices.shape().to_vec();
-    shape.push(depth);
     let t = cast(&Tensor::from_vec(data, &shape)?, dtype)?;
     let r = indices.rank() as isize;
     let a = if axis < 0 { axis + r + 1 } else { axis };

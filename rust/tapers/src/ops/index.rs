@@ -93,10 +93,9 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor
         .shape()
         .iter()
         .zip(paddings)
-        .map(|(&d, &(b, a))| d + b + a)
+        .map(|(&d, &(b, a))| d.saturating_add(b).saturating_add(a))
         .collect();
-    crate::shape::checked_numel(&shape)
-        .ok_or_else(|| crate::tensor::too_large(&shape, x.dtype()))?;
+    crate::tensor::check_alloc(&shape, x.dtype())?;
     fn fill<T: Clone>(
         a: &ArcArray<T, IxDyn>,
         shape: &[usize],
@@ -143,6 +142,9 @@ pub fn take(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>) -> Result<Tensor> {
             "indices = {bad} is not in [0, {n}) [Op:GatherV2]"
         )));
     }
+    let mut shape = x.shape().to_vec();
+    shape[axis] = idx.len();
+    crate::tensor::check_alloc(&shape, x.dtype())?;
     let out = Tensor::from_storage(
         map_storage!(x.storage(), a => a.select(Axis(axis), &idx).into_shared()),
     );

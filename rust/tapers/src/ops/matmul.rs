@@ -219,6 +219,9 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         return Err(mismatch());
     }
     let batch = broadcast_shapes("MatMul", &sa[..ra - 2], &sb[..rb - 2]).map_err(|_| mismatch())?;
+    let mut out_shape = batch.clone();
+    out_shape.extend([m, n]);
+    crate::tensor::check_alloc(&out_shape, a.dtype())?;
     let out = Tensor::from_storage(match (a.storage(), b.storage()) {
         (Storage::F32(p), Storage::F32(q)) => {
             Storage::F32(kernel_float(p, q, transpose_a, transpose_b, &batch, m, n))

@@ -66,6 +66,12 @@ fn input(bytes: &mut Bytes, dtype: DType) -> Tensor {
 fn apply(bytes: &mut Bytes, pool: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
     let a = bytes.pick(pool).clone();
     let b = bytes.pick(pool).clone();
+    // Products square sizes (an outer product of outer products...): keep the
+    // operands small so each program stays fast. Huge outputs are still
+    // reachable through shapes alone, and must fail cleanly (check_alloc).
+    if a.numel() > 1024 || b.numel() > 1024 {
+        return Ok(vec![]);
+    }
     let one = |r: tapers::Result<Tensor>| r.map(|t| vec![t]);
     let axes = |bytes: &mut Bytes| -> Option<Vec<isize>> {
         if bytes.flag() {
