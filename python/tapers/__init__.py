@@ -8,7 +8,7 @@ names (``tapers.X``, ``tapers.math``, ``tapers.nn``, ``tapers.linalg``,
 
 from __future__ import annotations
 
-from . import errors, linalg, math, nn, optimizers, random
+from . import errors, linalg, math, nn, optimizers, random, train
 from ._core import (
     Tensor,
     Variable,
@@ -114,7 +114,7 @@ __all__ = [
     "float32", "float64", "floordiv", "floormod", "gather", "gather_nd", "greater", "greater_equal", "identity",
     "int32", "int64", "less", "less_equal", "linalg", "linspace", "logical_and", "logical_not", "logical_or",
     "math", "matmul", "maximum", "minimum", "mod", "multiply", "negative", "newaxis", "nn", "norm", "not_equal",
-    "one_hot", "ones", "ones_like", "optimizers", "pad", "pow", "random", "range", "rank", "realdiv",
+    "one_hot", "ones", "ones_like", "optimizers", "pad", "pow", "random", "range", "rank", "realdiv", "train",
     "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
     "reduce_sum", "reshape", "shape", "sigmoid", "sign", "sin", "sinh", "size", "split", "sqrt", "square",
     "squeeze", "stack", "stop_gradient", "subtract", "tan", "tanh", "tensordot", "tile", "transpose", "truediv",

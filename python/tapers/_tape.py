@@ -137,6 +137,49 @@ class GradientTape:
         flat_grads = self._tape.gradient(flat_targets, flat_sources, flat_og, unconnected is UnconnectedGradients.ZERO)
         return _nest.pack_sequence_as(sources, flat_grads)
 
+    def explain(self, target: Any, source: Any) -> str:
+        """Says why ``gradient(target, source)`` is (or is not) ``None``.
+
+        One of: connected; the source was never watched; the path is cut by
+        ``stop_gradient``; an integer value is on the path; the target was
+        computed outside this tape; the source is not floating point; nothing
+        connects them; or the tape holds no recording. After a non-persistent
+        tape was spent by ``gradient``, it answers for the sources that call
+        returned ``None`` for.
+
+        Not in TensorFlow: a debugging aid of tapers.
+
+        Parameters
+        ----------
+        target : Tensor or nested structure of Tensors
+            What would be differentiated (summed, as in ``gradient``).
+        source : Tensor or Variable
+            One source.
+
+        Returns
+        -------
+        str
+            A one-line explanation.
+        """
+        return self._tape.explain(_nest.flatten(target), source)
+
+    def describe(self) -> str:
+        """The recording as text: one line per op with its inputs, outputs,
+        dtypes and shapes; the watched tensors and variables; and where no
+        gradient flows (``stop_gradient``, integer casts).
+
+        Tensors are named ``t<N>`` by a process-wide counter. Not in
+        TensorFlow: a debugging aid of tapers.
+        """
+        return self._tape.describe()
+
+    def to_dot(self) -> str:
+        """The recording as a Graphviz DOT digraph (``dot -Tsvg``): boxes for
+        ops, ellipses for tensors (watched ones filled), dashed red edges where
+        no gradient flows. Not in TensorFlow: a debugging aid of tapers.
+        """
+        return self._tape.to_dot()
+
     def jacobian(
         self,
         target: Any,

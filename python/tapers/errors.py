@@ -19,6 +19,7 @@ RESOURCE_EXHAUSTED = 8
 FAILED_PRECONDITION = 9
 UNIMPLEMENTED = 12
 INTERNAL = 13
+DATA_LOSS = 15
 
 
 class OpError(Exception):
@@ -58,7 +59,15 @@ class InvalidArgumentError(OpError, ValueError):
 
 
 class NotFoundError(OpError, LookupError):
+    """Something requested (a file, a checkpoint entry) does not exist."""
+
     error_code = NOT_FOUND
+
+
+class DataLossError(OpError, ValueError):
+    """A file is corrupt or truncated (a checkpoint that cannot be read)."""
+
+    error_code = DATA_LOSS
 
 
 class FailedPreconditionError(OpError, RuntimeError):
@@ -87,6 +96,7 @@ __all__ = [
     "OpError",
     "InvalidArgumentError",
     "NotFoundError",
+    "DataLossError",
     "FailedPreconditionError",
     "ResourceExhaustedError",
     "UnimplementedError",

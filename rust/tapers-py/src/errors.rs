@@ -3,7 +3,7 @@
 //! Each `tapers::ErrorKind` maps to a class in `tapers.errors` (which also
 //! subclasses the fitting builtin), or to the builtin TensorFlow raises.
 
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -26,6 +26,8 @@ fn error_class<'py>(
 pub fn to_py(err: Error) -> PyErr {
     static INVALID: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static EXHAUSTED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    static NOT_FOUND: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    static DATA_LOSS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     let msg = err.to_string();
     match err.kind() {
         ErrorKind::Runtime => PyRuntimeError::new_err(msg),
@@ -41,20 +43,23 @@ pub fn to_py(err: Error) -> PyErr {
             }
             PyRuntimeError::new_err(msg)
         }
-        kind @ (ErrorKind::InvalidArgument | ErrorKind::ResourceExhausted) => {
-            Python::attach(|py| {
-                let (cell, name) = if kind == ErrorKind::InvalidArgument {
-                    (&INVALID, "InvalidArgumentError")
-                } else {
-                    (&EXHAUSTED, "ResourceExhaustedError")
-                };
-                match error_class(py, cell, name) {
-                    // OpError(node_def, op, message)
-                    Ok(cls) => PyErr::from_type(cls, (py.None(), py.None(), msg)),
-                    Err(e) => e,
-                }
-            })
-        }
+        ErrorKind::Io => PyOSError::new_err(msg),
+        kind @ (ErrorKind::InvalidArgument
+        | ErrorKind::ResourceExhausted
+        | ErrorKind::NotFound
+        | ErrorKind::DataLoss) => Python::attach(|py| {
+            let (cell, name) = match kind {
+                ErrorKind::InvalidArgument => (&INVALID, "InvalidArgumentError"),
+                ErrorKind::ResourceExhausted => (&EXHAUSTED, "ResourceExhaustedError"),
+                ErrorKind::NotFound => (&NOT_FOUND, "NotFoundError"),
+                _ => (&DATA_LOSS, "DataLossError"),
+            };
+            match error_class(py, cell, name) {
+                // OpError(node_def, op, message)
+                Ok(cls) => PyErr::from_type(cls, (py.None(), py.None(), msg)),
+                Err(e) => e,
+            }
+        }),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod checkpoint;
 mod convert;
 mod errors;
 mod interrupt;
@@ -28,6 +29,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<variable::PyVariable>()?;
     m.add_class::<tape::PyTape>()?;
     m.add_function(wrap_pyfunction!(tape::record_custom, m)?)?;
+    m.add_function(wrap_pyfunction!(checkpoint::save_safetensors, m)?)?;
+    m.add_function(wrap_pyfunction!(checkpoint::load_safetensors, m)?)?;
     m.add_class::<random::PyGenerator>()?;
     m.add_function(wrap_pyfunction!(optimizers::optimizer_step, m)?)?;
     m.add_function(wrap_pyfunction!(optimizers::optimizer_slots, m)?)?;

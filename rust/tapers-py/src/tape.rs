@@ -79,6 +79,25 @@ impl PyTape {
         self.tape.memory_bytes()
     }
 
+    /// Why the gradient of `targets` w.r.t. `source` is, or is not, None.
+    fn explain(&self, targets: &Bound<'_, PyList>, source: &Bound<'_, PyAny>) -> PyResult<String> {
+        let targets: Vec<Tensor> = targets
+            .iter()
+            .map(|t| target_tensor(&t))
+            .collect::<PyResult<_>>()?;
+        Ok(self.tape.explain(&targets, &source_of(source)?).to_string())
+    }
+
+    /// The recording as text.
+    fn describe(&self) -> String {
+        self.tape.describe()
+    }
+
+    /// The recording as Graphviz DOT.
+    fn to_dot(&self) -> String {
+        self.tape.to_dot()
+    }
+
     /// Watches one tensor or variable; returns whether it is now watched.
     fn watch(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
         if let Ok(t) = obj.cast::<PyTensor>() {

@@ -67,6 +67,15 @@ pub enum Error {
     /// A user callback (for example a custom gradient) failed.
     #[error("{0}")]
     Callback(CallbackError),
+    /// A file or entry that does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// A file whose contents are corrupt or truncated.
+    #[error("{0}")]
+    DataLoss(String),
+    /// An operating-system I/O failure.
+    #[error("{0}")]
+    Io(String),
     /// The backward pass was cancelled through its flag (for example by a
     /// keyboard interrupt in the Python binding).
     #[error("the backward pass was cancelled")]
@@ -96,6 +105,12 @@ pub enum ErrorKind {
     Callback,
     /// Work stopped on request (Python: `KeyboardInterrupt`).
     Cancelled,
+    /// `NotFoundError` (a `LookupError`).
+    NotFound,
+    /// `DataLossError`: a corrupt or truncated file.
+    DataLoss,
+    /// `OSError`.
+    Io,
 }
 
 impl Error {
@@ -111,6 +126,9 @@ impl Error {
             Error::ResourceExhausted { .. } => ErrorKind::ResourceExhausted,
             Error::Callback(_) => ErrorKind::Callback,
             Error::Cancelled => ErrorKind::Cancelled,
+            Error::NotFound(_) => ErrorKind::NotFound,
+            Error::DataLoss(_) => ErrorKind::DataLoss,
+            Error::Io(_) => ErrorKind::Io,
         }
     }
 

@@ -41,36 +41,40 @@ fn rows(
 ) -> Result<Vec<Vec<Option<Tensor>>>> {
     let ctx = RecordingContext::current();
     let targets = std::slice::from_ref(target);
-    tape.with_snapshot(targets, |entries, origins| {
-        let one = |i: usize| -> Result<Vec<Option<Tensor>>> {
-            let s = seeds(i)?;
-            ctx.enter(|| {
-                backward::run(
-                    entries,
-                    origins,
-                    targets,
-                    sources,
-                    Some(std::slice::from_ref(&s)),
-                    Unconnected::None,
-                    None,
-                )
-            })
-        };
-        let section = if ctx.is_empty() && parallel != Some(1) {
-            crate::kernels::parallel_section(count, 2)
-        } else {
-            None
-        };
-        let per_row: Vec<Vec<Option<Tensor>>> = if section.is_some() {
-            (0..count).into_par_iter().map(one).collect::<Result<_>>()?
-        } else {
-            (0..count).map(one).collect::<Result<_>>()?
-        };
-        // Transpose to per-source rows.
-        Ok((0..sources.len())
-            .map(|k| per_row.iter().map(|r| r[k].clone()).collect())
-            .collect())
-    })
+    tape.with_snapshot(
+        targets,
+        |_, _, _| {},
+        |entries, origins| {
+            let one = |i: usize| -> Result<Vec<Option<Tensor>>> {
+                let s = seeds(i)?;
+                ctx.enter(|| {
+                    backward::run(
+                        entries,
+                        origins,
+                        targets,
+                        sources,
+                        Some(std::slice::from_ref(&s)),
+                        Unconnected::None,
+                        None,
+                    )
+                })
+            };
+            let section = if ctx.is_empty() && parallel != Some(1) {
+                crate::kernels::parallel_section(count, 2)
+            } else {
+                None
+            };
+            let per_row: Vec<Vec<Option<Tensor>>> = if section.is_some() {
+                (0..count).into_par_iter().map(one).collect::<Result<_>>()?
+            } else {
+                (0..count).map(one).collect::<Result<_>>()?
+            };
+            // Transpose to per-source rows.
+            Ok((0..sources.len())
+                .map(|k| per_row.iter().map(|r| r[k].clone()).collect())
+                .collect())
+        },
+    )
 }
 
 fn stack_rows(rows: Vec<Option<Tensor>>, source: &Source, axis: isize) -> Result<Option<Tensor>> {

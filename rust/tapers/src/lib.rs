@@ -34,8 +34,10 @@
 #![forbid(unsafe_code)]
 
 mod backward;
+pub mod checkpoint;
 mod dtype;
 mod error;
+mod inspect;
 mod jacobian;
 pub mod kernels;
 pub mod ops;
@@ -49,9 +51,11 @@ mod variable;
 pub use backward::Unconnected;
 pub use dtype::DType;
 pub use error::{CallbackError, Error, ErrorKind, Result};
+pub use inspect::Explanation;
 pub use shape::{broadcast_shapes, normalize_axis, tuple_string, Dims, ShapeDisplay};
 pub use tape::{
-    record_op, BackwardFn, GradientTape, PausedGuard, RecordingContext, RecordingGuard, Source,
+    record_op, BackwardFn, CutReason, GradientTape, PausedGuard, RecordingContext, RecordingGuard,
+    Source,
 };
 pub use tensor::{Element, Storage, Tensor, TensorId};
 pub use variable::Variable;

@@ -89,6 +89,28 @@ pub(crate) struct TapeData {
     pub tracked: FxHashMap<TensorId, Origin>,
     /// Watched variables by handle id, which is creation order.
     pub variables: BTreeMap<TensorId, Variable>,
+    /// Tensors computed from tracked ones by ops that pass no gradient
+    /// (`stop_gradient`, casts to integers and what follows them): kept only
+    /// to explain a `None` gradient, never used by the backward pass.
+    pub cuts: FxHashMap<TensorId, Cut>,
+}
+
+/// Why no gradient flows from a tensor back to the inputs it was computed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CutReason {
+    /// `stop_gradient` (or an op with no gradient by design).
+    StopGradient,
+    /// An integer or boolean value on the path.
+    NonFloat,
+}
+
+/// A tensor computed, without a gradient, from tracked tensors.
+#[derive(Clone, Debug)]
+pub(crate) struct Cut {
+    /// The op where the path was first cut.
+    pub op: &'static str,
+    pub reason: CutReason,
+    pub from: SmallVec<[TensorId; 2]>,
 }
 
 impl TapeData {
@@ -110,6 +132,8 @@ pub(crate) struct TapeInner {
     pub live: AtomicBool,
     /// What `watched_variables` reports after a non-persistent tape is spent.
     pub spent_variables: Mutex<Vec<Variable>>,
+    /// Why sources got `None` from the call that spent a non-persistent tape.
+    pub spent_explanations: Mutex<Vec<(TensorId, crate::inspect::Explanation)>>,
 }
 
 thread_local! {
@@ -199,6 +223,19 @@ pub fn record_op(
                 })
                 .collect();
             if !any {
+                // No gradient path: remember the connection for explanations,
+                // if it descends from something this tape tracks.
+                if !data.cuts.is_empty()
+                    || inputs.iter().any(|(id, _)| data.tracked.contains_key(id))
+                {
+                    note_cut(
+                        data,
+                        name,
+                        CutReason::NonFloat,
+                        inputs.iter().map(|p| p.0),
+                        outputs.iter().map(|o| o.id()),
+                    );
+                }
                 continue;
             }
             let rule = rule
@@ -221,6 +258,63 @@ pub fn record_op(
                     .collect(),
                 rule,
             });
+        }
+    })
+}
+
+/// Records on `data` that `outputs` were computed from `inputs` without a
+/// gradient. A cut descending from an earlier cut keeps that cut's op and
+/// reason (the first place the path was broken).
+fn note_cut(
+    data: &mut TapeData,
+    op: &'static str,
+    reason: CutReason,
+    inputs: impl Iterator<Item = TensorId>,
+    outputs: impl Iterator<Item = TensorId>,
+) {
+    let from: SmallVec<[TensorId; 2]> = inputs
+        .filter(|id| data.tracked.contains_key(id) || data.cuts.contains_key(id))
+        .collect();
+    let Some(first) = from.first() else { return };
+    let (op, reason) = match data.cuts.get(first) {
+        Some(c) if !data.tracked.contains_key(first) => (c.op, c.reason),
+        _ => (op, reason),
+    };
+    for o in outputs {
+        data.cuts.insert(
+            o,
+            Cut {
+                op,
+                reason,
+                from: from.clone(),
+            },
+        );
+    }
+}
+
+/// Notes, on every active tape that tracks an input, that `output` was
+/// computed from `inputs` by an op that passes no gradient (for explanations
+/// of `None` gradients; the backward pass never sees it).
+pub(crate) fn record_cut(
+    op: &'static str,
+    reason: CutReason,
+    inputs: &[TensorId],
+    output: TensorId,
+) {
+    ACTIVE.with(|a| {
+        for tape in a.borrow().iter() {
+            if !tape.live.load(Ordering::Acquire) {
+                continue;
+            }
+            if let Some(data) = tape.data.lock().as_mut() {
+                note_cut(
+                    data,
+                    op,
+                    reason,
+                    inputs.iter().copied(),
+                    std::iter::once(output),
+                );
+            }
         }
     })
 }
@@ -356,6 +450,7 @@ impl GradientTape {
                 recording: Mutex::new(false),
                 live: AtomicBool::new(false),
                 spent_variables: Mutex::new(Vec::new()),
+                spent_explanations: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -399,6 +494,7 @@ impl GradientTape {
         }
         self.inner.data.lock().get_or_insert_with(|| {
             self.inner.spent_variables.lock().clear();
+            self.inner.spent_explanations.lock().clear();
             TapeData::default()
         });
         ACTIVE.with(|a| {
@@ -520,7 +616,9 @@ impl GradientTape {
     /// 4096 ops, or outputs totalling 2^22 elements or more.
     pub fn is_long(&self) -> bool {
         let guard = self.inner.data.lock();
-        let Some(d) = guard.as_ref() else { return false };
+        let Some(d) = guard.as_ref() else {
+            return false;
+        };
         d.entries.len() >= 4096
             || d.entries
                 .iter()
@@ -630,7 +728,20 @@ impl GradientTape {
                 crate::kernels::same_dtype("GradientTape.gradient", t, g)?;
             }
         }
-        self.with_snapshot(targets, |entries, origins| {
+        let explain = |grads: &Vec<Option<Tensor>>, data: &TapeData, entries: &[Entry]| {
+            *self.inner.spent_explanations.lock() = grads
+                .iter()
+                .zip(sources)
+                .filter(|(g, _)| g.is_none())
+                .map(|(_, s)| {
+                    (
+                        s.id(),
+                        crate::inspect::explain_in(data, entries, targets, s),
+                    )
+                })
+                .collect();
+        };
+        self.with_snapshot(targets, explain, |entries, origins| {
             backward::run(
                 entries,
                 origins,
@@ -646,9 +757,13 @@ impl GradientTape {
     /// Runs `f` over a snapshot of the recording, with the origins of
     /// `targets` on this tape. Non-persistent tapes are spent by a successful
     /// `f` (and left intact by a failing one); `f` runs without any tape lock.
+    ///
+    /// `on_spend` sees the result and the recording just before a
+    /// non-persistent tape drops it.
     pub(crate) fn with_snapshot<R>(
         &self,
         targets: &[Tensor],
+        on_spend: impl FnOnce(&R, &TapeData, &[Entry]),
         f: impl FnOnce(&[Entry], &[Origin]) -> Result<R>,
     ) -> Result<R> {
         // TensorFlow: a non-persistent tape stops recording for good when its
@@ -684,6 +799,7 @@ impl GradientTape {
         match f(&entries, &target_origins) {
             Ok(r) => {
                 *self.inner.spent_variables.lock() = data.variables.values().cloned().collect();
+                on_spend(&r, &data, &entries);
                 Ok(r)
             }
             Err(e) => {
@@ -695,6 +811,25 @@ impl GradientTape {
                 Err(e)
             }
         }
+    }
+}
+
+impl GradientTape {
+    /// Runs `f` on the recording (`None` when there is none), under the lock.
+    pub(crate) fn with_data<R>(&self, f: impl FnOnce(Option<&TapeData>) -> R) -> R {
+        f(self.inner.data.lock().as_ref())
+    }
+
+    pub(crate) fn spent_explanation(
+        &self,
+        source: TensorId,
+    ) -> Option<crate::inspect::Explanation> {
+        self.inner
+            .spent_explanations
+            .lock()
+            .iter()
+            .find(|(id, _)| *id == source)
+            .map(|(_, e)| e.clone())
     }
 }
 

@@ -151,6 +151,13 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
             let src = x.dtype();
             rule(move |g, _| Ok(vec![Some(cast(&g[0], src)?)]))
         });
+    } else if crate::tape::is_recording() {
+        crate::tape::record_cut(
+            "Cast",
+            crate::tape::CutReason::NonFloat,
+            &[x.id()],
+            out.id(),
+        );
     }
     Ok(out)
 }
@@ -495,7 +502,7 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Tensor>
         )));
     }
     let n = ((limit - start) / delta).ceil().max(0.0);
-    if !(n < usize::MAX as f64) {
+    if n >= usize::MAX as f64 {
         return Err(crate::tensor::too_large(&[usize::MAX], dtype));
     }
     let n = n as usize;

@@ -20,8 +20,18 @@ pub fn identity(x: &Tensor) -> Tensor {
 
 /// A new tensor equal to `x` through which no gradient flows.
 pub fn stop_gradient(x: &Tensor) -> Tensor {
-    // Never recorded: to every tape the result is a constant.
-    x.alias()
+    // Never recorded as an op: to every tape the result is a constant. Tapes
+    // that track `x` note the cut, to explain the `None` gradient it causes.
+    let out = x.alias();
+    if tape::is_recording() {
+        tape::record_cut(
+            "StopGradient",
+            tape::CutReason::StopGradient,
+            &[x.id()],
+            out.id(),
+        );
+    }
+    out
 }
 
 /// Records a user-defined op: `outputs` are returned as fresh aliases that the

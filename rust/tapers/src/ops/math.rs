@@ -158,11 +158,9 @@ impl FastTanh for f32 {
     #[inline]
     fn fast_tanh(self) -> f32 {
         // Eigen's generic_fast_tanh_float: odd 13/6 rational approximation on
-        // [-7.905, 7.905] (where float32 tanh rounds to +-1).
+        // [-7.905, 7.905]. Beyond, +-1 exactly: TensorFlow's (FMA) build of it
+        // gives 1.0 there, and so tanh(+-inf) = +-1 with a zero gradient.
         const CLAMP: f32 = 7.905_311;
-        if self.abs() < 0.0004 {
-            return self;
-        }
         let x = self.clamp(-CLAMP, CLAMP);
         let x2 = x * x;
         let mut p = -2.760_768_5e-16_f32;
@@ -177,7 +175,13 @@ impl FastTanh for f32 {
         q = q * x2 + 1.185_347_1e-4;
         q = q * x2 + 2.268_434_6e-3;
         q = q * x2 + 4.893_525e-3;
-        p / q
+        // Selects, not early returns: the loop stays vectorized.
+        let r = if self.abs() < 0.0004 { self } else { p / q };
+        if self.abs() >= CLAMP {
+            1.0f32.copysign(self)
+        } else {
+            r
+        }
     }
 }
 

@@ -1,0 +1,164 @@
+//! Checkpoint files in the [safetensors] format, which PyTorch and the
+//! Hugging Face tools read and write: an 8-byte header length, a JSON header
+//! naming each tensor's dtype, shape and byte range, then the raw
+//! little-endian data.
+//!
+//! Reading validates everything before returning anything: the header, every
+//! tensor's dtype (those tapers has: F32, F64, I32, I64, BOOL), that each
+//! byte range matches its shape and lies inside the file, and that the ranges
+//! tile the data exactly. Errors name the file and the tensor.
+//!
+//! [safetensors]: https://huggingface.co/docs/safetensors
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use safetensors::tensor::{Dtype, TensorView};
+use safetensors::SafeTensors;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::{Storage, Tensor};
+
+fn st_dtype(d: DType) -> Dtype {
+    match d {
+        DType::F32 => Dtype::F32,
+        DType::F64 => Dtype::F64,
+        DType::I32 => Dtype::I32,
+        DType::I64 => Dtype::I64,
+        DType::Bool => Dtype::BOOL,
+    }
+}
+
+/// Little-endian bytes of a tensor, row-major.
+fn to_bytes(t: &Tensor) -> Vec<u8> {
+    fn le<T: Copy, const N: usize>(
+        a: impl Iterator<Item = T>,
+        f: impl Fn(T) -> [u8; N],
+    ) -> Vec<u8> {
+        a.flat_map(f).collect()
+    }
+    match t.storage() {
+        Storage::F32(a) => le(a.iter().copied(), f32::to_le_bytes),
+        Storage::F64(a) => le(a.iter().copied(), f64::to_le_bytes),
+        Storage::I32(a) => le(a.iter().copied(), i32::to_le_bytes),
+        Storage::I64(a) => le(a.iter().copied(), i64::to_le_bytes),
+        Storage::Bool(a) => a.iter().map(|&b| b as u8).collect(),
+    }
+}
+
+/// Writes `tensors` (name, value) and string `metadata` to `path`, replacing
+/// it atomically: the data goes to a temporary file next to it first, so a
+/// failed or interrupted save never leaves a half-written checkpoint.
+pub fn save(
+    path: &Path,
+    tensors: &[(String, Tensor)],
+    metadata: Option<HashMap<String, String>>,
+) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for (name, _) in tensors {
+        if !seen.insert(name.as_str()) {
+            return Err(Error::invalid(format!(
+                "checkpoint: the name '{name}' is used twice"
+            )));
+        }
+    }
+    let bytes: Vec<(String, Vec<u8>)> = tensors
+        .iter()
+        .map(|(n, t)| (n.clone(), to_bytes(t)))
+        .collect();
+    let views = tensors
+        .iter()
+        .zip(&bytes)
+        .map(|((name, t), (_, b))| {
+            TensorView::new(st_dtype(t.dtype()), t.shape().to_vec(), b)
+                .map(|v| (name.clone(), v))
+                .map_err(|e| Error::invalid(format!("checkpoint: tensor '{name}': {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let buffer = safetensors::serialize(views, metadata)
+        .map_err(|e| Error::invalid(format!("checkpoint: {e}")))?;
+    let io = |e: std::io::Error| Error::Io(format!("{}: {e}", path.display()));
+    let tmp = path.with_extension(format!(
+        "{}tmp{}",
+        path.extension()
+            .map(|e| format!("{}.", e.to_string_lossy()))
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, &buffer).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
+/// A checkpoint read back: tensors by name, in the file's order, and its
+/// string metadata.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// `(name, tensor)` pairs.
+    pub tensors: Vec<(String, Tensor)>,
+    /// The `__metadata__` strings, if any.
+    pub metadata: HashMap<String, String>,
+}
+
+/// Reads a safetensors file. Every tensor is checked before any is returned.
+pub fn load(path: &Path) -> Result<Loaded> {
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            Error::NotFound(format!("checkpoint {} does not exist", path.display()))
+        }
+        _ => Error::Io(format!("{}: {e}", path.display())),
+    })?;
+    parse(&bytes).map_err(|e| match e {
+        Error::DataLoss(m) => Error::DataLoss(format!("checkpoint {}: {m}", path.display())),
+        other => other,
+    })
+}
+
+/// [`load`] from bytes in memory.
+pub fn parse(bytes: &[u8]) -> Result<Loaded> {
+    let corrupt = |m: String| Error::DataLoss(m);
+    let st = SafeTensors::deserialize(bytes)
+        .map_err(|e| corrupt(format!("not a valid safetensors file ({e})")))?;
+    let (_, meta) = SafeTensors::read_metadata(bytes).map_err(|e| corrupt(format!("{e}")))?;
+    let mut tensors = Vec::with_capacity(st.len());
+    for name in meta.offset_keys() {
+        let view = st
+            .tensor(&name)
+            .map_err(|e| corrupt(format!("tensor '{name}': {e}")))?;
+        let shape = view.shape().to_vec();
+        let data = view.data();
+        let t = match view.dtype() {
+            Dtype::F32 => Tensor::from_vec(decode(data, f32::from_le_bytes), &shape),
+            Dtype::F64 => Tensor::from_vec(decode(data, f64::from_le_bytes), &shape),
+            Dtype::I32 => Tensor::from_vec(decode(data, i32::from_le_bytes), &shape),
+            Dtype::I64 => Tensor::from_vec(decode(data, i64::from_le_bytes), &shape),
+            Dtype::BOOL => {
+                if let Some(b) = data.iter().find(|&&b| b > 1) {
+                    return Err(corrupt(format!("tensor '{name}': byte {b} is not a bool")));
+                }
+                Tensor::from_vec(data.iter().map(|&b| b == 1).collect::<Vec<bool>>(), &shape)
+            }
+            other => {
+                return Err(Error::invalid(format!(
+                    "checkpoint tensor '{name}' has dtype {other:?}, which tapers does not support \
+                     (float32, float64, int32, int64, bool)"
+                )))
+            }
+        }
+        .map_err(|e| corrupt(format!("tensor '{name}': {e}")))?;
+        tensors.push((name, t));
+    }
+    Ok(Loaded {
+        tensors,
+        metadata: meta.metadata().clone().unwrap_or_default(),
+    })
+}
+
+fn decode<T, const N: usize>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+    data.chunks_exact(N)
+        .map(|c| f(c.try_into().expect("chunks_exact gives N bytes")))
+        .collect()
+}
