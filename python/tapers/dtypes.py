@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 
@@ -24,22 +26,22 @@ class DType:
         return np.dtype(self._name).type
 
     @property
-    def is_floating(self) -> bool:
+    def is_floating(self) -> builtins.bool:
         return self._name in ("float32", "float64")
 
     @property
-    def is_integer(self) -> bool:
+    def is_integer(self) -> builtins.bool:
         return self._name in ("int32", "int64")
 
     @property
-    def is_bool(self) -> bool:
+    def is_bool(self) -> builtins.bool:
         return self._name == "bool"
 
     @property
     def size(self) -> int:
         return int(np.dtype(self._name).itemsize)
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> builtins.bool:
         if isinstance(other, DType):
             return other._name == self._name
         try:

@@ -28,7 +28,7 @@ class History:
 
 def load_digits(seed: int, test_fraction: float = 0.2) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The 1,797 digits as float32 features in [0, 1], split into train and test."""
-    from sklearn.datasets import load_digits as sk_load
+    from sklearn.datasets import load_digits as sk_load  # type: ignore[import-untyped]
 
     data = sk_load()
     x = (data.data / 16.0).astype(np.float32)
@@ -65,7 +65,7 @@ def accuracy(model: MLP, x: np.ndarray, y: np.ndarray) -> float:
 
 
 def train(args: argparse.Namespace) -> tuple[MLP, History, float]:
-    from tqdm import tqdm
+    from tqdm import tqdm  # type: ignore[import-untyped]
 
     x_train, y_train, x_test, y_test = load_digits(args.seed)
     model = MLP(x_train.shape[1], args.hidden, 10, args.seed)

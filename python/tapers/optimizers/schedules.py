@@ -65,7 +65,7 @@ class CosineDecay(LearningRateSchedule):
         cosine = 0.5 * (1.0 + math.cos(math.pi * frac))
         return lr * ((1 - self.alpha) * cosine + self.alpha)
 
-    def __call__(self, step: int) -> float:
+    def __call__(self, step: int | float) -> float:
         step = float(step)
         if self.warmup_target is None:
             return self._decay(step, self.initial_learning_rate)
