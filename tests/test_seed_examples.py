@@ -1,19 +1,15 @@
 """The three seed programs, run as written, print exactly what TensorFlow prints
-(module name aside)."""
+(module name aside). `tests/test_wheel.py` runs the same programs against the
+built wheel in a fresh virtual environment."""
 
 import subprocess
 import sys
 import textwrap
 
+import pytest
 
-def run(src: str) -> str:
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(src)], capture_output=True, text=True, check=True
-    ).stdout
-
-
-def test_example_1_gradient_of_square():
-    out = run(
+SEEDS = {
+    "gradient_of_square": (
         """
         import tapers as tf
 
@@ -25,13 +21,10 @@ def test_example_1_gradient_of_square():
 
         res = tape.gradient(y, x)
         print(res)
-        """
-    )
-    assert out == "tapers.Tensor(6.0, shape=(), dtype=float32)\n"
-
-
-def test_example_2_two_sources():
-    out = run(
+        """,
+        "tapers.Tensor(6.0, shape=(), dtype=float32)\n",
+    ),
+    "two_sources": (
         """
         import tapers as tf
 
@@ -44,15 +37,10 @@ def test_example_2_two_sources():
 
         res = tape.gradient(z, [x, y])
         print(res)
-        """
-    )
-    assert out == (
-        "[<tapers.Tensor: shape=(), dtype=float32, numpy=4.0>, <tapers.Tensor: shape=(), dtype=float32, numpy=8.0>]\n"
-    )
-
-
-def test_example_3_persistent_tape():
-    out = run(
+        """,
+        "[<tapers.Tensor: shape=(), dtype=float32, numpy=4.0>, <tapers.Tensor: shape=(), dtype=float32, numpy=8.0>]\n",
+    ),
+    "persistent_tape": (
         """
         import tapers as tf
 
@@ -67,6 +55,19 @@ def test_example_3_persistent_tape():
         print(res1)
         print(res2)
         del tape
-        """
-    )
-    assert out == "tapers.Tensor(6.0, shape=(), dtype=float32)\n" * 2
+        """,
+        "tapers.Tensor(6.0, shape=(), dtype=float32)\n" * 2,
+    ),
+}
+
+
+def run(src: str, python: str = sys.executable, cwd: str | None = None) -> str:
+    return subprocess.run(
+        [python, "-c", textwrap.dedent(src)], capture_output=True, text=True, check=True, cwd=cwd
+    ).stdout
+
+
+@pytest.mark.parametrize("name", list(SEEDS))
+def test_seed_example(name):
+    src, expected = SEEDS[name]
+    assert run(src) == expected
