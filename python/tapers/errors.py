@@ -71,6 +71,8 @@ class DataLossError(OpError, ValueError):
 
 
 class FailedPreconditionError(OpError, RuntimeError):
+    """The system is not in a state to run the operation (for example a spent tape)."""
+
     error_code = FAILED_PRECONDITION
 
 
@@ -81,14 +83,20 @@ class ResourceExhaustedError(OpError, MemoryError):
 
 
 class UnimplementedError(OpError, NotImplementedError):
+    """The operation is not implemented by tapers."""
+
     error_code = UNIMPLEMENTED
 
 
 class InternalError(OpError, RuntimeError):
+    """An invariant of tapers broke: please report it."""
+
     error_code = INTERNAL
 
 
 class UnknownError(OpError, RuntimeError):
+    """An error of no other class."""
+
     error_code = UNKNOWN
 
 

@@ -49,8 +49,24 @@ pub fn int_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<isize>> {
     })
 }
 
+// Each op's docstring: a summary, then what every op of the family shares
+// (numpy style, with where tapers differs from TensorFlow).
 macro_rules! unary {
-    ($($name:ident => $f:path),* $(,)?) => {$(
+    ($($name:ident => $f:path, $doc:literal;)*) => {$(
+        #[doc = concat!($doc, "
+
+Parameters
+----------
+x : Tensor-like
+    A Tensor, Variable, Python number, nested list or numpy array.
+name : str, optional
+    Accepted for TensorFlow compatibility and ignored (tapers names no ops).
+
+Returns
+-------
+Tensor
+    Same shape as ``x``. Recorded on active tapes, so it is differentiable
+    where TensorFlow's op is.")]
         #[pyfunction]
         #[pyo3(signature = (x, name=None))]
         #[allow(unused_variables)]
@@ -62,18 +78,57 @@ macro_rules! unary {
 }
 
 unary!(
-    exp => ops::exp, log => ops::log, sqrt => ops::sqrt, square => ops::square,
-    sin => ops::sin, cos => ops::cos, tanh => ops::tanh, sigmoid => ops::sigmoid,
-    abs => ops::abs, sign => ops::sign, negative => ops::neg,
-    expm1 => ops::expm1, log1p => ops::log1p, rsqrt => ops::rsqrt, reciprocal => ops::reciprocal,
-    tan => ops::tan, asin => ops::asin, acos => ops::acos, atan => ops::atan, sinh => ops::sinh,
-    cosh => ops::cosh, erf => ops::erf, softplus => ops::softplus, relu => ops::relu, relu6 => ops::relu6,
-    is_nan => ops::is_nan, is_finite => ops::is_finite, is_inf => ops::is_inf, logical_not => ops::logical_not,
-    elu => ops::elu, selu => ops::selu,
+    exp => ops::exp, "Elementwise e**x.";
+    log => ops::log, "Elementwise natural logarithm (``-inf`` at 0, NaN below).";
+    sqrt => ops::sqrt, "Elementwise square root.";
+    square => ops::square, "Elementwise x*x (integers wrap on overflow, as in TensorFlow).";
+    sin => ops::sin, "Elementwise sine.";
+    cos => ops::cos, "Elementwise cosine.";
+    tanh => ops::tanh, "Elementwise hyperbolic tangent. float32 uses Eigen's rational approximation, as TensorFlow's CPU kernel does (last-digit differences remain: TensorFlow's build uses FMA).";
+    sigmoid => ops::sigmoid, "Elementwise logistic sigmoid 1 / (1 + e**-x), computed without overflow.";
+    abs => ops::abs, "Elementwise absolute value.";
+    sign => ops::sign, "Elementwise sign: -1, 0 or 1 (NaN for NaN). Its gradient is zero.";
+    negative => ops::neg, "Elementwise negation (integers wrap).";
+    expm1 => ops::expm1, "Elementwise e**x - 1, accurate near 0.";
+    log1p => ops::log1p, "Elementwise log(1 + x), accurate near 0.";
+    rsqrt => ops::rsqrt, "Elementwise 1 / sqrt(x).";
+    reciprocal => ops::reciprocal, "Elementwise 1 / x.";
+    tan => ops::tan, "Elementwise tangent.";
+    asin => ops::asin, "Elementwise arcsine.";
+    acos => ops::acos, "Elementwise arccosine.";
+    atan => ops::atan, "Elementwise arctangent.";
+    sinh => ops::sinh, "Elementwise hyperbolic sine.";
+    cosh => ops::cosh, "Elementwise hyperbolic cosine.";
+    erf => ops::erf, "Elementwise Gauss error function.";
+    softplus => ops::softplus, "Elementwise log(1 + e**x), computed without overflow.";
+    relu => ops::relu, "Elementwise max(x, 0). The gradient at 0 is 0, as in TensorFlow.";
+    relu6 => ops::relu6, "Elementwise min(max(x, 0), 6).";
+    is_nan => ops::is_nan, "Elementwise test for NaN (bool result, no gradient).";
+    is_finite => ops::is_finite, "Elementwise test for finite values (bool result, no gradient).";
+    is_inf => ops::is_inf, "Elementwise test for infinities (bool result, no gradient).";
+    logical_not => ops::logical_not, "Elementwise boolean NOT (bool tensors only).";
+    elu => ops::elu, "Exponential linear unit: x if x > 0 else e**x - 1.";
+    selu => ops::selu, "Scaled exponential linear unit (Klambauer et al., 2017).";
 );
 
 macro_rules! binary {
-    ($($name:ident => $f:expr),* $(,)?) => {$(
+    ($($name:ident => $f:expr, $doc:literal;)*) => {$(
+        #[doc = concat!($doc, "
+
+Parameters
+----------
+x, y : Tensor-like
+    Broadcast together with NumPy's rules. A Python number takes the other
+    operand's dtype; two tensors of different dtypes are an error
+    (``InvalidArgumentError``), as in TensorFlow.
+name : str, optional
+    Accepted for TensorFlow compatibility and ignored.
+
+Returns
+-------
+Tensor
+    The broadcast shape. Recorded on active tapes where TensorFlow's op is
+    differentiable.")]
         #[pyfunction]
         #[pyo3(signature = (x, y, name=None))]
         #[allow(unused_variables)]
@@ -86,16 +141,47 @@ macro_rules! binary {
 }
 
 binary!(
-    add => ops::add, subtract => ops::sub, multiply => ops::mul, divide => crate::tensor::truediv,
-    floordiv => ops::floordiv, floormod => ops::floormod, pow => ops::pow,
-    maximum => ops::maximum, minimum => ops::minimum,
-    equal => ops::equal, not_equal => ops::not_equal, less => ops::less,
-    less_equal => ops::less_equal, greater => ops::greater, greater_equal => ops::greater_equal,
-    logical_and => ops::logical_and, logical_or => ops::logical_or, logical_xor => ops::logical_xor,
+    add => ops::add, "Elementwise x + y (integers wrap on overflow).";
+    subtract => ops::sub, "Elementwise x - y (integers wrap on overflow).";
+    multiply => ops::mul, "Elementwise x * y (integers wrap on overflow).";
+    divide => crate::tensor::truediv, "Elementwise true division x / y; integer inputs give float64, as in TensorFlow.";
+    floordiv => ops::floordiv, "Elementwise floor division. Integer division by zero raises ``InvalidArgumentError``.";
+    floormod => ops::floormod, "Elementwise remainder with the sign of y (Python's ``%``).";
+    pow => ops::pow, "Elementwise x ** y. Negative integer exponents of integers raise ``InvalidArgumentError``.";
+    maximum => ops::maximum, "Elementwise maximum. On ties the gradient goes to x, as in TensorFlow.";
+    minimum => ops::minimum, "Elementwise minimum. On ties the gradient goes to x, as in TensorFlow.";
+    equal => ops::equal, "Elementwise x == y (bool result).";
+    not_equal => ops::not_equal, "Elementwise x != y (bool result).";
+    less => ops::less, "Elementwise x < y (bool result).";
+    less_equal => ops::less_equal, "Elementwise x <= y (bool result).";
+    greater => ops::greater, "Elementwise x > y (bool result).";
+    greater_equal => ops::greater_equal, "Elementwise x >= y (bool result).";
+    logical_and => ops::logical_and, "Elementwise boolean AND (bool tensors only).";
+    logical_or => ops::logical_or, "Elementwise boolean OR (bool tensors only).";
+    logical_xor => ops::logical_xor, "Elementwise boolean XOR (bool tensors only).";
 );
 
 macro_rules! reduction {
-    ($($name:ident => $f:path),* $(,)?) => {$(
+    ($($name:ident => $f:path, $doc:literal;)*) => {$(
+        #[doc = concat!($doc, "
+
+Parameters
+----------
+input_tensor : Tensor-like
+    The values to reduce.
+axis : int or sequence of int, optional
+    Axes to reduce (negative counts from the end); all axes when None.
+    Duplicates raise ``InvalidArgumentError``.
+keepdims : bool, default False
+    Keep reduced axes with size 1.
+name : str, optional
+    Accepted for TensorFlow compatibility and ignored.
+
+Returns
+-------
+Tensor
+    Large reductions run in fixed-size chunks summed in a fixed order, so the
+    result does not depend on the thread count.")]
         #[pyfunction]
         #[pyo3(signature = (input_tensor, axis=None, keepdims=false, name=None))]
         #[allow(unused_variables)]
@@ -114,10 +200,16 @@ macro_rules! reduction {
 }
 
 reduction!(
-    reduce_sum => ops::reduce_sum, reduce_mean => ops::reduce_mean, reduce_max => ops::reduce_max,
-    reduce_min => ops::reduce_min, reduce_prod => ops::reduce_prod, reduce_logsumexp => ops::reduce_logsumexp,
-    reduce_std => ops::reduce_std, reduce_variance => ops::reduce_variance, reduce_any => ops::reduce_any,
-    reduce_all => ops::reduce_all,
+    reduce_sum => ops::reduce_sum, "Sum over axes.";
+    reduce_mean => ops::reduce_mean, "Mean over axes (integer means truncate, as in TensorFlow).";
+    reduce_max => ops::reduce_max, "Maximum over axes. The gradient is split evenly among tied maxima, as in TensorFlow.";
+    reduce_min => ops::reduce_min, "Minimum over axes. The gradient is split evenly among tied minima.";
+    reduce_prod => ops::reduce_prod, "Product over axes (gradient correct with zeros present).";
+    reduce_logsumexp => ops::reduce_logsumexp, "log(sum(exp(x))) over axes, computed stably.";
+    reduce_std => ops::reduce_std, "Population standard deviation over axes.";
+    reduce_variance => ops::reduce_variance, "Population variance over axes.";
+    reduce_any => ops::reduce_any, "Logical OR over axes (bool tensors).";
+    reduce_all => ops::reduce_all, "Logical AND over axes (bool tensors).";
 );
 
 pub fn axes_arg(axis: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>> {
