@@ -17,6 +17,7 @@ MODULES = {
     "tapers.optimizers.schedules": tf.optimizers.schedules,
     "tapers.train": tf.train,
     "tapers.errors": tf.errors,
+    "tapers.experimental.dlpack": tf.experimental.dlpack,
 }
 
 

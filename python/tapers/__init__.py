@@ -8,7 +8,7 @@ names (``tapers.X``, ``tapers.math``, ``tapers.nn``, ``tapers.linalg``,
 
 from __future__ import annotations
 
-from . import errors, linalg, math, nn, optimizers, random, train
+from . import errors, experimental, linalg, math, nn, optimizers, random, train
 from ._core import (
     Tensor,
     Variable,
@@ -110,8 +110,9 @@ __all__ = [
     "DType", "GradientTape", "Tensor", "TensorShape", "UnconnectedGradients", "Variable", "abs", "acos", "add", "add_n",
     "argmax", "argmin", "as_dtype", "asin", "atan", "bool", "broadcast_to", "cast", "clip_by_global_norm",
     "clip_by_norm", "clip_by_value", "concat", "constant", "convert_to_tensor", "cos", "cosh", "cumsum",
-    "custom_gradient", "divide", "double", "einsum", "equal", "errors", "exp", "expand_dims", "eye", "fill",
-    "float32", "float64", "floordiv", "floormod", "gather", "gather_nd", "greater", "greater_equal", "identity",
+    "custom_gradient", "divide", "double", "einsum", "equal", "errors", "exp", "experimental", "expand_dims",
+    "eye", "fill", "float32", "float64", "floordiv", "floormod", "gather", "gather_nd", "greater", "greater_equal",
+    "identity",
     "int32", "int64", "less", "less_equal", "linalg", "linspace", "logical_and", "logical_not", "logical_or",
     "math", "matmul", "maximum", "minimum", "mod", "multiply", "negative", "newaxis", "nn", "norm", "not_equal",
     "one_hot", "ones", "ones_like", "optimizers", "pad", "pow", "random", "range", "rank", "realdiv", "train",

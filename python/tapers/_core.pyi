@@ -187,6 +187,16 @@ class _TensorBase:
 class Tensor(_TensorBase):
     """An immutable tensor. Printing, operators and errors follow ``tf.Tensor``."""
 
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+
 @final
 class Variable(_TensorBase):
     """A mutable slot holding a tensor, as ``tf.Variable``."""

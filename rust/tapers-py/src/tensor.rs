@@ -358,6 +358,27 @@ impl PyTensor {
         self.inner.id().as_u64()
     }
 
+    /// DLPack export: zero-copy and read-only (see `tapers.experimental.dlpack`).
+    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__<'py>(
+        slf: &Bound<'py, Self>,
+        stream: Option<Bound<'py, PyAny>>,
+        max_version: Option<Bound<'py, PyAny>>,
+        dl_device: Option<Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let arr = to_numpy(&slf.get().inner, slf.clone().into_any())?;
+        py.import("tapers.experimental.dlpack")?
+            .getattr("_export")?
+            .call1((arr, stream, max_version, dl_device, copy))
+    }
+
+    /// `(kDLCPU, 0)`: tensors live in host memory.
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (1, 0)
+    }
+
     /// The value as numpy (a numpy scalar for rank 0), sharing memory, read-only.
     fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         numpy_value(&slf.get().inner, slf.clone().into_any())

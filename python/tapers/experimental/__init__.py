@@ -1,0 +1,5 @@
+"""Interfaces outside TensorFlow's stable API (``tf.experimental``)."""
+
+from . import dlpack
+
+__all__ = ["dlpack"]
