@@ -40,6 +40,7 @@ mod error;
 mod inspect;
 mod jacobian;
 pub mod kernels;
+pub mod operators;
 pub mod ops;
 pub mod optim;
 pub mod random;
