@@ -43,8 +43,31 @@ class GradientTape:
     the ops of the thread that entered it; the object itself may be shared
     between threads.
 
-    Differences from TensorFlow: none in behaviour; gradients are computed by
-    the Rust core with the GIL released.
+    Parameters
+    ----------
+    persistent : bool, default False
+        Whether ``gradient`` may be called more than once. A non-persistent
+        tape frees what it saved at its first ``gradient`` call.
+    watch_accessed_variables : bool, default True
+        Whether trainable Variables read while recording are watched
+        automatically.
+
+    Notes
+    -----
+    Differences from TensorFlow: none in behaviour. Gradients are computed by
+    the Rust core with the GIL released (large ones in parallel, with results
+    independent of the thread count); a long ``gradient`` on the main thread
+    stops on Ctrl-C. ``explain``, ``describe`` and ``to_dot`` are tapers'
+    own debugging aids.
+
+    Examples
+    --------
+    >>> x = tf.constant(3.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    >>> print(tape.gradient(y, x))
+    tapers.Tensor(6.0, shape=(), dtype=float32)
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
@@ -65,7 +88,19 @@ class GradientTape:
         return self._persistent
 
     def watch(self, tensor: Any) -> None:
-        """Ensures ``tensor`` (a tensor, variable, or nested structure of them) is traced."""
+        """Ensures ``tensor`` is traced by this tape.
+
+        Parameters
+        ----------
+        tensor : Tensor, Variable, or a nested structure of them
+            What to watch. Non-floating tensors are not watched (their
+            gradients are always None), with TensorFlow's warning.
+
+        Raises
+        ------
+        ValueError
+            For objects that are not tensors or variables (TensorFlow's message).
+        """
         if type(tensor) is Tensor or type(tensor) is Variable:  # fast path: one tensor
             if not self._tape.watch(tensor) and not tensor.dtype.is_floating:
                 warnings.warn(
@@ -83,7 +118,14 @@ class GradientTape:
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
-        """Temporarily stops recording operations on this tape."""
+        """Temporarily stops recording operations on this tape (a context manager).
+
+        Raises
+        ------
+        RuntimeError
+            If the tape holds no recording; ``ValueError`` if it is not
+            recording now (TensorFlow's messages).
+        """
         self._tape.pause()
         try:
             yield
@@ -91,11 +133,23 @@ class GradientTape:
             self._tape.push()
 
     def reset(self) -> None:
-        """Clears everything recorded; recording continues on a fresh tape."""
+        """Clears everything recorded; recording continues on a fresh tape.
+
+        Raises
+        ------
+        ValueError
+            If called outside the tape's ``with`` block.
+        """
         self._tape.reset()
 
     def watched_variables(self) -> tuple:
-        """Variables watched by this tape, in creation order."""
+        """The Variables this tape watches, in creation order.
+
+        Returns
+        -------
+        tuple of Variable
+            Also answered after a non-persistent tape was spent, as in TensorFlow.
+        """
         return self._tape.watched_variables()
 
     def gradient(
@@ -105,10 +159,39 @@ class GradientTape:
         output_gradients: Any = None,
         unconnected_gradients: UnconnectedGradients = UnconnectedGradients.NONE,
     ) -> Any:
-        """Gradient of ``target`` (summed if a list or non-scalar) w.r.t. ``sources``.
+        """Gradients of ``target`` with respect to ``sources``.
 
-        Returns the gradients in the structure of ``sources``, with ``None``
-        for unconnected sources (or zeros for ``UnconnectedGradients.ZERO``).
+        Parameters
+        ----------
+        target : Tensor or nested structure of Tensors
+            What to differentiate; lists and non-scalar tensors count as
+            their sum.
+        sources : Tensor, Variable, or nested structure of them
+            What to differentiate with respect to.
+        output_gradients : Tensor or nested structure, optional
+            One per target, the seed instead of ones (shape and dtype of its target).
+        unconnected_gradients : UnconnectedGradients, default NONE
+            What an unconnected source gets: None, or zeros (``ZERO``).
+
+        Returns
+        -------
+        Tensor, None, or a structure of them
+            In the structure of ``sources``. ``tape.explain(target, source)``
+            says why a gradient is None.
+
+        Raises
+        ------
+        RuntimeError
+            When a non-persistent tape is used a second time (TensorFlow's message).
+        InvalidArgumentError
+            When ``output_gradients`` do not match their targets.
+        KeyboardInterrupt
+            On Ctrl-C during a long pass (the tape stays usable).
+
+        Notes
+        -----
+        Called inside a persistent tape's ``with`` block it warns, as
+        TensorFlow does, and records the gradient ops (for higher derivatives).
         """
         if self._tape.recording and self._persistent:
             warnings.warn(
