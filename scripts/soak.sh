@@ -3,7 +3,8 @@
 #   1. leaks: 100,000 record-and-gradient cycles per kind (RSS slope printed);
 #   2. flakiness: the thread, stress and interrupt tests, 20 times in a row;
 #   3. the Rust concurrency tests, 20 times;
-#   4. the fuzz harness over 1,000,000 deterministic random programs.
+#   4. the fuzz harness over 1,000,000 deterministic random programs;
+#   5. the hypothesis properties with 2,000 randomized examples each.
 # Run it from a checkout where `pip install ".[test]"` has been done.
 #
 #   scripts/soak.sh
@@ -24,3 +25,5 @@ done
 echo "20/20 runs passed"
 echo "== fuzz harness: 1,000,000 programs"
 TAPERS_FUZZ_CASES=1000000 cargo test -q -p tapers --release --test fuzz_graph
+echo "== hypothesis: 2,000 randomized examples per property"
+TAPERS_HYPOTHESIS_EXAMPLES=2000 python3 -m pytest -q tests/test_properties.py

@@ -2,6 +2,8 @@
 dtypes against numpy, and gradients of random op sequences against finite
 differences. Invalid combinations must raise tapers' documented errors."""
 
+import os
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -9,9 +11,15 @@ from hypothesis import strategies as st
 import tapers as tf
 from tapers.errors import InvalidArgumentError
 
-# Derandomized: CI sees the same examples every run (no flaky failures); set
-# derandomize=False locally to explore new examples.
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized: CI sees the same examples every run (no flaky failures).
+# scripts/soak.sh draws many more, randomized (TAPERS_HYPOTHESIS_EXAMPLES).
+_SOAK = os.environ.get("TAPERS_HYPOTHESIS_EXAMPLES")
+SETTINGS = settings(
+    max_examples=int(_SOAK or 60),
+    deadline=None,
+    derandomize=_SOAK is None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 dims = st.integers(min_value=1, max_value=4)
 shapes = st.lists(dims, min_size=0, max_size=3)
