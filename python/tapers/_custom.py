@@ -13,11 +13,28 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
     """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``grad_fn(*dy)`` returns the
     gradients of the inputs (one per positional argument, a tensor or None).
 
-    Usable as ``@custom_gradient`` or ``@custom_gradient()``. As in TensorFlow,
-    ``f`` runs normally (its ops are recorded, but gradients flow through
-    ``grad_fn`` only). Differences from TensorFlow: ``grad_fn`` is not given
-    the variables ``f`` read (no ``variables=`` argument); keyword arguments of
-    ``f`` are passed through but are not differentiated.
+    Usable as ``@custom_gradient`` or ``@custom_gradient()``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(*x) -> (y, grad_fn)``: the forward value (a tensor or a structure
+        of tensors) and its gradient function.
+
+    Returns
+    -------
+    callable
+        ``f`` wrapped so that tapes see one op from ``x`` to ``y`` whose
+        gradient is ``grad_fn``. ``grad_fn`` runs with the GIL taken only
+        around itself, even when the backward pass runs on worker threads;
+        an exception it raises comes out of ``gradient`` unchanged.
+
+    Notes
+    -----
+    As in TensorFlow, ``f`` runs normally (its ops are recorded, but gradients
+    flow through ``grad_fn`` only). Differences from TensorFlow: ``grad_fn`` is
+    not given the variables ``f`` read (no ``variables=`` argument); keyword
+    arguments of ``f`` are passed through but are not differentiated.
     """
     if f is None:
         return custom_gradient

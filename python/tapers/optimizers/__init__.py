@@ -20,7 +20,28 @@ from .schedules import LearningRateSchedule
 
 
 class Optimizer:
-    """Base class: slots, iterations, clipping, weight decay, schedules."""
+    """Base class of the optimizers: slots, ``iterations``, clipping, weight
+    decay and learning-rate schedules. Subclasses name their update rule.
+
+    Parameters
+    ----------
+    learning_rate : float, LearningRateSchedule, or callable
+        The step size; a schedule is evaluated at ``iterations``.
+    weight_decay : float, optional
+        Decoupled weight decay (Keras 3's ``weight_decay``).
+    clipnorm, clipvalue, global_clipnorm : float, optional
+        Gradient clipping (at most one).
+    name : str, optional
+        The optimizer's name.
+
+    Notes
+    -----
+    Updates are Keras 3's formulas, fused and applied in place in Rust with the
+    GIL released; trajectories match Keras to float32 rounding
+    (``tests/test_optimizers.py``). Differences from Keras: no ``ema_*``,
+    ``loss_scale_factor`` or ``gradient_accumulation_steps`` options; state
+    saves through ``tapers.train.Checkpoint``.
+    """
 
     _kind = ""
 
@@ -141,7 +162,31 @@ class Optimizer:
 
 
 class SGD(Optimizer):
-    """Gradient descent with optional (Nesterov) momentum (``keras.optimizers.SGD``)."""
+    """Gradient descent with optional (Nesterov) momentum (``keras.optimizers.SGD``).
+
+    Parameters
+    ----------
+    momentum : float, default 0.0
+        Velocity decay; 0 is plain gradient descent.
+    nesterov : bool, default False
+        Nesterov momentum.
+    learning_rate : float, LearningRateSchedule, or callable
+        The step size; a schedule is evaluated at ``iterations``.
+    weight_decay : float, optional
+        Decoupled weight decay (Keras 3's ``weight_decay``).
+    clipnorm, clipvalue, global_clipnorm : float, optional
+        Gradient clipping (at most one).
+    name : str, optional
+        The optimizer's name.
+
+    Notes
+    -----
+    Updates are Keras 3's formulas, fused and applied in place in Rust with the
+    GIL released; trajectories match Keras to float32 rounding
+    (``tests/test_optimizers.py``). Differences from Keras: no ``ema_*``,
+    ``loss_scale_factor`` or ``gradient_accumulation_steps`` options; state
+    saves through ``tapers.train.Checkpoint``.
+    """
 
     _kind = "sgd"
 
@@ -172,7 +217,33 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (``keras.optimizers.Adam``)."""
+    """Adam (``keras.optimizers.Adam``).
+
+    Parameters
+    ----------
+    beta_1, beta_2 : float, default 0.9, 0.999
+        Decay rates of the first and second moment estimates.
+    epsilon : float, default 1e-7
+        Added to the denominator, as in Keras.
+    amsgrad : bool, default False
+        Keep the maximum of past second moments.
+    learning_rate : float, LearningRateSchedule, or callable
+        The step size; a schedule is evaluated at ``iterations``.
+    weight_decay : float, optional
+        Decoupled weight decay (Keras 3's ``weight_decay``).
+    clipnorm, clipvalue, global_clipnorm : float, optional
+        Gradient clipping (at most one).
+    name : str, optional
+        The optimizer's name.
+
+    Notes
+    -----
+    Updates are Keras 3's formulas, fused and applied in place in Rust with the
+    GIL released; trajectories match Keras to float32 rounding
+    (``tests/test_optimizers.py``). Differences from Keras: no ``ema_*``,
+    ``loss_scale_factor`` or ``gradient_accumulation_steps`` options; state
+    saves through ``tapers.train.Checkpoint``.
+    """
 
     _kind = "adam"
 
@@ -229,7 +300,35 @@ class AdamW(Adam):
 
 
 class RMSprop(Optimizer):
-    """RMSprop (``keras.optimizers.RMSprop``)."""
+    """RMSprop (``keras.optimizers.RMSprop``).
+
+    Parameters
+    ----------
+    rho : float, default 0.9
+        Decay of the mean squared gradient.
+    momentum : float, default 0.0
+        Momentum of the update.
+    epsilon : float, default 1e-7
+        Added to the denominator.
+    centered : bool, default False
+        Normalize by the gradient's variance instead of its second moment.
+    learning_rate : float, LearningRateSchedule, or callable
+        The step size; a schedule is evaluated at ``iterations``.
+    weight_decay : float, optional
+        Decoupled weight decay (Keras 3's ``weight_decay``).
+    clipnorm, clipvalue, global_clipnorm : float, optional
+        Gradient clipping (at most one).
+    name : str, optional
+        The optimizer's name.
+
+    Notes
+    -----
+    Updates are Keras 3's formulas, fused and applied in place in Rust with the
+    GIL released; trajectories match Keras to float32 rounding
+    (``tests/test_optimizers.py``). Differences from Keras: no ``ema_*``,
+    ``loss_scale_factor`` or ``gradient_accumulation_steps`` options; state
+    saves through ``tapers.train.Checkpoint``.
+    """
 
     _kind = "rmsprop"
 
