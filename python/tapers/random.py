@@ -27,7 +27,20 @@ _entropy = Generator.from_non_deterministic_state()
 
 
 def set_seed(seed: int | None) -> None:
-    """Sets the global seed (``tf.random.set_seed``); ``None`` clears it."""
+    """Sets the global seed (``tf.random.set_seed``); ``None`` clears it.
+
+    Parameters
+    ----------
+    seed : int or None
+        The global seed. Setting it also restarts the count of unseeded ops,
+        so a program re-run from ``set_seed`` draws the same numbers.
+
+    Notes
+    -----
+    Differences from TensorFlow: the seed rules are TensorFlow's, but the
+    streams are tapers' own (PCG64), so a seed gives different numbers than
+    in TensorFlow.
+    """
     global _global_seed, _op_count
     with _lock:
         _global_seed = None if seed is None else int(seed)
@@ -36,7 +49,13 @@ def set_seed(seed: int | None) -> None:
 
 
 def get_global_generator() -> Generator:
-    """The generator used for unseeded draws."""
+    """The generator used for unseeded draws.
+
+    Returns
+    -------
+    Generator
+        The stream for the current global seed (OS entropy when unset).
+    """
     return _stream(None)
 
 
@@ -58,14 +77,66 @@ def _stream(seed: int | None) -> Generator:
 def normal(
     shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, seed: int | None = None, name: Any = None
 ) -> Tensor:
-    """Samples from a normal distribution."""
+    """Samples from a normal distribution.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Shape of the result.
+    mean, stddev : float, default 0.0, 1.0
+        Mean and standard deviation.
+    dtype : DType, default float32
+        Floating dtype of the result.
+    seed : int, optional
+        Op-level seed, combined with the global seed by TensorFlow's rules:
+        both unset draws from OS entropy; either set gives a repeatable stream.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A constant (not recorded on tapes).
+
+    Notes
+    -----
+    Differences from TensorFlow: the seed rules are TensorFlow's, but the
+    streams are tapers' own (PCG64), so a seed gives different numbers than
+    in TensorFlow.
+    """
     return _stream(seed).normal(shape, float(mean), float(stddev), dtype)
 
 
 def truncated_normal(
     shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = float32, seed: int | None = None, name: Any = None
 ) -> Tensor:
-    """Normal samples, redrawn when more than two standard deviations from the mean."""
+    """Normal samples, redrawn when more than two standard deviations from the mean.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Shape of the result.
+    mean, stddev : float, default 0.0, 1.0
+        Mean and standard deviation before truncation.
+    dtype : DType, default float32
+        Floating dtype of the result.
+    seed : int, optional
+        Op-level seed, combined with the global seed by TensorFlow's rules:
+        both unset draws from OS entropy; either set gives a repeatable stream.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A constant (not recorded on tapes).
+
+    Notes
+    -----
+    Differences from TensorFlow: the seed rules are TensorFlow's, but the
+    streams are tapers' own (PCG64), so a seed gives different numbers than
+    in TensorFlow.
+    """
     return _stream(seed).truncated_normal(shape, float(mean), float(stddev), dtype)
 
 
@@ -77,12 +148,61 @@ def uniform(
     seed: int | None = None,
     name: Any = None,
 ) -> Tensor:
-    """Samples uniformly from ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
+    """Samples uniformly from ``[minval, maxval)``.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Shape of the result.
+    minval, maxval : float
+        Bounds; ``maxval`` defaults to 1 for floats and is required for integers.
+    dtype : DType, default float32
+        Dtype of the result (float or integer).
+    seed : int, optional
+        Op-level seed, combined with the global seed by TensorFlow's rules:
+        both unset draws from OS entropy; either set gives a repeatable stream.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A constant (not recorded on tapes).
+
+    Notes
+    -----
+    Differences from TensorFlow: the seed rules are TensorFlow's, but the
+    streams are tapers' own (PCG64), so a seed gives different numbers than
+    in TensorFlow.
+    """
     return _stream(seed).uniform(shape, float(minval), None if maxval is None else float(maxval), dtype)
 
 
 def shuffle(value: Any, seed: int | None = None, name: Any = None) -> Tensor:
-    """Randomly shuffles a tensor along its first dimension."""
+    """Randomly shuffles a tensor along its first dimension.
+
+    Parameters
+    ----------
+    value : Tensor-like
+        At least rank 1.
+    seed : int, optional
+        Op-level seed, combined with the global seed by TensorFlow's rules:
+        both unset draws from OS entropy; either set gives a repeatable stream.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``value`` with its rows permuted (recorded as a gather, so gradients
+        flow back to the right rows).
+
+    Notes
+    -----
+    Differences from TensorFlow: the seed rules are TensorFlow's, but the
+    streams are tapers' own (PCG64), so a seed gives different numbers than
+    in TensorFlow.
+    """
     t = convert_to_tensor(value)
     return gather(t, _stream(seed).permutation(int(t.shape[0])))
 
