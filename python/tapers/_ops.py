@@ -11,14 +11,46 @@ newaxis = None
 
 
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: Any = None) -> Tensor:
-    """Clamps values to ``[clip_value_min, clip_value_max]``. The gradient flows
-    where ``t`` is inside the range, boundaries included (as TF)."""
+    """Clamps values to ``[clip_value_min, clip_value_max]``.
+
+    Parameters
+    ----------
+    t : Tensor-like
+        The values.
+    clip_value_min, clip_value_max : Tensor-like
+        Bounds, broadcast against ``t``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The clamped values. The gradient flows where ``t`` is inside the
+        range, boundaries included (as TensorFlow).
+    """
     t = _core.convert_to_tensor(t)
     return _core.minimum(_core.maximum(t, clip_value_min), clip_value_max)
 
 
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Any = None) -> Tensor:
-    """Rescales ``t`` so its L2 norm (over ``axes``) is at most ``clip_norm``."""
+    """Rescales ``t`` so its L2 norm (over ``axes``) is at most ``clip_norm``.
+
+    Parameters
+    ----------
+    t : Tensor-like
+        The values.
+    clip_norm : float or scalar Tensor
+        The largest norm allowed.
+    axes : int or sequence of int, optional
+        Axes of the norm; all when None.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``t * clip_norm / max(norm, clip_norm)``, differentiable.
+    """
     t = _core.convert_to_tensor(t)
     l2sum = _core.reduce_sum(t * t, axes, keepdims=True)
     pred = l2sum > 0
@@ -29,7 +61,20 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Any = None) -> 
 
 
 def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
-    """``sqrt(sum of squared L2 norms)`` of the tensors in ``t_list`` (None skipped)."""
+    """The global norm ``sqrt(sum of squared L2 norms)`` of several tensors.
+
+    Parameters
+    ----------
+    t_list : sequence of Tensor-like or None
+        The tensors; None entries are skipped.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A scalar.
+    """
     ts = [_core.convert_to_tensor(t) for t in t_list if t is not None]
     if not ts:
         return _core.constant(0.0)
@@ -40,8 +85,24 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
 
 
 def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None, name: Any = None) -> tuple:
-    """Scales all tensors by ``clip_norm / max(global_norm, clip_norm)``; returns
-    ``(clipped_list, global_norm)``. None entries stay None."""
+    """Scales all tensors by ``clip_norm / max(global_norm, clip_norm)``.
+
+    Parameters
+    ----------
+    t_list : sequence of Tensor-like or None
+        The tensors (typically gradients); None entries stay None.
+    clip_norm : float or scalar Tensor
+        The largest global norm allowed.
+    use_norm : float or scalar Tensor, optional
+        A global norm already computed.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    tuple
+        ``(clipped_list, global_norm)``, as TensorFlow.
+    """
     if isinstance(t_list, (str, bytes)) or not isinstance(t_list, (list, tuple)):
         raise TypeError("`t_list` should be a sequence of tensors")
     norm = global_norm(t_list) if use_norm is None else _core.convert_to_tensor(use_norm)

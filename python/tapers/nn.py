@@ -37,6 +37,26 @@ avg_pool = avg_pool2d
 def dropout(x: Any, rate: float, noise_shape: Any = None, seed: int | None = None, name: Any = None) -> Tensor:
     """Zeroes elements with probability ``rate`` and scales the rest by ``1 / (1 - rate)``.
 
+    Parameters
+    ----------
+    x : Tensor-like
+        Floating values.
+    rate : float
+        Probability of dropping each element, in ``[0, 1)``.
+    noise_shape : sequence of int, optional
+        Shape of the keep mask, broadcast against ``x`` (shared masks).
+    seed : int, optional
+        Op-level seed (see ``tapers.random``).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Differentiable: the gradient is the same mask and scale.
+
+    Notes
+    -----
     Differs from TensorFlow only in the random stream (see ``tapers.random``).
     """
     t = _core.convert_to_tensor(x)
