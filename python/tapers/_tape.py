@@ -17,7 +17,15 @@ from ._core import Tensor, Variable
 
 
 class UnconnectedGradients(enum.Enum):
-    """What ``gradient`` returns for a source no path connects to the target."""
+    """What ``gradient`` returns for a source no path connects to the target.
+
+    Attributes
+    ----------
+    NONE
+        ``None`` (the default).
+    ZERO
+        Zeros of the source's shape and dtype.
+    """
 
     NONE = "none"
     ZERO = "zero"

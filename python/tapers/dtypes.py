@@ -74,7 +74,22 @@ _BY_NAME = {d.name: d for d in (float32, float64, int32, int64, bool)}
 
 
 def as_dtype(type_value: object) -> DType:
-    """Converts a name, numpy dtype or ``DType`` to a ``DType``."""
+    """Converts a name, numpy dtype or ``DType`` to a ``DType``.
+
+    Parameters
+    ----------
+    type_value : DType, str, numpy dtype or Python type
+        ``"float32"``, ``np.float64``, ``float``, ...
+
+    Returns
+    -------
+    DType
+
+    Raises
+    ------
+    TypeError
+        For types tapers has no dtype for (TensorFlow's message).
+    """
     if isinstance(type_value, DType):
         return type_value
     try:

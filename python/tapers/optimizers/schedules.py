@@ -6,14 +6,39 @@ import math
 
 
 class LearningRateSchedule:
-    """A callable ``step -> learning rate``."""
+    """A callable ``step -> learning rate`` (``keras.optimizers.schedules``).
+
+    Parameters
+    ----------
+    step : int
+        The optimizer's ``iterations`` when the rate is used.
+
+    Returns
+    -------
+    float
+        The learning rate for that step.
+    """
 
     def __call__(self, step: int) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
 
 
 class ExponentialDecay(LearningRateSchedule):
-    """``initial * decay_rate ** (step / decay_steps)`` (floored exponent if ``staircase``)."""
+    """``initial * decay_rate ** (step / decay_steps)``.
+
+    Parameters
+    ----------
+    initial_learning_rate : float
+        The rate at step 0.
+    decay_steps : int
+        Steps per factor of ``decay_rate`` (> 0).
+    decay_rate : float
+        The factor.
+    staircase : bool, default False
+        Floor the exponent, decaying in steps.
+    name : str, optional
+        The schedule's name.
+    """
 
     def __init__(
         self,
@@ -40,7 +65,24 @@ class ExponentialDecay(LearningRateSchedule):
 
 class CosineDecay(LearningRateSchedule):
     """Cosine decay from ``initial_learning_rate`` to ``alpha * initial`` over
-    ``decay_steps``, after an optional linear warmup (Keras 3's formula)."""
+    ``decay_steps``, after an optional linear warmup (Keras 3's formula).
+
+    Parameters
+    ----------
+    initial_learning_rate : float
+        The rate at the start of the decay.
+    decay_steps : int
+        Length of the decay (> 0).
+    alpha : float, default 0.0
+        Final rate as a fraction of the initial one.
+    name : str, optional
+        The schedule's name.
+    warmup_target : float, optional
+        If set, a linear warmup from ``initial_learning_rate`` to this rate
+        first, and the decay starts from it.
+    warmup_steps : int, default 0
+        Length of the warmup.
+    """
 
     def __init__(
         self,
