@@ -153,6 +153,18 @@ pub(crate) fn explain_in(
     }
 }
 
+/// The ids a tape watches directly, in creation order.
+fn watched_ids(d: &TapeData) -> Vec<TensorId> {
+    let mut ids: Vec<TensorId> = d
+        .tracked
+        .iter()
+        .filter(|(_, o)| **o == Origin::Watched)
+        .map(|(id, _)| *id)
+        .collect();
+    ids.sort();
+    ids
+}
+
 fn kind(tape: &GradientTape) -> &'static str {
     if tape.persistent() {
         "persistent"
@@ -213,13 +225,7 @@ impl GradientTape {
                 return s;
             };
             let _ = writeln!(s, "GradientTape ({}): {} ops", kind(self), d.entries.len());
-            let mut watched: Vec<TensorId> = d
-                .tracked
-                .iter()
-                .filter(|(_, o)| **o == Origin::Watched)
-                .map(|(id, _)| *id)
-                .collect();
-            watched.sort();
+            let watched = watched_ids(d);
             let names: Vec<String> = watched
                 .iter()
                 .map(|id| match d.variables.get(id) {
@@ -283,13 +289,7 @@ impl GradientTape {
                 s.push_str("  empty [shape=plaintext, label=\"no recording\"];\n}\n");
                 return s;
             };
-            let mut watched: Vec<TensorId> = d
-                .tracked
-                .iter()
-                .filter(|(_, o)| **o == Origin::Watched)
-                .map(|(id, _)| *id)
-                .collect();
-            watched.sort();
+            let watched = watched_ids(d);
             for id in watched {
                 let label = match d.variables.get(&id) {
                     Some(v) => format!("{}\\nVariable '{}'", short(id), v.name().replace('"', "'")),
