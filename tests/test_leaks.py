@@ -101,3 +101,50 @@ def test_the_measure_sees_a_real_leak():
         kept.append(t.gradient(y, X))  # 16 floats kept per cycle
 
     assert slope(leaking, n=10_000) > 16
+
+
+class _Saved:
+    """Something a gradient rule keeps alive; weakly referenced to see it freed."""
+
+
+def _tape_saving(persistent: bool):
+    import weakref
+
+    refs = []
+
+    @tf.custom_gradient
+    def f(x):
+        saved = _Saved()  # only the gradient function holds it
+        refs.append(weakref.ref(saved))
+
+        def grad(dy):
+            assert saved is not None
+            return dy
+
+        return tf.identity(x), grad
+
+    x = tf.constant(2.0)
+    tape = tf.GradientTape(persistent=persistent)
+    with tape:
+        tape.watch(x)
+        y = f(x)
+    return tape, y, x, refs[0]
+
+
+def test_a_spent_non_persistent_tape_frees_what_it_saved():
+    tape, y, x, ref = _tape_saving(persistent=False)
+    gc.collect()
+    assert ref() is not None  # held by the tape's recording
+    tape.gradient(y, x)
+    gc.collect()
+    assert ref() is None  # freed when the gradient was taken, tape still alive
+
+
+def test_del_tape_frees_what_it_saved():
+    tape, y, x, ref = _tape_saving(persistent=True)
+    tape.gradient(y, x)
+    gc.collect()
+    assert ref() is not None  # a persistent tape keeps its recording
+    del tape
+    gc.collect()
+    assert ref() is None
