@@ -8,7 +8,24 @@ import numpy as np
 
 
 class DType:
-    """A tensor element type. Compare with ``==``; ``str`` and ``repr`` follow TF."""
+    """A tensor element type. Compare with ``==``; ``str`` and ``repr`` follow TF.
+
+    Attributes
+    ----------
+    name : str
+        ``float32``, ``float64``, ``int32``, ``int64`` or ``bool``.
+    as_numpy_dtype : type
+        The numpy scalar type.
+    is_floating, is_integer, is_bool : bool
+        The kind of element.
+    size : int
+        Bytes per element.
+
+    Notes
+    -----
+    tapers has five dtypes; TensorFlow's others (float16, complex, strings,
+    ...) are rejected by ``as_dtype`` with a ``TypeError``.
+    """
 
     __slots__ = ("_name",)
 

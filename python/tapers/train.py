@@ -71,7 +71,15 @@ class _Graph:
 
 
 class CheckpointLoadStatus:
-    """What ``Checkpoint.restore`` matched, as TensorFlow's load status."""
+    """What ``Checkpoint.restore`` matched, as TensorFlow's load status.
+
+    Attributes
+    ----------
+    restored : list of str
+        The names restored from the file.
+    unused : list of str
+        Names in the file that nothing of the checkpoint took.
+    """
 
     def __init__(self, restored: list[str], unused: list[str]) -> None:
         self.restored = restored

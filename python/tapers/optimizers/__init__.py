@@ -276,7 +276,19 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay (``keras.optimizers.AdamW``, default decay 0.004)."""
+    """Adam with decoupled weight decay (``keras.optimizers.AdamW``).
+
+    Parameters
+    ----------
+    learning_rate : float, LearningRateSchedule, or callable
+        The step size.
+    weight_decay : float, default 0.004
+        Decoupled decay, as Keras 3's default.
+    beta_1, beta_2, epsilon, amsgrad
+        As ``Adam``.
+    clipnorm, clipvalue, global_clipnorm, name
+        As ``Optimizer``.
+    """
 
     def __init__(
         self,
