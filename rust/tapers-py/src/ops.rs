@@ -220,7 +220,27 @@ pub fn axes_arg(axis: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>>
     }
 }
 
-/// `tf.matmul` (adjoint equals transpose for real dtypes).
+/// Matrix product of the last two axes (``tf.matmul``).
+///
+/// Parameters
+/// ----------
+/// a, b : Tensor-like
+///     Rank >= 2, same dtype; leading (batch) axes broadcast.
+/// transpose_a, transpose_b : bool, default False
+///     Transpose the operand's last two axes first.
+/// adjoint_a, adjoint_b : bool, default False
+///     Same as transpose (tapers has real dtypes only).
+/// a_is_sparse, b_is_sparse, output_type, grad_a, grad_b
+///     Accepted for TensorFlow compatibility and ignored.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Floats use faer's parallel GEMM (the result does not depend on the
+///     thread count); integers wrap on overflow. Differentiable in both
+///     operands, batched and broadcast gradients included.
 #[pyfunction]
 #[pyo3(signature = (a, b, transpose_a=false, transpose_b=false, adjoint_a=false, adjoint_b=false, a_is_sparse=false, b_is_sparse=false, output_type=None, grad_a=false, grad_b=false, name=None))]
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -245,7 +265,26 @@ pub fn matmul(
     out(py, compute(py, h, || ops::matmul(&x, &y, ta, tb)))
 }
 
-/// `tf.reshape`.
+/// Gives a tensor a new shape with the same elements in row-major order (``tf.reshape``).
+///
+/// Parameters
+/// ----------
+/// tensor : Tensor-like
+///     The values.
+/// shape : sequence of int
+///     The new shape; one entry may be -1 (inferred).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Shares memory with ``tensor`` when it is contiguous; differentiable.
+///
+/// Raises
+/// ------
+/// InvalidArgumentError
+///     When the element counts differ (the message names both shapes).
 #[pyfunction]
 #[pyo3(signature = (tensor, shape, name=None))]
 #[allow(unused_variables)]
@@ -272,7 +311,23 @@ pub fn reshape(
     out(py, compute(py, heavy(&t), || ops::reshape(&t, &s)))
 }
 
-/// `tf.transpose`.
+/// Permutes the axes (``tf.transpose``).
+///
+/// Parameters
+/// ----------
+/// a : Tensor-like
+///     The values.
+/// perm : sequence of int, optional
+///     The new order of the axes; reversed when None.
+/// conjugate : bool, default False
+///     Accepted; no effect on real dtypes.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable.
 #[pyfunction]
 #[pyo3(signature = (a, perm=None, conjugate=false, name=None))]
 #[allow(unused_variables)]
@@ -324,7 +379,24 @@ pub fn broadcast_to(
     out(py, ops::broadcast_to(&t, &s))
 }
 
-/// `tf.cast`.
+/// Converts elements to another dtype (``tf.cast``).
+///
+/// Parameters
+/// ----------
+/// x : Tensor-like
+///     The values.
+/// dtype : DType or str
+///     The new element type.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Floats to integers truncate toward zero (out-of-range values
+///     saturate, where TensorFlow's result is platform-defined); nonzero is
+///     ``True``. Differentiable between float dtypes only: a cast to an
+///     integer dtype cuts the gradient (``GradientTape.explain`` says so).
 #[pyfunction]
 #[pyo3(signature = (x, dtype, name=None))]
 #[allow(unused_variables)]
@@ -409,7 +481,21 @@ pub fn dtype_or(dtype: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DT
     }
 }
 
-/// `tf.zeros`.
+/// A tensor of zeros (``tf.zeros``).
+///
+/// Parameters
+/// ----------
+/// shape : sequence of int
+///     The shape.
+/// dtype : DType or str, default float32
+///     The element type.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A request too large for memory raises ``ResourceExhaustedError``.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 #[allow(unused_variables)]
@@ -425,7 +511,21 @@ pub fn zeros(
     )
 }
 
-/// `tf.ones`.
+/// A tensor of ones (``tf.ones``).
+///
+/// Parameters
+/// ----------
+/// shape : sequence of int
+///     The shape.
+/// dtype : DType or str, default float32
+///     The element type.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A request too large for memory raises ``ResourceExhaustedError``.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 #[allow(unused_variables)]
@@ -469,7 +569,25 @@ pub fn ones_like(
     out(py, Tensor::ones(t.shape(), dtype_or(dtype, t.dtype())?))
 }
 
-/// `tf.constant`.
+/// Creates a constant tensor (``tf.constant``).
+///
+/// Parameters
+/// ----------
+/// value : Tensor-like
+///     A Python number or nested list, a numpy array (its dtype is kept), or
+///     a Tensor/Variable (its value is copied out of any tape).
+/// dtype : DType or str, optional
+///     The element type; numpy arrays and tensors are cast to it. Python
+///     floats default to float32 and ints to int32, as in TensorFlow.
+/// shape : sequence of int, optional
+///     Reshape the value to it, or fill it with a scalar value.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Never connected to a tape: gradients do not flow into ``value``.
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, shape=None, name=None))]
 #[allow(unused_variables)]
@@ -493,7 +611,24 @@ pub fn constant(
     out(py, Ok(ops::stop_gradient(&t)))
 }
 
-/// `tf.convert_to_tensor`.
+/// Converts a value to a tensor (``tf.convert_to_tensor``).
+///
+/// Parameters
+/// ----------
+/// value : Tensor-like
+///     A Tensor is returned as is (still connected to tapes); a Variable is
+///     read; Python values and numpy arrays are converted.
+/// dtype : DType or str, optional
+///     Required dtype: a value of another dtype raises ``ValueError``
+///     (TensorFlow's message); Python numbers convert to it.
+/// dtype_hint : DType or str, optional
+///     Preferred dtype for Python numbers when ``dtype`` is not given.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, dtype_hint=None, name=None))]
 #[allow(unused_variables)]
@@ -763,7 +898,21 @@ pub fn add_n(
     out(py, compute(py, h, || ops::add_n(&ts)))
 }
 
-/// `tf.concat`.
+/// Joins tensors along an existing axis (``tf.concat``).
+///
+/// Parameters
+/// ----------
+/// values : sequence of Tensor-like
+///     Same rank and dtype; equal sizes except along ``axis``.
+/// axis : int
+///     The axis to join along (negative counts from the end).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable: each input gets its slice of the gradient.
 #[pyfunction]
 #[pyo3(signature = (values, axis, name=None))]
 #[allow(unused_variables)]
@@ -778,7 +927,21 @@ pub fn concat(
     out(py, compute(py, h, || ops::concat(&ts, axis)))
 }
 
-/// `tf.stack`.
+/// Joins tensors of one shape along a new axis (``tf.stack``).
+///
+/// Parameters
+/// ----------
+/// values : sequence of Tensor-like
+///     Same shape and dtype.
+/// axis : int, default 0
+///     Where the new axis goes (negative counts from the end).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable.
 #[pyfunction]
 #[pyo3(signature = (values, axis=0, name=None))]
 #[allow(unused_variables)]
@@ -946,7 +1109,30 @@ pub fn pad(
     out(py, ops::pad(&t, &pairs, constant_values))
 }
 
-/// `tf.gather`.
+/// Gathers slices along an axis by index (``tf.gather``).
+///
+/// Parameters
+/// ----------
+/// params : Tensor-like
+///     The values.
+/// indices : Tensor-like of int32 or int64
+///     Positions along ``axis``; out-of-range indices raise
+///     ``InvalidArgumentError`` (TensorFlow's CPU behaviour).
+/// validate_indices : optional
+///     Accepted and ignored (indices are always validated).
+/// axis : int, optional
+///     The axis to gather from; ``batch_dims`` when None.
+/// batch_dims : int, default 0
+///     Leading axes shared by ``params`` and ``indices``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Shape ``params.shape[:axis] + indices.shape[batch_dims:] +
+///     params.shape[axis + 1:]``. Differentiable in ``params`` (repeated
+///     indices accumulate).
 #[pyfunction]
 #[pyo3(signature = (params, indices, validate_indices=None, axis=None, batch_dims=0, name=None))]
 #[allow(unused_variables)]
