@@ -432,7 +432,19 @@ pub fn where_(
     out(py, ops::where_(&c, &a, &b))
 }
 
-/// `tf.stop_gradient`.
+/// A tensor equal to ``input`` through which no gradient flows (``tf.stop_gradient``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The values (shared, not copied).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     ``GradientTape.explain`` reports paths cut here.
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 #[allow(unused_variables)]
@@ -444,7 +456,19 @@ pub fn stop_gradient(
     out(py, Ok(ops::stop_gradient(&tensor(input)?)))
 }
 
-/// `tf.identity`.
+/// A new tensor equal to ``input``, through which gradients pass (``tf.identity``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The values (shared, not copied).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A distinct tensor for the tapes: watching it watches the new tensor only.
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 #[allow(unused_variables)]
@@ -541,7 +565,21 @@ pub fn ones(
     )
 }
 
-/// `tf.zeros_like`.
+/// Zeros with the shape (and dtype, unless given) of ``input`` (``tf.zeros_like``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The template.
+/// dtype : DType or str, optional
+///     The element type.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A constant.
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 #[allow(unused_variables)]
@@ -555,7 +593,21 @@ pub fn zeros_like(
     out(py, Tensor::zeros(t.shape(), dtype_or(dtype, t.dtype())?))
 }
 
-/// `tf.ones_like`.
+/// Ones with the shape (and dtype, unless given) of ``input`` (``tf.ones_like``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The template.
+/// dtype : DType or str, optional
+///     The element type.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A constant.
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 #[allow(unused_variables)]
@@ -840,7 +892,21 @@ pub fn cumprod(
     out(py, ops::cumprod(&t, axis, exclusive, reverse))
 }
 
-/// `tf.expand_dims`.
+/// Inserts an axis of size 1 (``tf.expand_dims``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The values.
+/// axis : int
+///     Where the new axis goes (negative counts from the end).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable.
 #[pyfunction]
 #[pyo3(signature = (input, axis, name=None))]
 #[allow(unused_variables)]
@@ -853,7 +919,21 @@ pub fn expand_dims(
     out(py, ops::expand_dims(&tensor(input)?, axis))
 }
 
-/// `tf.squeeze`.
+/// Removes axes of size 1 (``tf.squeeze``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The values.
+/// axis : int or sequence of int, optional
+///     The axes to remove (each must have size 1); all size-1 axes when None.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable.
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, name=None))]
 #[allow(unused_variables)]
@@ -965,7 +1045,23 @@ fn tensors_out(py: Python<'_>, r: tapers::Result<Vec<Tensor>>) -> PyResult<Py<Py
     Ok(PyList::new(py, items)?.into_any().unbind())
 }
 
-/// `tf.unstack`.
+/// Splits a tensor into its slices along an axis (``tf.unstack``).
+///
+/// Parameters
+/// ----------
+/// value : Tensor-like
+///     The values.
+/// num : int, optional
+///     Expected number of slices.
+/// axis : int, default 0
+///     The axis to unstack.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// list of Tensor
+///     Differentiable.
 #[pyfunction]
 #[pyo3(signature = (value, num=None, axis=0, name=None))]
 #[allow(unused_variables)]
@@ -991,7 +1087,25 @@ pub fn unstack(
     tensors_out(py, ops::unstack(&t, axis))
 }
 
-/// `tf.split`: a number of equal pieces or a list of sizes (one may be -1).
+/// Splits a tensor along an axis (``tf.split``).
+///
+/// Parameters
+/// ----------
+/// value : Tensor-like
+///     The values.
+/// num_or_size_splits : int or sequence of int
+///     A number of equal pieces, or the size of each piece (one may be -1).
+/// axis : int, default 0
+///     The axis to split.
+/// num : int, optional
+///     Accepted for TensorFlow compatibility.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// list of Tensor
+///     Differentiable.
 #[pyfunction]
 #[pyo3(signature = (value, num_or_size_splits, axis=0, num=None, name=None))]
 #[allow(unused_variables)]
@@ -1042,7 +1156,21 @@ fn usize_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
         .collect()
 }
 
-/// `tf.tile`.
+/// Repeats a tensor along each axis (``tf.tile``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The values.
+/// multiples : sequence of int
+///     Repetitions per axis (one per axis of ``input``).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable (the gradient sums the copies).
 #[pyfunction]
 #[pyo3(signature = (input, multiples, name=None))]
 #[allow(unused_variables)]
@@ -1057,7 +1185,26 @@ pub fn tile(
     out(py, ops::tile(&t, &m))
 }
 
-/// `tf.pad` (CONSTANT mode).
+/// Pads a tensor with a constant (``tf.pad``).
+///
+/// Parameters
+/// ----------
+/// tensor : Tensor-like
+///     The values.
+/// paddings : sequence of (int, int)
+///     Elements to add before and after each axis.
+/// mode : str, default "CONSTANT"
+///     Only ``CONSTANT`` is supported (TensorFlow also has REFLECT and
+///     SYMMETRIC); others raise ``ValueError``.
+/// constant_values : float, default 0
+///     The fill value.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable: the gradient is the inner slice.
 #[pyfunction]
 #[pyo3(signature = (tensor, paddings, mode="CONSTANT", constant_values=0.0, name=None))]
 #[allow(unused_variables)]
@@ -1173,7 +1320,27 @@ pub fn gather_nd(
     out(py, ops::gather_nd(&tensor(params)?, &tensor(indices)?))
 }
 
-/// `tf.one_hot`.
+/// One-hot encoding (``tf.one_hot``).
+///
+/// Parameters
+/// ----------
+/// indices : Tensor-like of int32 or int64
+///     Positions; out-of-range ones give all-``off_value`` rows, as in TensorFlow.
+/// depth : int
+///     Length of the new axis.
+/// on_value, off_value : float, default 1 and 0
+///     The two values.
+/// axis : int, default -1
+///     Where the new axis goes.
+/// dtype : DType or str, default float32
+///     The element type.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A constant (no gradient flows into ``indices``).
 #[pyfunction]
 #[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
 #[allow(unused_variables, clippy::too_many_arguments)]
@@ -1201,7 +1368,21 @@ pub fn one_hot(
     )
 }
 
-/// `tf.fill`.
+/// A tensor of one value (``tf.fill``).
+///
+/// Parameters
+/// ----------
+/// dims : sequence of int
+///     The shape.
+/// value : Tensor-like
+///     A scalar; its dtype is the result's.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable in ``value`` (the gradient is the sum).
 #[pyfunction]
 #[pyo3(signature = (dims, value, name=None))]
 #[allow(unused_variables)]
@@ -1214,7 +1395,25 @@ pub fn fill(
     out(py, ops::fill(&shape_arg(dims)?, &tensor(value)?))
 }
 
-/// `tf.eye`.
+/// Identity matrices (``tf.eye``).
+///
+/// Parameters
+/// ----------
+/// num_rows : int
+///     Rows.
+/// num_columns : int, optional
+///     Columns; ``num_rows`` when None.
+/// batch_shape : sequence of int, optional
+///     Leading batch axes.
+/// dtype : DType or str, default float32
+///     The element type.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Shape ``batch_shape + [num_rows, num_columns]``.
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 #[allow(unused_variables)]
@@ -1241,7 +1440,25 @@ pub fn eye(
     )
 }
 
-/// `tf.range(limit)` / `tf.range(start, limit, delta)`; int32 unless a float is given.
+/// ``[start, start + delta, ...)`` up to ``limit`` (``tf.range``).
+///
+/// Parameters
+/// ----------
+/// start : number
+///     The first value, or the limit when ``limit`` is None.
+/// limit : number, optional
+///     The end (exclusive).
+/// delta : number, default 1
+///     The step (nonzero).
+/// dtype : DType or str, optional
+///     int32 unless a float is given (then float32), as in TensorFlow.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A constant. Counts too large for memory raise ``ResourceExhaustedError``.
 #[pyfunction]
 #[pyo3(signature = (start, limit=None, delta=None, dtype=None, name=None))]
 #[allow(unused_variables)]
@@ -1277,7 +1494,23 @@ pub fn range(
     out(py, ops::range(f(&vals[0])?, f(&vals[1])?, f(&vals[2])?, dt))
 }
 
-/// `tf.linspace`.
+/// ``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``tf.linspace``).
+///
+/// Parameters
+/// ----------
+/// start, stop : number
+///     The ends.
+/// num : int
+///     How many values.
+/// axis : int, default 0
+///     Accepted for TensorFlow compatibility.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     float32, or float64 when either end is a float64 tensor.
 #[pyfunction]
 #[pyo3(signature = (start, stop, num, name=None, axis=0))]
 #[allow(unused_variables)]
