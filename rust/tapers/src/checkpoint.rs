@@ -63,14 +63,11 @@ pub fn save(
             )));
         }
     }
-    let bytes: Vec<(String, Vec<u8>)> = tensors
-        .iter()
-        .map(|(n, t)| (n.clone(), to_bytes(t)))
-        .collect();
+    let bytes: Vec<Vec<u8>> = tensors.iter().map(|(_, t)| to_bytes(t)).collect();
     let views = tensors
         .iter()
         .zip(&bytes)
-        .map(|((name, t), (_, b))| {
+        .map(|((name, t), b)| {
             TensorView::new(st_dtype(t.dtype()), t.shape().to_vec(), b)
                 .map(|v| (name.clone(), v))
                 .map_err(|e| Error::invalid(format!("checkpoint: tensor '{name}': {e}")))
@@ -120,17 +117,27 @@ pub fn load(path: &Path) -> Result<Loaded> {
 /// [`load`] from bytes in memory.
 pub fn parse(bytes: &[u8]) -> Result<Loaded> {
     let corrupt = |m: String| Error::DataLoss(m);
-    let st = SafeTensors::deserialize(bytes)
+    // One parse of the header: it validates every byte range against the
+    // file's length, and gives the data's start (after the 8-byte length).
+    let (header_len, meta) = SafeTensors::read_metadata(bytes)
         .map_err(|e| corrupt(format!("not a valid safetensors file ({e})")))?;
-    let (_, meta) = SafeTensors::read_metadata(bytes).map_err(|e| corrupt(format!("{e}")))?;
-    let mut tensors = Vec::with_capacity(st.len());
-    for name in meta.offset_keys() {
-        let view = st
-            .tensor(&name)
-            .map_err(|e| corrupt(format!("tensor '{name}': {e}")))?;
-        let shape = view.shape().to_vec();
-        let data = view.data();
-        let t = match view.dtype() {
+    let data_start = 8 + header_len;
+    let names = meta.offset_keys();
+    let mut tensors = Vec::with_capacity(names.len());
+    for name in names {
+        let info = meta
+            .info(&name)
+            .ok_or_else(|| corrupt(format!("tensor '{name}' is not in the header")))?;
+        let (begin, end) = info.data_offsets;
+        let data = bytes
+            .get(data_start + begin..data_start + end)
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "tensor '{name}': bytes {begin}..{end} are outside the file"
+                ))
+            })?;
+        let shape = info.shape.clone();
+        let t = match info.dtype {
             Dtype::F32 => Tensor::from_vec(decode(data, f32::from_le_bytes), &shape),
             Dtype::F64 => Tensor::from_vec(decode(data, f64::from_le_bytes), &shape),
             Dtype::I32 => Tensor::from_vec(decode(data, i32::from_le_bytes), &shape),

@@ -224,55 +224,6 @@ macro_rules! numeric_unary {
 pub(crate) use numeric_unary;
 
 /// Checks two tensors share a dtype, naming both if not.
-/// Element addition as TensorFlow's kernels do it: IEEE for floats, wrapping
-/// (two's complement) for integers. Integer overflow is defined behaviour of a
-/// tensor op, so it must not panic in a debug build of a crate that uses us.
-pub(crate) trait TfAdd: Copy + Send + Sync + num_traits::Zero {
-    /// `self + other`, wrapping for integers.
-    fn tf_add(self, other: Self) -> Self;
-    /// The sum of a slice, in an order fixed by the slice alone.
-    fn sum_slice(c: &[Self]) -> Self {
-        c.iter().fold(Self::zero(), |acc, &v| acc.tf_add(v))
-    }
-    /// The sum along one axis.
-    fn sum_axis(a: &ArrayD<Self>, ax: ndarray::Axis) -> ArrayD<Self> {
-        a.fold_axis(ax, Self::zero(), |acc, &v| acc.tf_add(v))
-    }
-}
-
-macro_rules! tf_add_float {
-    ($t:ty) => {
-        impl TfAdd for $t {
-            #[inline]
-            fn tf_add(self, other: Self) -> Self {
-                self + other
-            }
-            // ndarray's sums: several accumulators, vectorized.
-            fn sum_slice(c: &[Self]) -> Self {
-                ndarray::ArrayView1::from(c).sum()
-            }
-            fn sum_axis(a: &ArrayD<Self>, ax: ndarray::Axis) -> ArrayD<Self> {
-                a.sum_axis(ax)
-            }
-        }
-    };
-}
-tf_add_float!(f32);
-tf_add_float!(f64);
-
-macro_rules! tf_add_int {
-    ($t:ty) => {
-        impl TfAdd for $t {
-            #[inline]
-            fn tf_add(self, other: Self) -> Self {
-                self.wrapping_add(other)
-            }
-        }
-    };
-}
-tf_add_int!(i32);
-tf_add_int!(i64);
-
 pub(crate) fn same_dtype(op: &'static str, a: &crate::Tensor, b: &crate::Tensor) -> Result<()> {
     if a.dtype() != b.dtype() {
         return Err(crate::Error::DTypeMismatch {

@@ -114,6 +114,15 @@ pub(crate) struct Cut {
 }
 
 impl TapeData {
+    /// Elements in all recorded outputs: the size of a backward pass.
+    fn output_elements(&self) -> usize {
+        self.entries
+            .iter()
+            .flat_map(|e| e.outputs.iter())
+            .map(|o| o.shape.iter().product::<usize>())
+            .sum()
+    }
+
     fn watch_id(&mut self, id: TensorId) {
         self.tracked.entry(id).or_insert(Origin::Watched);
     }
@@ -602,13 +611,7 @@ impl GradientTape {
     pub fn is_small(&self) -> bool {
         let guard = self.inner.data.lock();
         let Some(d) = guard.as_ref() else { return true };
-        d.entries.len() <= 16
-            && d.entries
-                .iter()
-                .flat_map(|e| e.outputs.iter())
-                .map(|o| o.shape.iter().product::<usize>())
-                .sum::<usize>()
-                < 1 << 14
+        d.entries.len() <= 16 && d.output_elements() < 1 << 14
     }
 
     /// Whether differentiating this tape may take long enough (tens of
@@ -619,13 +622,7 @@ impl GradientTape {
         let Some(d) = guard.as_ref() else {
             return false;
         };
-        d.entries.len() >= 4096
-            || d.entries
-                .iter()
-                .flat_map(|e| e.outputs.iter())
-                .map(|o| o.shape.iter().product::<usize>())
-                .sum::<usize>()
-                >= 1 << 22
+        d.entries.len() >= 4096 || d.output_elements() >= 1 << 22
     }
 
     /// Bytes the tape holds for its recording itself: entry records, the index
@@ -729,6 +726,11 @@ impl GradientTape {
             }
         }
         let explain = |grads: &Vec<Option<Tensor>>, data: &TapeData, entries: &[Entry]| {
+            // Nothing to keep when every source got a gradient: push() cleared
+            // the list when this recording began.
+            if grads.iter().all(Option::is_some) {
+                return;
+            }
             *self.inner.spent_explanations.lock() = grads
                 .iter()
                 .zip(sources)

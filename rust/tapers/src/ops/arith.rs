@@ -261,8 +261,10 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// Element arithmetic whose meaning differs between floats and integers.
 ///
 /// Integer `+ - *` wrap on overflow, as TensorFlow's kernels do (and as a
-/// release build would): never a panic, whatever the build profile.
-pub(crate) trait Arith: Copy {
+/// release build would): never a panic, whatever the build profile. Every
+/// kernel that adds elements (reductions, add_n, scatter, conv, integer
+/// matmul) goes through `add` and the sums below.
+pub(crate) trait Arith: Copy + Send + Sync + num_traits::Zero {
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
@@ -272,6 +274,14 @@ pub(crate) trait Arith: Copy {
     fn pow(self, o: Self) -> Self;
     fn neg(self) -> Self;
     fn is_nan(self) -> bool;
+    /// The sum of a slice, in an order fixed by the slice alone.
+    fn sum_slice(c: &[Self]) -> Self {
+        c.iter().fold(Self::zero(), |acc, &v| Arith::add(acc, v))
+    }
+    /// The sum along one axis.
+    fn sum_axis(a: &ndarray::ArrayD<Self>, ax: ndarray::Axis) -> ndarray::ArrayD<Self> {
+        a.fold_axis(ax, Self::zero(), |acc, &v| Arith::add(*acc, v))
+    }
 }
 
 macro_rules! float_arith {
@@ -308,6 +318,13 @@ macro_rules! float_arith {
             }
             fn is_nan(self) -> bool {
                 Float::is_nan(self)
+            }
+            // ndarray's sums: several accumulators, vectorized.
+            fn sum_slice(c: &[Self]) -> Self {
+                ndarray::ArrayView1::from(c).sum()
+            }
+            fn sum_axis(a: &ndarray::ArrayD<Self>, ax: ndarray::Axis) -> ndarray::ArrayD<Self> {
+                a.sum_axis(ax)
             }
         }
     };
@@ -393,7 +410,7 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
     if parts.len() == 1 {
         return Ok(ops::identity(first));
     }
-    fn sum<T: crate::kernels::TfAdd>(
+    fn sum<T: Arith>(
         arrays: Vec<&ndarray::ArcArray<T, ndarray::IxDyn>>,
     ) -> ndarray::ArcArray<T, ndarray::IxDyn> {
         use rayon::prelude::*;
@@ -409,7 +426,7 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
         let add_chunk = |(c, dst): (usize, &mut [T])| {
             for s in &slices[1..] {
                 for (d, &v) in dst.iter_mut().zip(&s[c * CHUNK..]) {
-                    *d = d.tf_add(v);
+                    *d = Arith::add(*d, v);
                 }
             }
         };

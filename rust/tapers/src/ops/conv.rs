@@ -151,7 +151,7 @@ fn extract<T: Copy>(a: &ArcArray<T, IxDyn>, g: &Geom, fill: T) -> ArcArray<T, Ix
     out.into_dyn().into_shared()
 }
 
-fn accumulate<T: crate::kernels::TfAdd>(a: &ArcArray<T, IxDyn>, g: &Geom) -> ArcArray<T, IxDyn> {
+fn accumulate<T: super::arith::Arith>(a: &ArcArray<T, IxDyn>, g: &Geom) -> ArcArray<T, IxDyn> {
     let p = a
         .view()
         .into_dimensionality::<ndarray::Ix4>()
@@ -166,7 +166,7 @@ fn accumulate<T: crate::kernels::TfAdd>(a: &ArcArray<T, IxDyn>, g: &Geom) -> Arc
                             let base = (i * g.kw + j) * g.c;
                             for ch in 0..g.c {
                                 let d = &mut out[[b, ih, iw, ch]];
-                                *d = d.tf_add(p[[b, y, xx, base + ch]]);
+                                *d = super::arith::Arith::add(*d, p[[b, y, xx, base + ch]]);
                             }
                         }
                     }

@@ -172,7 +172,7 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
     }
     let mut shape = x.shape().to_vec();
     shape[axis] = n;
-    fn scatter<T: crate::kernels::TfAdd>(
+    fn scatter<T: super::arith::Arith>(
         a: &ArcArray<T, IxDyn>,
         shape: &[usize],
         axis: usize,
@@ -181,7 +181,9 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
         let mut out = ArrayD::<T>::zeros(IxDyn(shape));
         for (k, &i) in idx.iter().enumerate() {
             let mut dst = out.index_axis_mut(Axis(axis), i);
-            dst.zip_mut_with(&a.index_axis(Axis(axis), k), |d, &v| *d = d.tf_add(v));
+            dst.zip_mut_with(&a.index_axis(Axis(axis), k), |d, &v| {
+                *d = super::arith::Arith::add(*d, v)
+            });
         }
         out.into_shared()
     }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::arith::Arith;
 use super::{record, rule, unbroadcast};
 use crate::error::{Error, Result};
-use crate::kernels::{same_dtype, TfAdd};
+use crate::kernels::same_dtype;
 use crate::shape::{broadcast_shapes, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
 
@@ -148,7 +148,7 @@ fn as_batched<T: Clone>(a: &ArcArray<T, IxDyn>, batch: &[usize]) -> ArcArray<T, 
 
 /// Integer matmul: a plain loop with wrapping arithmetic (TF's integer
 /// kernels wrap on overflow; ndarray's would panic in a debug build).
-fn kernel_int<T: Arith + TfAdd>(
+fn kernel_int<T: Arith>(
     a: &ArcArray<T, IxDyn>,
     b: &ArcArray<T, IxDyn>,
     ta: bool,
@@ -173,7 +173,7 @@ fn kernel_int<T: Arith + TfAdd>(
                 let x = av[[r, p]];
                 for c in 0..n {
                     let d = &mut o[[r, c]];
-                    *d = d.tf_add(x.mul(bv[[p, c]]));
+                    *d = Arith::add(*d, Arith::mul(x, bv[[p, c]]));
                 }
             }
         }

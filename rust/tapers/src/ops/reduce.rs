@@ -3,9 +3,9 @@
 
 use ndarray::{ArcArray, Axis, IxDyn};
 
+use super::arith::Arith;
 use super::{record, rule};
 use crate::error::{Error, Result};
-use crate::kernels::TfAdd;
 use crate::ops;
 use crate::shape::normalize_axis;
 use crate::tensor::{Storage, Tensor};
@@ -42,7 +42,7 @@ fn kept_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
 
 fn sum_axes<T>(a: &ArcArray<T, IxDyn>, axes: &[usize], keepdims: bool) -> ArcArray<T, IxDyn>
 where
-    T: TfAdd,
+    T: Arith,
 {
     if axes.len() == a.ndim() && a.ndim() > 0 {
         if let Some(flat) = a.as_slice() {
@@ -58,7 +58,7 @@ where
             } else {
                 flat.chunks(CHUNK).map(chunk_sum).collect()
             };
-            let total = partial.into_iter().fold(T::zero(), |acc, v| acc.tf_add(v));
+            let total = partial.into_iter().fold(T::zero(), Arith::add);
             let shape = if keepdims {
                 kept_shape(a.shape(), axes)
             } else {
