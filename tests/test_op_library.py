@@ -305,8 +305,12 @@ def test_bias_add_and_dropout():
     v, b = u(2, 3), u(3)
     np.testing.assert_allclose(tf.nn.bias_add(v, b).numpy(), v + b)
     check_gradients(tf.nn.bias_add, v, b)
-    with pytest.raises(InvalidArgumentError, match="as many biases"):
+    with pytest.raises(InvalidArgumentError, match=r"as many biases .*: \[2\] vs. \[2,3\]"):
         tf.nn.bias_add(v, u(2))
+    with pytest.raises(InvalidArgumentError, match=r"at least 2D: \[3\]"):
+        tf.nn.bias_add(b, b)
+    with pytest.raises(InvalidArgumentError, match=r"Biases must be 1D: \[2,3\]"):
+        tf.nn.bias_add(v, v)
     x = tf.ones([1000])
     y = tf.nn.dropout(x, 0.5, seed=3)
     vals = set(y.numpy().tolist())
@@ -414,3 +418,25 @@ def test_second_derivative_through_relu():
         g = inner.gradient(y, x)
     assert g.numpy().tolist() == [0.0, 0.0, 12.0]
     assert outer.gradient(g, x).numpy().tolist() == [0.0, 0.0, 12.0]
+
+
+def test_index_dtype_arguments_and_unsupported_matrix_norms_are_refused():
+    # A float `out_type`/`output_type` used to be accepted and returned float indices.
+    for call in (
+        lambda: tf.shape([1, 2], out_type=tf.float32),
+        lambda: tf.size([1, 2], out_type=tf.float32),
+        lambda: tf.argmax([1.0, 2.0], output_type=tf.float32),
+        lambda: tf.argmin([1.0, 2.0], output_type=tf.float64),
+    ):
+        with pytest.raises(TypeError, match="int32 or int64, got float"):
+            call()
+    assert tf.shape([1, 2], out_type=tf.int64).dtype == tf.int64
+    assert tf.argmax([1.0, 2.0], output_type=tf.int32).dtype == tf.int32
+    m = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    # TensorFlow reads ord=1/2/inf over two axes as matrix norms (2 is spectral,
+    # 5.465 here); tapers used to return the flattened vector norm (5.477).
+    for o in (1, 2, np.inf):
+        with pytest.raises(ValueError, match=f"matrix norm ord={o}"):
+            tf.norm(m, ord=o, axis=[0, 1])
+    np.testing.assert_allclose(tf.norm(m, ord="fro", axis=[0, 1]).numpy(), np.sqrt(30.0), rtol=1e-6)
+    np.testing.assert_allclose(tf.norm(m, ord=1, axis=1).numpy(), [3.0, 7.0])

@@ -8,8 +8,23 @@ from typing import Any
 class TensorShape(tuple):
     """The shape of a tensor: ``str`` gives ``(2, 3)``, ``repr`` gives ``TensorShape([2, 3])``.
 
-    Unlike TensorFlow, every dimension is known (tapers is eager only).
-    Compares equal to lists and tuples of the same dimensions.
+    Parameters
+    ----------
+    dims : iterable of int, default ()
+        The dimensions.
+
+    Attributes
+    ----------
+    rank, ndims : int
+        The number of dimensions.
+
+    Notes
+    -----
+    A ``tuple`` subclass: indexing, slicing, ``len`` and iteration work as on
+    tuples, and it compares equal to lists and tuples of the same
+    dimensions. Unlike TensorFlow, every dimension is known (tapers is eager
+    only), so ``is_fully_defined()`` is always True and there is no
+    ``None`` dimension.
     """
 
     __slots__ = ()

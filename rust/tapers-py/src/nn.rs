@@ -11,7 +11,22 @@ use crate::tensor::{compute, out};
 
 type Name<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
-/// `tf.nn.softmax`.
+/// Softmax along an axis (``tf.nn.softmax``).
+///
+/// Parameters
+/// ----------
+/// logits : Tensor-like
+///     Floating values.
+/// axis : int, default -1
+///     The axis that sums to one.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Same shape and dtype. Computed stably (the maximum is subtracted
+///     first). Differentiable.
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 #[allow(unused_variables)]
@@ -28,7 +43,21 @@ pub fn softmax(
     )
 }
 
-/// `tf.nn.log_softmax`.
+/// Logarithm of the softmax along an axis (``tf.nn.log_softmax``).
+///
+/// Parameters
+/// ----------
+/// logits : Tensor-like
+///     Floating values.
+/// axis : int, default -1
+///     The normalized axis.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     ``logits - logsumexp(logits, axis)``, computed stably. Differentiable.
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 #[allow(unused_variables)]
@@ -45,7 +74,21 @@ pub fn log_softmax(
     )
 }
 
-/// `tf.nn.leaky_relu`.
+/// ``x`` where positive, ``alpha * x`` elsewhere (``tf.nn.leaky_relu``).
+///
+/// Parameters
+/// ----------
+/// features : Tensor-like
+///     Floating values.
+/// alpha : float, default 0.2
+///     The slope for negative inputs.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable; the derivative at 0 is ``alpha``, as in TensorFlow.
 #[pyfunction]
 #[pyo3(signature = (features, alpha=0.2, name=None))]
 #[allow(unused_variables)]
@@ -59,7 +102,21 @@ pub fn leaky_relu(
     out(py, compute(py, heavy(&t), || ops::leaky_relu(&t, alpha)))
 }
 
-/// `tf.nn.gelu`.
+/// Gaussian error linear unit (``tf.nn.gelu``).
+///
+/// Parameters
+/// ----------
+/// features : Tensor-like
+///     Floating values.
+/// approximate : bool, default False
+///     Use the tanh approximation instead of the exact ``x * Phi(x)``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable (also twice: the gradient is built from recorded ops).
 #[pyfunction]
 #[pyo3(signature = (features, approximate=false, name=None))]
 #[allow(unused_variables)]
@@ -73,7 +130,21 @@ pub fn gelu(
     out(py, compute(py, heavy(&t), || ops::gelu(&t, approximate)))
 }
 
-/// `tf.nn.silu` / `tf.nn.swish`.
+/// ``x * sigmoid(beta * x)`` (``tf.nn.silu``, also ``tf.nn.swish``).
+///
+/// Parameters
+/// ----------
+/// features : Tensor-like
+///     Floating values.
+/// beta : float, default 1.0
+///     The sigmoid's scale.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable.
 #[pyfunction]
 #[pyo3(signature = (features, beta=1.0, name=None))]
 #[allow(unused_variables)]
@@ -87,7 +158,26 @@ pub fn silu(
     out(py, compute(py, heavy(&t), || ops::silu(&t, beta)))
 }
 
-/// `tf.nn.l2_normalize`.
+/// Scales ``x`` to unit Euclidean norm along axes (``tf.nn.l2_normalize``).
+///
+/// Parameters
+/// ----------
+/// x : Tensor-like
+///     Floating values.
+/// axis : int or sequence of int, optional
+///     The axes the norm runs over; all when None.
+/// epsilon : float, default 1e-12
+///     Lower bound for the squared norm: ``x / sqrt(max(sum(x**2), epsilon))``,
+///     so zero vectors stay zero.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+/// dim : int, optional
+///     TensorFlow's deprecated alias of ``axis``.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Same shape and dtype. Differentiable.
 #[pyfunction]
 #[pyo3(signature = (x, axis=None, epsilon=1e-12, name=None, dim=None))]
 #[allow(unused_variables)]
@@ -104,7 +194,24 @@ pub fn l2_normalize(
     out(py, ops::l2_normalize(&t, axes.as_deref(), epsilon))
 }
 
-/// `tf.nn.bias_add` (channels-last).
+/// Adds a bias vector along the last axis (``tf.nn.bias_add``).
+///
+/// Parameters
+/// ----------
+/// value : Tensor-like
+///     Rank at least 2, channels last.
+/// bias : Tensor-like
+///     A vector with ``value.shape[-1]`` elements, same dtype.
+/// data_format : str, optional
+///     ``"NHWC"`` or ``"N...C"`` only; TensorFlow's channels-first ``"NCHW"``
+///     raises ``ValueError``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable; the bias's gradient sums over every axis but the last.
 #[pyfunction]
 #[pyo3(signature = (value, bias, data_format=None, name=None))]
 #[allow(unused_variables)]
@@ -141,7 +248,25 @@ fn labels_logits<'py>(
     Ok((lb, lg))
 }
 
-/// `tf.nn.softmax_cross_entropy_with_logits`.
+/// Cross-entropy between a label distribution and ``softmax(logits)`` (``tf.nn.softmax_cross_entropy_with_logits``).
+///
+/// Parameters
+/// ----------
+/// labels : Tensor-like
+///     Probabilities with the shape of ``logits`` (each row should sum to one).
+/// logits : Tensor-like
+///     Unnormalized log-probabilities (float).
+/// axis : int, default -1
+///     The class axis.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     One loss per row (``axis`` removed), computed stably. Differentiable in
+///     both ``logits`` and ``labels``. Like TensorFlow, ``labels`` and ``logits``
+///     must be passed by keyword.
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, axis=-1, name=None))]
 #[allow(unused_variables)]
@@ -161,7 +286,23 @@ pub fn softmax_cross_entropy_with_logits(
     )
 }
 
-/// `tf.nn.sparse_softmax_cross_entropy_with_logits`.
+/// Cross-entropy of integer class labels against ``softmax(logits)`` (``tf.nn.sparse_softmax_cross_entropy_with_logits``).
+///
+/// Parameters
+/// ----------
+/// labels : Tensor-like of int32 or int64
+///     Class indices, shape ``logits.shape[:-1]``; an index outside
+///     ``[0, classes)`` raises ``InvalidArgumentError`` (TensorFlow on CPU too).
+/// logits : Tensor-like
+///     Unnormalized log-probabilities (float), classes on the last axis.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     One loss per row, computed stably. Differentiable in ``logits``. Like
+///     TensorFlow, ``labels`` and ``logits`` must be passed by keyword.
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 #[allow(unused_variables)]
@@ -184,7 +325,23 @@ pub fn sparse_softmax_cross_entropy_with_logits(
     )
 }
 
-/// `tf.nn.sigmoid_cross_entropy_with_logits`.
+/// Element-wise logistic loss (``tf.nn.sigmoid_cross_entropy_with_logits``).
+///
+/// Parameters
+/// ----------
+/// labels : Tensor-like
+///     Targets in ``[0, 1]``, the shape of ``logits``.
+/// logits : Tensor-like
+///     Unnormalized log-odds (float).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     ``max(x, 0) - x * z + log(1 + exp(-abs(x)))``: stable for large
+///     ``|logits|``. Differentiable in both. Like TensorFlow, ``labels`` and
+///     ``logits`` must be passed by keyword.
 #[pyfunction]
 #[pyo3(signature = (labels=None, logits=None, name=None))]
 #[allow(unused_variables)]
@@ -246,7 +403,30 @@ fn nhwc(data_format: Option<&str>) -> PyResult<()> {
     }
 }
 
-/// `tf.nn.conv2d` (NHWC).
+/// 2-D convolution of NHWC images with HWIO filters (``tf.nn.conv2d``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     Shape ``(batch, height, width, in_channels)``, float.
+/// filters : Tensor-like
+///     Shape ``(filter_height, filter_width, in_channels, out_channels)``.
+/// strides : int or sequence of int
+///     An int, a pair, or ``[1, sh, sw, 1]``.
+/// padding : {"SAME", "VALID"}
+///     TensorFlow's explicit padding lists are not supported.
+/// data_format : str, optional
+///     ``"NHWC"`` only; TensorFlow's ``"NCHW"`` raises ``ValueError``.
+/// dilations : int or sequence of int, optional
+///     As ``strides``; default 1.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Shape ``(batch, out_height, out_width, out_channels)``. Differentiable in
+///     ``input`` and ``filters`` (im2col and a matmul, with the GIL released).
 #[pyfunction]
 #[pyo3(signature = (input, filters, strides, padding, data_format=None, dilations=None, name=None))]
 #[allow(unused_variables, clippy::too_many_arguments)]
@@ -269,8 +449,8 @@ pub fn conv2d(
 }
 
 macro_rules! pool {
-    ($name:ident, $f:path) => {
-        /// Pooling over NHWC windows (as `tf.nn`).
+    ($name:ident, $f:path, $doc:literal) => {
+        #[doc = $doc]
         #[pyfunction]
         #[pyo3(signature = (input, ksize, strides, padding, data_format=None, name=None))]
         #[allow(unused_variables)]
@@ -292,8 +472,56 @@ macro_rules! pool {
         }
     };
 }
-pool!(max_pool2d, ops::max_pool2d);
-pool!(avg_pool2d, ops::avg_pool2d);
+pool!(
+    max_pool2d,
+    ops::max_pool2d,
+    "Maximum over NHWC windows (``tf.nn.max_pool``, also ``tf.nn.max_pool2d``).
+
+Parameters
+----------
+input : Tensor-like
+    Shape ``(batch, height, width, channels)``, float.
+ksize : int or sequence of int
+    The window: an int, a pair, or ``[1, kh, kw, 1]``.
+strides : int or sequence of int
+    As ``ksize``.
+padding : {\"SAME\", \"VALID\"}
+    With ``SAME``, padding never wins the max.
+data_format : str, optional
+    ``\"NHWC\"`` only; TensorFlow's ``\"NCHW\"`` raises ``ValueError``.
+name : str, optional
+    Accepted for TensorFlow compatibility and ignored.
+
+Returns
+-------
+Tensor
+    Shape ``(batch, out_height, out_width, channels)``. Differentiable: the gradient goes to the first maximum of each window (TensorFlow's MaxPoolGrad rule)."
+);
+pool!(
+    avg_pool2d,
+    ops::avg_pool2d,
+    "Mean over NHWC windows (``tf.nn.avg_pool``, also ``tf.nn.avg_pool2d``).
+
+Parameters
+----------
+input : Tensor-like
+    Shape ``(batch, height, width, channels)``, float.
+ksize : int or sequence of int
+    The window: an int, a pair, or ``[1, kh, kw, 1]``.
+strides : int or sequence of int
+    As ``ksize``.
+padding : {\"SAME\", \"VALID\"}
+    With ``SAME``, the average counts only the window's elements inside the input, as in TensorFlow.
+data_format : str, optional
+    ``\"NHWC\"`` only; TensorFlow's ``\"NCHW\"`` raises ``ValueError``.
+name : str, optional
+    Accepted for TensorFlow compatibility and ignored.
+
+Returns
+-------
+Tensor
+    Shape ``(batch, out_height, out_width, channels)``. Differentiable: the gradient is spread evenly over each window."
+);
 
 /// Inverted dropout with a precomputed keep mask (the mask comes from `tapers.random`).
 #[pyfunction]

@@ -358,7 +358,22 @@ pub fn transpose(
     )
 }
 
-/// `tf.broadcast_to`.
+/// Repeats a tensor along broadcast axes to reach ``shape`` (``tf.broadcast_to``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The values; its shape must broadcast to ``shape`` (numpy's rules).
+/// shape : sequence of int
+///     The target shape (non-negative entries).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable: the gradient sums over the broadcast axes. An output
+///     too large to allocate raises ``ResourceExhaustedError``.
 #[pyfunction]
 #[pyo3(signature = (input, shape, name=None))]
 #[allow(unused_variables)]
@@ -411,7 +426,26 @@ pub fn cast(
     out(py, compute(py, heavy(&t), || ops::cast(&t, d)))
 }
 
-/// `tf.where(condition, x, y)`.
+/// Picks elements from ``x`` where ``condition`` holds and from ``y`` elsewhere (``tf.where``).
+///
+/// Parameters
+/// ----------
+/// condition : Tensor-like of bool
+///     The selector; broadcasts with ``x`` and ``y``.
+/// x, y : Tensor-like
+///     The candidates (one dtype; Python scalars take the other's dtype).
+///     TensorFlow's one-argument form (indices of true elements) is not
+///     supported and raises ``TypeError``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     The broadcast shape. Differentiable in ``x`` and ``y``: each receives
+///     the gradient where it was chosen and zero elsewhere; as in TensorFlow,
+///     an unchosen branch whose own derivative is infinite there (``sqrt``
+///     at 0, say) still turns that zero into NaN.
 #[pyfunction(name = "where")]
 #[pyo3(signature = (condition, x=None, y=None, name=None))]
 #[allow(unused_variables)]
@@ -502,6 +536,17 @@ pub fn dtype_or(dtype: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DT
     match dtype {
         Some(d) if !d.is_none() => parse_dtype(d),
         _ => Ok(default),
+    }
+}
+
+/// An index dtype argument (`output_type`, `out_type`): int32 or int64 only.
+fn index_dtype(arg: Option<&Bound<'_, PyAny>>, default: DType, what: &str) -> PyResult<DType> {
+    match dtype_or(arg, default)? {
+        d @ (DType::I32 | DType::I64) => Ok(d),
+        d => Err(PyTypeError::new_err(format!(
+            "{what} must be int32 or int64, got {}",
+            d.name()
+        ))),
     }
 }
 
@@ -826,7 +871,24 @@ fn single_axis(axis: Option<&Bound<'_, PyAny>>, default: isize) -> PyResult<isiz
     }
 }
 
-/// `tf.argmax` (int64 indices; `output_type` may ask for int32).
+/// Index of the largest value along an axis (``tf.argmax``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The values (a real dtype).
+/// axis : int, optional
+///     The axis to search (default 0, as in TensorFlow).
+/// output_type : DType, default int64
+///     ``int64`` or ``int32``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Integer indices with ``axis`` removed; the first index wins ties. Not
+///     differentiable (an integer output).
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 #[allow(unused_variables)]
@@ -839,11 +901,28 @@ pub fn argmax(
 ) -> PyResult<Py<PyAny>> {
     let t = tensor(input)?;
     let ax = single_axis(axis, 0)?;
-    let d = dtype_or(output_type, DType::I64)?;
+    let d = index_dtype(output_type, DType::I64, "output_type")?;
     out(py, ops::argmax(&t, ax).and_then(|r| ops::cast(&r, d)))
 }
 
-/// `tf.argmin` (int64 indices; `output_type` may ask for int32).
+/// Index of the smallest value along an axis (``tf.argmin``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     The values (a real dtype).
+/// axis : int, optional
+///     The axis to search (default 0, as in TensorFlow).
+/// output_type : DType, default int64
+///     ``int64`` or ``int32``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Integer indices with ``axis`` removed; the first index wins ties. Not
+///     differentiable (an integer output).
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 #[allow(unused_variables)]
@@ -856,11 +935,30 @@ pub fn argmin(
 ) -> PyResult<Py<PyAny>> {
     let t = tensor(input)?;
     let ax = single_axis(axis, 0)?;
-    let d = dtype_or(output_type, DType::I64)?;
+    let d = index_dtype(output_type, DType::I64, "output_type")?;
     out(py, ops::argmin(&t, ax).and_then(|r| ops::cast(&r, d)))
 }
 
-/// `tf.cumsum`.
+/// Cumulative sum along an axis (``tf.cumsum``).
+///
+/// Parameters
+/// ----------
+/// x : Tensor-like
+///     The values.
+/// axis : int, default 0
+///     The axis to scan (negative counts from the end).
+/// exclusive : bool, default False
+///     Each output excludes its own element (the first is 0).
+/// reverse : bool, default False
+///     Scan from the end of the axis.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Same shape and dtype as ``x``. Differentiable: the gradient is the
+///     cumulative sum in the opposite direction. Integer sums wrap on overflow.
 #[pyfunction]
 #[pyo3(signature = (x, axis=0, exclusive=false, reverse=false, name=None))]
 #[allow(unused_variables)]
@@ -876,7 +974,26 @@ pub fn cumsum(
     out(py, ops::cumsum(&t, axis, exclusive, reverse))
 }
 
-/// `tf.math.cumprod`.
+/// Cumulative product along an axis (``tf.math.cumprod``).
+///
+/// Parameters
+/// ----------
+/// x : Tensor-like
+///     The values.
+/// axis : int, default 0
+///     The axis to scan (negative counts from the end).
+/// exclusive : bool, default False
+///     Each output excludes its own element (the first is 1).
+/// reverse : bool, default False
+///     Scan from the end of the axis.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Same shape and dtype as ``x``. Differentiable; as in TensorFlow, the
+///     gradient divides by ``x`` and is not finite where ``x`` is 0.
 #[pyfunction]
 #[pyo3(signature = (x, axis=0, exclusive=false, reverse=false, name=None))]
 #[allow(unused_variables)]
@@ -964,7 +1081,20 @@ fn tensor_list(values: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
-/// `tf.add_n`: sums a list of same-shaped tensors in one pass.
+/// Sums a list of tensors of one shape and dtype in one pass (``tf.add_n``).
+///
+/// Parameters
+/// ----------
+/// inputs : sequence of Tensor-like
+///     At least one tensor; all of the same shape and dtype (no broadcasting,
+///     as in TensorFlow).
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable: each input receives the incoming gradient.
 #[pyfunction]
 #[pyo3(signature = (inputs, name=None))]
 #[allow(unused_variables)]
@@ -1301,7 +1431,26 @@ pub fn gather(
     )
 }
 
-/// `tf.gather_nd` (batch_dims = 0).
+/// Gathers slices addressed by index tuples (``tf.gather_nd``).
+///
+/// Parameters
+/// ----------
+/// params : Tensor-like
+///     The values.
+/// indices : Tensor-like of int32 or int64
+///     Its last axis holds index tuples into the leading axes of ``params``;
+///     an index out of range raises ``InvalidArgumentError`` (TensorFlow on CPU
+///     does too).
+/// batch_dims : int, default 0
+///     Only 0 is supported; others raise ``ValueError``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Shape ``indices.shape[:-1] + params.shape[indices.shape[-1]:]``.
+///     Differentiable in ``params`` (the gradient scatter-adds).
 #[pyfunction]
 #[pyo3(signature = (params, indices, batch_dims=0, name=None))]
 #[allow(unused_variables)]
@@ -1535,7 +1684,23 @@ pub fn linspace(
     )
 }
 
-/// `tf.tensordot` (axes: an int, or a pair of lists).
+/// Contracts two tensors over chosen axes (``tf.tensordot``).
+///
+/// Parameters
+/// ----------
+/// a, b : Tensor-like
+///     The operands (one dtype).
+/// axes : int or (sequence of int, sequence of int)
+///     An int ``n`` contracts the last ``n`` axes of ``a`` with the first
+///     ``n`` of ``b``; a pair lists the axes of each to contract, in order.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     The free axes of ``a`` followed by those of ``b``. Differentiable in
+///     both operands (computed as one matmul).
 #[pyfunction]
 #[pyo3(signature = (a, b, axes, name=None))]
 #[allow(unused_variables)]
@@ -1570,7 +1735,23 @@ pub fn tensordot(
     out(py, compute(py, h, || ops::tensordot(&x, &y, &aa, &ba)))
 }
 
-/// `tf.einsum` (one or two operands).
+/// Einstein summation over one or two operands (``tf.einsum``).
+///
+/// Parameters
+/// ----------
+/// equation : str
+///     Subscripts such as ``"ij,jk->ik"``, ``"bij,bjk->bik"`` or ``"ii->i"``;
+///     an implicit output (no ``->``) follows numpy's rule.
+/// *inputs : Tensor-like
+///     One or two operands. TensorFlow also takes three or more and ellipses
+///     (``...``); tapers raises ``InvalidArgumentError`` for those.
+/// **kwargs
+///     Accepted for TensorFlow compatibility (``name``) and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable in every operand.
 #[pyfunction]
 #[pyo3(signature = (equation, *inputs, **kwargs))]
 #[allow(unused_variables)]
@@ -1585,7 +1766,28 @@ pub fn einsum(
     out(py, compute(py, h, || ops::einsum(equation, &ts)))
 }
 
-/// `tf.norm` / `tf.linalg.norm` for vector norms (and Frobenius).
+/// Vector norm, or Frobenius norm (``tf.norm``, ``tf.linalg.norm``).
+///
+/// Parameters
+/// ----------
+/// tensor : Tensor-like
+///     The values (float).
+/// ord : {"euclidean", "fro", 1, 2, numpy.inf, p > 0}, optional
+///     The norm; the default is Euclidean over all elements. Over a pair of
+///     axes only the Frobenius norm (``"fro"``/``"euclidean"``) is supported:
+///     TensorFlow's matrix norms ``ord=1, 2, inf`` raise ``ValueError``.
+/// axis : int or sequence of int, optional
+///     The axes the norm runs over; all when None.
+/// keepdims : bool, default False
+///     Keep reduced axes with size 1.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Differentiable; as in TensorFlow, the Euclidean norm's gradient at 0 is
+///     not finite.
 #[pyfunction]
 #[pyo3(signature = (tensor, ord=None, axis=None, keepdims=None, name=None))]
 #[allow(unused_variables)]
@@ -1630,13 +1832,37 @@ pub fn norm(
         }
     };
     let axes = axes_arg(axis)?;
+    // Over a pair of axes TensorFlow reads 1, 2 and inf as matrix norms (max column sum,
+    // spectral, max row sum), which are not implemented: refuse rather than return the
+    // vector norm of the flattened matrix.
+    let numeric_ord = ord.is_some_and(|o| !o.is_none() && o.extract::<String>().is_err());
+    if numeric_ord && axes.as_ref().is_some_and(|a| a.len() == 2) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "tapers.norm: matrix norm ord={} over axes {:?} is not supported (only 'fro'/'euclidean')",
+            ord.map(|o| o.to_string()).unwrap_or_default(),
+            axes.as_deref().unwrap_or(&[])
+        )));
+    }
     out(
         py,
         ops::norm(&t, o, axes.as_deref(), keepdims.unwrap_or(false)),
     )
 }
 
-/// `tf.linalg.trace`.
+/// Sum of the main diagonal of the innermost two axes (``tf.linalg.trace``).
+///
+/// Parameters
+/// ----------
+/// x : Tensor-like
+///     Rank at least 2; leading axes are batch axes.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     Shape ``x.shape[:-2]``. Differentiable (the gradient is an identity
+///     pattern).
 #[pyfunction]
 #[pyo3(signature = (x, name=None))]
 #[allow(unused_variables)]
@@ -1648,7 +1874,21 @@ pub fn trace(
     out(py, ops::trace(&tensor(x)?))
 }
 
-/// `tf.shape` (int32 unless `out_type` says otherwise).
+/// The shape of a tensor as a tensor (``tf.shape``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     Any tensor, Variable or value convertible to one.
+/// out_type : DType, default int32
+///     ``int32`` or ``int64``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A vector of length ``rank(input)``. Not differentiable.
 #[pyfunction(name = "shape")]
 #[pyo3(signature = (input, out_type=None, name=None))]
 #[allow(unused_variables)]
@@ -1659,16 +1899,27 @@ pub fn shape_of(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let t = crate::tensor::value_of(input)?;
+    let d = index_dtype(out_type, DType::I32, "out_type")?;
     let v: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
     let n = v.len();
-    out(
-        py,
-        Tensor::from_vec(v, &[n])
-            .and_then(|s| ops::cast(&s, dtype_or(out_type, DType::I32).unwrap_or(DType::I32))),
-    )
+    out(py, Tensor::from_vec(v, &[n]).and_then(|s| ops::cast(&s, d)))
 }
 
-/// `tf.size`.
+/// The number of elements of a tensor, as a scalar tensor (``tf.size``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     Any tensor, Variable or value convertible to one.
+/// out_type : DType, default int32
+///     ``int32`` or ``int64``.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     A scalar. Not differentiable.
 #[pyfunction(name = "size")]
 #[pyo3(signature = (input, out_type=None, name=None))]
 #[allow(unused_variables)]
@@ -1683,12 +1934,24 @@ pub fn tensor_size(
         py,
         ops::cast(
             &Tensor::scalar(t.numel() as i64),
-            dtype_or(out_type, DType::I32)?,
+            index_dtype(out_type, DType::I32, "out_type")?,
         ),
     )
 }
 
-/// `tf.rank`.
+/// The number of axes of a tensor, as an int32 scalar tensor (``tf.rank``).
+///
+/// Parameters
+/// ----------
+/// input : Tensor-like
+///     Any tensor, Variable or value convertible to one.
+/// name : str, optional
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Returns
+/// -------
+/// Tensor
+///     An int32 scalar. Not differentiable.
 #[pyfunction(name = "rank")]
 #[pyo3(signature = (input, name=None))]
 #[allow(unused_variables)]

@@ -8,7 +8,30 @@ use tapers::DType;
 use crate::ops::{dtype_or, shape_arg};
 use crate::tensor::{compute, out};
 
-/// A seeded random stream (as `tf.random.Generator`).
+/// A stream of random tensors (``tf.random.Generator``).
+///
+/// Make one with ``Generator.from_seed(seed)`` (reproducible) or
+/// ``Generator.from_non_deterministic_state()``; each call draws the next values
+/// from the stream.
+///
+/// Methods
+/// -------
+/// normal(shape, mean=0.0, stddev=1.0, dtype=float32)
+///     Gaussian values.
+/// truncated_normal(shape, mean=0.0, stddev=1.0, dtype=float32)
+///     Gaussian values redrawn when more than two standard deviations out.
+/// uniform(shape, minval=0, maxval=None, dtype=float32)
+///     Values in ``[minval, maxval)``; integer dtypes need ``maxval``.
+/// bernoulli(shape, keep)
+///     A bool mask, True with probability ``keep`` (a tapers extension).
+/// permutation(n)
+///     A random permutation of ``range(n)`` as int64 (a tapers extension).
+///
+/// Notes
+/// -----
+/// tapers uses its own PCG64 streams, so a seed gives different numbers than in
+/// TensorFlow (the distributions are the same). ``alg`` is accepted and
+/// ignored.
 #[pyclass(module = "tapers.random", name = "Generator", frozen)]
 pub struct PyGenerator {
     inner: Generator,

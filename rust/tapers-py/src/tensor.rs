@@ -15,7 +15,29 @@ use crate::errors::IntoPyResult;
 /// Elementwise work on tensors with at least this many elements releases the GIL.
 pub const DETACH_THRESHOLD: usize = 1 << 14;
 
-/// An immutable tensor.
+/// An immutable n-dimensional array with a dtype (``tf.Tensor``).
+///
+/// Made by ``tapers.constant``, ``convert_to_tensor`` and every op; not
+/// constructed directly. Its values never change, so ops and tapes share
+/// buffers instead of copying them. Prints as TensorFlow does
+/// (``tapers.Tensor(6.0, shape=(), dtype=float32)``) and supports Python's
+/// arithmetic, comparison and indexing operators, ``len``, iteration over the
+/// first axis, and ``bool``/``int``/``float`` of one-element tensors.
+///
+/// Attributes
+/// ----------
+/// shape : TensorShape
+///     The dimensions.
+/// dtype : DType
+///     The element type.
+/// ndim : int
+///     The number of axes.
+///
+/// Notes
+/// -----
+/// ``numpy()`` and ``np.asarray(t)`` return a read-only view of the tensor's
+/// buffer without copying; ``__dlpack__`` exports it the same way. Unlike
+/// TensorFlow there is no ``device`` placement: every tensor lives on the CPU.
 #[pyclass(module = "tapers", name = "Tensor", frozen, weakref)]
 pub struct PyTensor {
     pub inner: Tensor,

@@ -13,7 +13,41 @@ use crate::tensor::{
     compute, number_protocol, numpy_text, numpy_value, out, to_numpy, PyTensor, DETACH_THRESHOLD,
 };
 
-/// A variable: a named, mutable slot holding a tensor.
+/// A named, mutable slot holding a tensor (``tf.Variable``).
+///
+/// Parameters
+/// ----------
+/// initial_value : Tensor-like or callable
+///     The first value, or a function returning it.
+/// trainable : bool, default True
+///     Whether tapes watch the variable automatically when an op reads it
+///     (with ``watch_accessed_variables=True``) and optimizers may update it.
+/// validate_shape : bool, default True
+///     Accepted for TensorFlow compatibility; assignments must always keep the
+///     shape.
+/// name : str, optional
+///     The name, shown as ``name:0`` (default ``Variable``).
+/// dtype : DType or str, optional
+///     Converts ``initial_value`` to this dtype.
+/// caching_device, variable_def, import_scope, constraint, synchronization, aggregation, shape, experimental_enable_variable_lifting
+///     Accepted for TensorFlow compatibility and ignored.
+///
+/// Attributes
+/// ----------
+/// name : str
+///     ``name:0``.
+/// trainable : bool
+///     As given.
+/// shape : TensorShape
+///     The value's shape (fixed for the variable's life).
+/// dtype : DType
+///     The value's dtype (fixed).
+///
+/// Notes
+/// -----
+/// ``assign``, ``assign_add`` and ``assign_sub`` swap in a new value atomically:
+/// a reader on another thread sees the old value or the new one, never a mix,
+/// and a tensor read earlier keeps its values.
 #[pyclass(module = "tapers", name = "Variable", frozen, weakref)]
 pub struct PyVariable {
     pub var: Variable,

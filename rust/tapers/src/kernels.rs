@@ -86,6 +86,46 @@ impl ToF64 for bool {
     }
 }
 
+/// Materializes `a` broadcast to `shape` (which the caller checked it broadcasts to).
+///
+/// ndarray's `to_owned` walks a broadcast view element by element through
+/// dynamic-rank indexing (~5 ns an element); the gradient of every full
+/// reduction is such a broadcast, so it gets fast paths: a one-element tensor
+/// is a fill, and otherwise `Zip` copies along the innermost axis, in parallel
+/// when large.
+pub fn broadcast_owned<T: Copy + Send + Sync>(
+    a: &ArcArray<T, IxDyn>,
+    shape: &[usize],
+) -> ArrayD<T> {
+    use rayon::prelude::*;
+    let n: usize = shape.iter().product();
+    let dim = IxDyn(shape);
+    if a.len() == 1 && n > 0 {
+        let v = *a.iter().next().expect("one element");
+        let mut out = Vec::with_capacity(n);
+        if let Some(_par) = parallel_section(n, PAR_THRESHOLD) {
+            out.par_extend(rayon::iter::repeat_n(v, n));
+        } else {
+            out.resize(n, v);
+        }
+        return ArrayD::from_shape_vec(dim, out).expect("same size");
+    }
+    let view = a.broadcast(dim.clone()).expect("shapes were checked");
+    let Some(&first) = a.iter().next() else {
+        return ArrayD::from_shape_vec(dim, Vec::new()).expect("no elements");
+    };
+    // Prefilled in standard layout (`map_collect` may pick column-major for
+    // views), then overwritten along the innermost axis.
+    let mut out = ArrayD::from_elem(dim, first);
+    let z = Zip::from(&mut out).and(&view);
+    if let Some(_par) = parallel_section(n, PAR_THRESHOLD) {
+        z.par_for_each(|o, &v| *o = v);
+    } else {
+        z.for_each(|o, &v| *o = v);
+    }
+    out
+}
+
 /// Applies `f` to every element.
 pub fn map<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
 where

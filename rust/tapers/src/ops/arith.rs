@@ -420,23 +420,38 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
             .iter()
             .map(|v| v.as_slice().expect("standard layout"))
             .collect();
-        let mut out: Vec<T> = slices[0].to_vec();
-        // Fixed-size chunks: the split never depends on the thread count.
+        // Every element sums its parts in list order, so any split of the
+        // elements across threads gives the same bits. The first two parts
+        // fill the output in one pass; the rest are added in place.
         const CHUNK: usize = 1 << 14;
+        let (a, b) = (slices[0], slices[1]);
+        let par = crate::kernels::parallel_section(a.len(), crate::kernels::PAR_THRESHOLD);
+        let mut out: Vec<T> = Vec::with_capacity(a.len());
+        if par.is_some() {
+            out.par_extend(
+                a.par_iter()
+                    .zip(b.par_iter())
+                    .with_min_len(CHUNK)
+                    .map(|(&x, &y)| Arith::add(x, y)),
+            );
+        } else {
+            out.extend(a.iter().zip(b).map(|(&x, &y)| Arith::add(x, y)));
+        }
         let add_chunk = |(c, dst): (usize, &mut [T])| {
-            for s in &slices[1..] {
+            for s in &slices[2..] {
                 for (d, &v) in dst.iter_mut().zip(&s[c * CHUNK..]) {
                     *d = Arith::add(*d, v);
                 }
             }
         };
-        if let Some(_par) =
-            crate::kernels::parallel_section(out.len(), crate::kernels::PAR_THRESHOLD)
-        {
-            out.par_chunks_mut(CHUNK).enumerate().for_each(add_chunk);
-        } else {
-            out.chunks_mut(CHUNK).enumerate().for_each(add_chunk);
+        if slices.len() > 2 {
+            if par.is_some() {
+                out.par_chunks_mut(CHUNK).enumerate().for_each(add_chunk);
+            } else {
+                out.chunks_mut(CHUNK).enumerate().for_each(add_chunk);
+            }
         }
+        drop(par);
         ndarray::ArrayD::from_shape_vec(shape, out)
             .expect("same size")
             .into_shared()

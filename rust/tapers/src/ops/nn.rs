@@ -168,7 +168,20 @@ pub fn l2_normalize(x: &Tensor, axes: Option<&[isize]>, epsilon: f64) -> Result<
 
 /// Adds a 1-D bias along the last axis (NHWC / channels-last).
 pub fn bias_add(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
-    if bias.rank() != 1 || value.rank() < 2 || value.shape()[value.rank() - 1] != bias.shape()[0] {
+    // TensorFlow's three checks, in its order and with its messages.
+    if value.rank() < 2 {
+        return Err(Error::invalid(format!(
+            "Input tensor must be at least 2D: {} [Op:BiasAdd]",
+            crate::shape::ShapeDisplay::of(value.shape())
+        )));
+    }
+    if bias.rank() != 1 {
+        return Err(Error::invalid(format!(
+            "Biases must be 1D: {} [Op:BiasAdd]",
+            crate::shape::ShapeDisplay::of(bias.shape())
+        )));
+    }
+    if value.shape()[value.rank() - 1] != bias.shape()[0] {
         return Err(Error::invalid(format!(
             "Must provide as many biases as the last dimension of the input tensor: {} vs. {} [Op:BiasAdd]",
             crate::shape::ShapeDisplay::of(bias.shape()),
