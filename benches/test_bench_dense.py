@@ -76,3 +76,26 @@ def test_numpy_elementwise_4m(benchmark):
         return (1 - t * t) * e + t * e * (-2 * x) + 1
 
     benchmark(run)
+
+
+def test_tapers_full_reduction_gradient_4m(benchmark):
+    """The gradient of reduce_sum over 4M floats: one broadcast of the scalar
+    seed (a fill) and one pass of the negation's gradient."""
+    x = tf.constant(R.normal(size=4_000_000).astype(np.float32))
+    tape = tf.GradientTape(persistent=True)
+    with tape:
+        tape.watch(x)
+        y = tf.reduce_sum(-x)
+    benchmark(lambda: tape.gradient(y, x))
+
+
+def test_tapers_add_n_4x4m(benchmark):
+    """Accumulating four 4M-float gradient contributions (what the backward
+    pass does for a tensor with four consumers)."""
+    parts = [tf.constant(R.normal(size=4_000_000).astype(np.float32)) for _ in range(4)]
+    benchmark(lambda: tf.add_n(parts))
+
+
+def test_numpy_add_4x4m(benchmark):
+    parts = [R.normal(size=4_000_000).astype(np.float32) for _ in range(4)]
+    benchmark(lambda: parts[0] + parts[1] + parts[2] + parts[3])
