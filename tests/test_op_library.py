@@ -440,3 +440,20 @@ def test_index_dtype_arguments_and_unsupported_matrix_norms_are_refused():
             tf.norm(m, ord=o, axis=[0, 1])
     np.testing.assert_allclose(tf.norm(m, ord="fro", axis=[0, 1]).numpy(), np.sqrt(30.0), rtol=1e-6)
     np.testing.assert_allclose(tf.norm(m, ord=1, axis=1).numpy(), [3.0, 7.0])
+
+
+@pytest.mark.parametrize("n", [3, 70_000])  # small, and above the parallel threshold
+def test_transposes_and_broadcasts_copy_exactly(n):
+    # Permuted and broadcast views are copied by the row-major Zip path, in
+    # parallel above 65,536 elements: values must match numpy's, bit for bit.
+    a = R.normal(size=(2, n, 3)).astype(np.float32)
+    for perm in ([0, 2, 1], [2, 1, 0], [1, 0, 2], [2, 0, 1]):
+        np.testing.assert_array_equal(tf.transpose(a, perm).numpy(), a.transpose(perm))
+    col = R.normal(size=(n, 1)).astype(np.float32)
+    np.testing.assert_array_equal(tf.broadcast_to(col, [n, 3]).numpy(), np.broadcast_to(col, (n, 3)))
+    row = R.normal(size=(1, 3)).astype(np.float32)
+    np.testing.assert_array_equal(tf.broadcast_to(row, [n, 3]).numpy(), np.broadcast_to(row, (n, 3)))
+    np.testing.assert_array_equal(tf.broadcast_to(tf.constant(2.5), [n]).numpy(), np.full(n, 2.5, np.float32))
+    m = R.normal(size=(n, 4)).astype(np.float32)
+    w = R.normal(size=(n, 5)).astype(np.float32)
+    np.testing.assert_allclose(tf.matmul(m, w, transpose_a=True).numpy(), m.T @ w, rtol=1e-4, atol=1e-3)

@@ -3,7 +3,7 @@
 //!
 //! Ops call these; nothing here knows about tapes.
 
-use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
+use ndarray::{ArcArray, ArrayD, ArrayViewD, IxDyn, Zip};
 
 use crate::error::Result;
 use crate::shape::broadcast_shapes;
@@ -86,20 +86,38 @@ impl ToF64 for bool {
     }
 }
 
-/// Materializes `a` broadcast to `shape` (which the caller checked it broadcasts to).
+/// An owned, row-major copy of any view (broadcast, permuted or sliced).
 ///
-/// ndarray's `to_owned` walks a broadcast view element by element through
-/// dynamic-rank indexing (~5 ns an element); the gradient of every full
-/// reduction is such a broadcast, so it gets fast paths: a one-element tensor
-/// is a fill, and otherwise `Zip` copies along the innermost axis, in parallel
-/// when large.
+/// ndarray's `to_owned`/`as_standard_layout` walk a non-contiguous view
+/// element by element through dynamic-rank indexing (~5 ns an element). Here
+/// `Zip` writes a prefilled row-major buffer along its innermost axis instead,
+/// in parallel when large: 5-10x faster for transposes and broadcasts.
+pub fn standard_owned<T: Copy + Send + Sync>(v: ArrayViewD<'_, T>) -> ArrayD<T> {
+    if v.is_standard_layout() {
+        return v.to_owned();
+    }
+    let Some(&first) = v.iter().next() else {
+        return ArrayD::from_shape_vec(v.raw_dim(), Vec::new()).expect("no elements");
+    };
+    let mut out = ArrayD::from_elem(v.raw_dim(), first);
+    let z = Zip::from(&mut out).and(&v);
+    if let Some(_par) = parallel_section(v.len(), PAR_THRESHOLD) {
+        z.par_for_each(|o, &x| *o = x);
+    } else {
+        z.for_each(|o, &x| *o = x);
+    }
+    out
+}
+
+/// Materializes `a` broadcast to `shape` (which the caller checked it
+/// broadcasts to). The gradient of every full reduction is such a broadcast
+/// of one element: that case is a fill.
 pub fn broadcast_owned<T: Copy + Send + Sync>(
     a: &ArcArray<T, IxDyn>,
     shape: &[usize],
 ) -> ArrayD<T> {
     use rayon::prelude::*;
     let n: usize = shape.iter().product();
-    let dim = IxDyn(shape);
     if a.len() == 1 && n > 0 {
         let v = *a.iter().next().expect("one element");
         let mut out = Vec::with_capacity(n);
@@ -108,22 +126,9 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
         } else {
             out.resize(n, v);
         }
-        return ArrayD::from_shape_vec(dim, out).expect("same size");
+        return ArrayD::from_shape_vec(IxDyn(shape), out).expect("same size");
     }
-    let view = a.broadcast(dim.clone()).expect("shapes were checked");
-    let Some(&first) = a.iter().next() else {
-        return ArrayD::from_shape_vec(dim, Vec::new()).expect("no elements");
-    };
-    // Prefilled in standard layout (`map_collect` may pick column-major for
-    // views), then overwritten along the innermost axis.
-    let mut out = ArrayD::from_elem(dim, first);
-    let z = Zip::from(&mut out).and(&view);
-    if let Some(_par) = parallel_section(n, PAR_THRESHOLD) {
-        z.par_for_each(|o, &v| *o = v);
-    } else {
-        z.for_each(|o, &v| *o = v);
-    }
-    out
+    standard_owned(a.broadcast(IxDyn(shape)).expect("shapes were checked"))
 }
 
 /// Applies `f` to every element.

@@ -130,6 +130,9 @@ element!(bool, Bool);
 struct Inner {
     id: TensorId,
     data: Storage,
+    /// Every element is exactly 1 (known at creation, never computed): lets
+    /// `mul` skip a pass when a gradient seed of ones meets a product rule.
+    all_ones: bool,
 }
 
 /// An immutable n-dimensional array with an identity that tapes can track.
@@ -146,10 +149,21 @@ pub struct Tensor(Arc<Inner>);
 impl Tensor {
     /// Wraps storage as a new tensor with a fresh id.
     pub fn from_storage(data: Storage) -> Tensor {
+        Tensor::with_hint(data, false)
+    }
+
+    pub(crate) fn with_hint(data: Storage, all_ones: bool) -> Tensor {
         Tensor(Arc::new(Inner {
             id: TensorId::fresh(),
             data,
+            all_ones,
         }))
+    }
+
+    /// Whether every element is known to be exactly 1 (made by `ones`, or a
+    /// broadcast of a one-element tensor holding 1). `false` means unknown.
+    pub(crate) fn is_all_ones(&self) -> bool {
+        self.0.all_ones
     }
 
     /// A new tensor from an owned ndarray.
@@ -200,13 +214,14 @@ impl Tensor {
 
     /// Ones of a shape and dtype.
     pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
-        match dtype {
+        let t = match dtype {
             DType::F32 => Tensor::full(shape, 1f32),
             DType::F64 => Tensor::full(shape, 1f64),
             DType::I32 => Tensor::full(shape, 1i32),
             DType::I64 => Tensor::full(shape, 1i64),
             DType::Bool => Tensor::full(shape, true),
-        }
+        }?;
+        Ok(Tensor::with_hint(t.into_storage(), true))
     }
 
     /// A scalar of `dtype` holding `v` (converted as `as` would).
@@ -293,7 +308,7 @@ impl Tensor {
     /// Used for op outputs that are value-identical to an input (identity,
     /// variable reads): the tape needs a distinct tensor, the memory does not.
     pub fn alias(&self) -> Tensor {
-        Tensor::from_storage(self.0.data.clone())
+        Tensor::with_hint(self.0.data.clone(), self.0.all_ones)
     }
 }
 

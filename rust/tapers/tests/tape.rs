@@ -388,3 +388,49 @@ fn a_tape_exited_on_another_thread_stops_recording_everywhere() {
     tape.pop().unwrap();
     assert_eq!(value(&grad1(&tape, &w, &x).unwrap()), 3.0);
 }
+
+#[test]
+fn product_with_a_seed_of_ones_shares_the_other_factor() {
+    // d/da sum(a * b) = ones * b: the reduction's broadcast seed is known to be
+    // all ones, so the product rule hands back b's elements without a pass,
+    // bit for bit (signed zeros, infinities and NaN included).
+    let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let b = Tensor::from_vec(vec![-0.0f32, f32::INFINITY, f32::NAN, 0.5], &[4]).unwrap();
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&a);
+        ops::reduce_sum(&ops::mul(&a, &b).unwrap(), None, false).unwrap()
+    };
+    let g = grad1(&tape, &y, &a).expect("connected");
+    let (gv, bv) = (g.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
+    assert_eq!(
+        gv.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        bv.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        g.array::<f32>().unwrap().as_ptr(),
+        b.array::<f32>().unwrap().as_ptr(),
+        "no copy"
+    );
+    assert_ne!(g.id(), b.id(), "a distinct tensor on tapes");
+    // A seed that is not all ones still multiplies.
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&a);
+        ops::mul(&a, &b).unwrap()
+    };
+    let two = Tensor::full(&[4], 2.0f32).unwrap();
+    let g = tape
+        .gradient_with(
+            std::slice::from_ref(&y),
+            &[(&a).into()],
+            Some(&[two]),
+            Unconnected::None,
+        )
+        .unwrap()
+        .remove(0)
+        .unwrap();
+    assert_eq!(g.to_vec::<f32>().unwrap()[3], 1.0);
+}

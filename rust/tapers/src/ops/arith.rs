@@ -69,9 +69,29 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `1 * x` is `x`, bit for bit: when one operand is known to be all ones
+/// (a gradient seed, broadcast by a reduction's rule) and the other already
+/// has the output's shape, the product shares the other's elements instead
+/// of making a pass over them.
+fn times_one(a: &Tensor, b: &Tensor) -> Option<Tensor> {
+    if a.dtype() != b.dtype() || a.dtype() == crate::DType::Bool || a.shape() != b.shape() {
+        return None;
+    }
+    if a.is_all_ones() {
+        Some(b.alias())
+    } else if b.is_all_ones() {
+        Some(a.alias())
+    } else {
+        None
+    }
+}
+
 /// `a * b` with broadcasting.
 pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let out = numeric_binary!("Mul", a, b, |x, y| Arith::mul(x, y))?;
+    let out = match times_one(a, b) {
+        Some(t) => t,
+        None => numeric_binary!("Mul", a, b, |x, y| Arith::mul(x, y))?,
+    };
     record("Mul", &[a, b], &out, || {
         let (a, b) = (a.clone(), b.clone());
         rule(move |g, needs| {

@@ -62,7 +62,7 @@ pub fn reshape(x: &Tensor, shape: &[isize]) -> Result<Tensor> {
         if a.is_standard_layout() {
             a.clone().into_shape_with_order(IxDyn(&target)).expect("element counts match")
         } else {
-            a.as_standard_layout().into_owned().into_shared().into_shape_with_order(IxDyn(&target)).expect("element counts match")
+            crate::kernels::standard_owned(a.view()).into_shared().into_shape_with_order(IxDyn(&target)).expect("element counts match")
         }
     }));
     record("Reshape", &[x], &out, || {
@@ -92,7 +92,7 @@ pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
         )));
     }
     let out = Tensor::from_storage(map_storage!(x.storage(), a => {
-        a.view().permuted_axes(IxDyn(&perm)).as_standard_layout().into_owned().into_shared()
+        crate::kernels::standard_owned(a.view().permuted_axes(IxDyn(&perm))).into_shared()
     }));
     record("Transpose", &[x], &out, || {
         let mut inv = vec![0; perm.len()];
@@ -115,9 +115,12 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         });
     }
     crate::tensor::check_alloc(shape, x.dtype())?;
-    let out = Tensor::from_storage(map_storage!(x.storage(), a => {
-        crate::kernels::broadcast_owned(a, shape).into_shared()
-    }));
+    let ones = x.is_all_ones()
+        || (x.numel() == 1 && x.dtype() != DType::Bool && x.to_f64_scalar()? == 1.0);
+    let out = Tensor::with_hint(
+        map_storage!(x.storage(), a => crate::kernels::broadcast_owned(a, shape).into_shared()),
+        ones,
+    );
     record("BroadcastTo", &[x], &out, || {
         let s = x.shape().to_vec();
         rule(move |g, _| Ok(vec![Some(unbroadcast(&g[0], &s)?)]))

@@ -42,12 +42,7 @@ where
         let r = a.ndim();
         let mut perm: Vec<usize> = (0..r).collect();
         perm.swap(r - 2, r - 1);
-        let at = a
-            .view()
-            .permuted_axes(IxDyn(&perm))
-            .as_standard_layout()
-            .into_owned()
-            .into_shared();
+        let at = crate::kernels::standard_owned(a.view().permuted_axes(IxDyn(&perm))).into_shared();
         return kernel_float(&at, b, false, tb, batch, m, n);
     }
     let mut shape = batch.to_vec();
@@ -126,7 +121,10 @@ where
         .into_shared()
 }
 
-fn as_batched<T: Clone>(a: &ArcArray<T, IxDyn>, batch: &[usize]) -> ArcArray<T, ndarray::Ix3> {
+fn as_batched<T: Copy + Send + Sync>(
+    a: &ArcArray<T, IxDyn>,
+    batch: &[usize],
+) -> ArcArray<T, ndarray::Ix3> {
     let r = a.ndim();
     let (rows, cols) = (a.shape()[r - 2], a.shape()[r - 1]);
     let nb: usize = batch.iter().product();
@@ -135,10 +133,7 @@ fn as_batched<T: Clone>(a: &ArcArray<T, IxDyn>, batch: &[usize]) -> ArcArray<T, 
     let owned = if a.shape() == full.as_slice() && a.is_standard_layout() {
         a.clone()
     } else {
-        a.broadcast(IxDyn(&full))
-            .expect("batch dims were checked")
-            .as_standard_layout()
-            .into_owned()
+        crate::kernels::standard_owned(a.broadcast(IxDyn(&full)).expect("batch dims were checked"))
             .into_shared()
     };
     owned
