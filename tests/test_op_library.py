@@ -457,3 +457,22 @@ def test_transposes_and_broadcasts_copy_exactly(n):
     m = R.normal(size=(n, 4)).astype(np.float32)
     w = R.normal(size=(n, 5)).astype(np.float32)
     np.testing.assert_allclose(tf.matmul(m, w, transpose_a=True).numpy(), m.T @ w, rtol=1e-4, atol=1e-3)
+
+
+def test_float32_exp_tanh_sigmoid_are_accurate_across_the_range():
+    # float32 exp/tanh/sigmoid run vectorized polynomial kernels (runtime SIMD
+    # dispatch): check them against float64 references, edges included.
+    x = np.concatenate([np.linspace(-110, 100, 200_001), [0.0, -0.0, np.inf, -np.inf, np.nan]]).astype(np.float32)
+    x64 = x.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want_exp = np.exp(x64).astype(np.float32)
+        want_sig = (1.0 / (1.0 + np.exp(-x64))).astype(np.float32)
+    got_exp = tf.exp(x).numpy()
+    ulps = np.abs(got_exp.view(np.int32).astype(np.int64) - want_exp.view(np.int32).astype(np.int64))
+    finite = np.isfinite(x)
+    assert ulps[finite].max() <= 1
+    assert got_exp[-3] == np.inf and got_exp[-2] == 0.0 and np.isnan(got_exp[-1])
+    got_sig = tf.sigmoid(x).numpy()
+    np.testing.assert_allclose(got_sig[finite], want_sig[finite], rtol=3e-7, atol=1e-45)
+    assert got_sig[-3] == 1.0 and got_sig[-2] == 0.0 and np.isnan(got_sig[-1])
+    np.testing.assert_allclose(tf.tanh(x).numpy()[finite], np.tanh(x64)[finite], atol=4e-7)

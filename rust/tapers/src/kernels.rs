@@ -131,6 +131,56 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
     standard_owned(a.broadcast(IxDyn(shape)).expect("shapes were checked"))
 }
 
+/// Runs `f` over `src` into `dst` inside pulp's runtime SIMD dispatch: the
+/// loop is compiled once per instruction set (AVX2/FMA-era x86-64 among them)
+/// and the best one the CPU has is picked, where the baseline x86-64 target
+/// that wheels are built for only has SSE2.
+struct SimdMap<'a, A, C, F> {
+    src: &'a [A],
+    dst: &'a mut [C],
+    f: &'a F,
+}
+
+impl<A: Copy, C, F: Fn(A) -> C> pulp::WithSimd for SimdMap<'_, A, C, F> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        for (d, &x) in self.dst.iter_mut().zip(self.src) {
+            *d = (self.f)(x);
+        }
+    }
+}
+
+/// [`map`] for compute-bound kernels (transcendentals): contiguous inputs run
+/// through [`SimdMap`], in parallel chunks when large. The output starts as
+/// zeros (safe Rust needs initialized memory; fresh pages from the allocator
+/// are zero already, so that is usually free); cheap, memory-bound kernels
+/// use [`map`], which writes each element once.
+pub fn map_simd<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
+where
+    A: Copy + Send + Sync,
+    C: Copy + Send + Sync + num_traits::Zero,
+{
+    use rayon::prelude::*;
+    let Some(s) = a.as_slice().filter(|s| !s.is_empty()) else {
+        return map(a, f);
+    };
+    let arch = pulp::Arch::new();
+    let run = |src: &[A], dst: &mut [C]| arch.dispatch(SimdMap { src, dst, f: &f });
+    let mut out = vec![C::zero(); s.len()];
+    // Fixed-size chunks; each element's value does not depend on the split.
+    const CHUNK: usize = 1 << 14;
+    if let Some(_par) = parallel_section(s.len(), PAR_THRESHOLD) {
+        out.par_chunks_mut(CHUNK)
+            .zip(s.par_chunks(CHUNK))
+            .for_each(|(d, src)| run(src, d));
+    } else {
+        run(s, &mut out);
+    }
+    ArrayD::from_shape_vec(a.raw_dim(), out).expect("same size")
+}
+
 /// Applies `f` to every element.
 pub fn map<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
 where
@@ -216,14 +266,17 @@ where
 /// Dispatches a unary float kernel: `float_unary!(op, tensor, |x| expr)`.
 /// Non-float tensors give `UnsupportedDType`.
 macro_rules! float_unary {
-    ($op:expr, $t:expr, |$x:ident| $body:expr) => {{
+    ($op:expr, $t:expr, |$x:ident| $body:expr) => {
+        $crate::kernels::float_unary!($op, $t, map, |$x| $body)
+    };
+    ($op:expr, $t:expr, $map:ident, |$x:ident| $body:expr) => {{
         let t: &$crate::Tensor = $t;
         match t.storage() {
-            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
+            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::$map(
                 a,
                 |$x: f32| $body,
             ))),
-            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
+            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::$map(
                 a,
                 |$x: f64| $body,
             ))),
