@@ -225,7 +225,7 @@ impl FastExp for f32 {
         p = p * r + 8.333_452e-3;
         p = p * r + 4.166_579_6e-2;
         p = p * r + 1.666_666_5e-1;
-        p = p * r + 5.000_000_1e-1;
+        p = p * r + 0.5; // Cephes: 5.0000001201e-1, which rounds to 0.5 in f32
         let y = p * r2 + r + 1.0;
         // 2^m as two normal powers (m is in [-150, 128], beyond one f32
         // exponent): the product rounds once, into subnormals when it must.
