@@ -153,7 +153,7 @@ impl<A: Copy, C, F: Fn(A) -> C> pulp::WithSimd for SimdMap<'_, A, C, F> {
 }
 
 /// [`map`] for compute-bound kernels (transcendentals): contiguous inputs run
-/// through [`SimdMap`], in parallel chunks when large. The output starts as
+/// through pulp's runtime SIMD dispatch, in parallel chunks when large. The output starts as
 /// zeros (safe Rust needs initialized memory; fresh pages from the allocator
 /// are zero already, so that is usually free); cheap, memory-bound kernels
 /// use [`map`], which writes each element once.
