@@ -99,3 +99,24 @@ def test_tapers_add_n_4x4m(benchmark):
 def test_numpy_add_4x4m(benchmark):
     parts = [R.normal(size=4_000_000).astype(np.float32) for _ in range(4)]
     benchmark(lambda: parts[0] + parts[1] + parts[2] + parts[3])
+
+
+def test_tapers_exp_4m(benchmark):
+    """float32 exp: Cephes polynomial under runtime SIMD dispatch (AVX2 where present)."""
+    x = tf.constant(R.normal(size=4_000_000).astype(np.float32))
+    benchmark(lambda: tf.exp(x))
+
+
+def test_numpy_exp_4m(benchmark):
+    x = R.normal(size=4_000_000).astype(np.float32)
+    benchmark(lambda: np.exp(x))
+
+
+def test_tapers_tanh_4m(benchmark):
+    x = tf.constant(R.normal(size=4_000_000).astype(np.float32))
+    benchmark(lambda: tf.tanh(x))
+
+
+def test_numpy_tanh_4m(benchmark):
+    x = R.normal(size=4_000_000).astype(np.float32)
+    benchmark(lambda: np.tanh(x))
