@@ -33,6 +33,16 @@ def test_explain_gives_the_reason_for_each_none():
         assert connected == (reason == "connected")
 
 
+def test_nothing_watched_is_explained_as_never_watched():
+    # With nothing watched, the product is not recorded either; the reason to
+    # give is the missing watch, not "computed outside this tape".
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        y = x * x
+    assert "never watched" in tape.explain(y, x)
+    assert tape.gradient(y, x) is None
+
+
 def test_a_spent_tape_still_explains_the_nones_it_returned():
     x = tf.constant(2.0)
     v = tf.Variable(1.0, trainable=False)

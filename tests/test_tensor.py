@@ -253,3 +253,28 @@ class TestOperators:
             tf.constant([True]) + tf.constant([True])
         with pytest.raises(InvalidArgumentError, match="bool"):
             -tf.constant([True])
+
+
+def test_constant_of_a_tensor_is_that_tensor_as_in_tensorflow():
+    # Checked against tensorflow-cpu: tf.constant(eager_tensor) returns the
+    # same object (so a tape watching it connects through it), refuses another
+    # dtype, and makes a new, unconnected tensor only when `shape` reshapes it.
+    x = tf.constant(2.0)
+    assert tf.constant(x) is x and tf.constant(x, dtype=tf.float32) is x
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        z = tf.constant(x) * 2.0
+        reshaped = tf.constant(x, shape=[1]) * 3.0
+    assert float(tape.gradient(z, x)) == 2.0
+    assert tape.gradient(reshaped, x) is None
+    with pytest.raises(TypeError, match=r"Expected tensor 2.0 with dtype tapers.float64, but got dtype tapers.float32"):
+        tf.constant(x, dtype=tf.float64)
+    y = tf.constant([1.0, 2.0])
+    assert tf.constant(y, shape=[2]) is y
+    v = tf.Variable(1.5)
+    with tf.GradientTape() as tape:
+        w = tf.constant(v) * 2.0
+    assert tape.gradient(w, v) is None  # a Variable's value is read, not connected
+    assert tf.constant(v, dtype=tf.float64).dtype == tf.float64  # and may be cast
+    # numpy arrays are still converted to the requested dtype
+    assert tf.constant(np.array([1.7]), dtype=tf.int32).numpy().tolist() == [1]

@@ -292,6 +292,10 @@ pub fn constant(
         // constant() casts numpy arrays and tensors of another dtype.
         Want::Exact(d) => match obj.cast::<PyTensor>() {
             Ok(t) => ops::cast(&t.get().inner, d).py()?,
+            // A Variable's value is cast too (TensorFlow: tf.constant(v, dtype=...)).
+            Err(_) if obj.is_instance_of::<PyVariable>() => {
+                ops::cast(&to_tensor(obj, Want::Any)?, d).py()?
+            }
             Err(_) => to_tensor(obj, want)?,
         },
         _ => to_tensor(obj, want)?,

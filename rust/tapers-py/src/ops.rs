@@ -671,11 +671,13 @@ pub fn ones_like(
 /// Parameters
 /// ----------
 /// value : Tensor-like
-///     A Python number or nested list, a numpy array (its dtype is kept), or
-///     a Tensor/Variable (its value is copied out of any tape).
+///     A Python number or nested list, a numpy array (its dtype is kept), a
+///     Variable (its current value), or a Tensor, which is returned as is
+///     (the same object, as in TensorFlow) unless ``shape`` reshapes it.
 /// dtype : DType or str, optional
-///     The element type; numpy arrays and tensors are cast to it. Python
-///     floats default to float32 and ints to int32, as in TensorFlow.
+///     The element type; numpy arrays and Python values are converted to it;
+///     a Tensor of another dtype raises ``TypeError``, as in TensorFlow.
+///     Python floats default to float32 and ints to int32.
 /// shape : sequence of int, optional
 ///     Reshape the value to it, or fill it with a scalar value.
 /// name : str, optional
@@ -684,7 +686,8 @@ pub fn ones_like(
 /// Returns
 /// -------
 /// Tensor
-///     Never connected to a tape: gradients do not flow into ``value``.
+///     A new tensor no tape connects to, except that a Tensor ``value`` comes
+///     back unchanged (and so stays connected wherever it was).
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, shape=None, name=None))]
 #[allow(unused_variables)]
@@ -703,8 +706,28 @@ pub fn constant(
         Some(s) if !s.is_none() => Some(int_list(s, "shape")?),
         _ => None,
     };
+    if let Ok(pt) = value.cast::<PyTensor>() {
+        // TensorFlow hands an eager tensor back as is (the same object, so a
+        // tape watching it still connects through it) and refuses to cast it.
+        let inner = &pt.get().inner;
+        if let Some(d) = d.filter(|&d| d != inner.dtype()) {
+            return Err(PyTypeError::new_err(format!(
+                "Expected tensor {} with dtype tapers.{}, but got dtype tapers.{}.",
+                value.call_method0("numpy")?.str()?,
+                d.name(),
+                inner.dtype().name()
+            )));
+        }
+        let same_shape = s.as_ref().is_none_or(|s| {
+            s.len() == inner.rank() && s.iter().zip(inner.shape()).all(|(&a, &b)| a == b as isize)
+        });
+        if same_shape {
+            return Ok(value.clone().unbind());
+        }
+    }
     let t = make_constant(value, d, s)?;
-    // A constant is a new tensor even when built from one.
+    // Anything else is a new tensor no tape connects to (a Variable's value
+    // included, as in TensorFlow).
     out(py, Ok(ops::stop_gradient(&t)))
 }
 

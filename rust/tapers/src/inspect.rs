@@ -134,15 +134,18 @@ pub(crate) fn explain_in(
     if targets.iter().any(|t| t.id() == sid) {
         return Explanation::Connected;
     }
+    // An unwatched source comes first: with nothing watched, ops on it are
+    // not recorded either, so the target also looks "computed outside", but
+    // watching the source is the fix.
+    if !data.tracked.contains_key(&sid) {
+        return Explanation::SourceNotWatched;
+    }
     let ids: Vec<TensorId> = targets.iter().map(Tensor::id).collect();
     if !ids
         .iter()
         .any(|id| data.tracked.contains_key(id) || data.cuts.contains_key(id))
     {
         return Explanation::TargetNotRecorded;
-    }
-    if !data.tracked.contains_key(&sid) {
-        return Explanation::SourceNotWatched;
     }
     if search(data, entries, &ids, sid, false).0 {
         return Explanation::Connected;
