@@ -288,16 +288,13 @@ pub fn constant(
     shape: Option<Vec<isize>>,
 ) -> PyResult<Tensor> {
     let want = dtype.map_or(Want::Any, Want::Exact);
+    // Numpy arrays and Python values convert to `dtype`; a Variable's value is
+    // cast to it (TensorFlow: tf.constant(v, dtype=...)). A Tensor of another
+    // dtype never gets here: tapers.constant refuses it, as TensorFlow does.
     let t = match want {
-        // constant() casts numpy arrays and tensors of another dtype.
-        Want::Exact(d) => match obj.cast::<PyTensor>() {
-            Ok(t) => ops::cast(&t.get().inner, d).py()?,
-            // A Variable's value is cast too (TensorFlow: tf.constant(v, dtype=...)).
-            Err(_) if obj.is_instance_of::<PyVariable>() => {
-                ops::cast(&to_tensor(obj, Want::Any)?, d).py()?
-            }
-            Err(_) => to_tensor(obj, want)?,
-        },
+        Want::Exact(d) if obj.is_instance_of::<PyVariable>() => {
+            ops::cast(&to_tensor(obj, Want::Any)?, d).py()?
+        }
         _ => to_tensor(obj, want)?,
     };
     match shape {

@@ -448,9 +448,22 @@ pub fn conv2d(
     out(py, compute(py, true, || ops::conv2d(&x, &f, s, p, d)))
 }
 
+/// A pooling function; its docstring is `$summary`, then the shared
+/// parameters with `$same` on SAME padding, then `$grad` on the gradient.
 macro_rules! pool {
-    ($name:ident, $f:path, $doc:literal) => {
-        #[doc = $doc]
+    ($name:ident, $f:path, $summary:literal, $same:literal, $grad:literal) => {
+        #[doc = concat!(
+            $summary,
+            "\n\nParameters\n----------\n",
+            "input : Tensor-like\n    Shape ``(batch, height, width, channels)``, float.\n",
+            "ksize : int or sequence of int\n    The window: an int, a pair, or ``[1, kh, kw, 1]``.\n",
+            "strides : int or sequence of int\n    As ``ksize``.\n",
+            "padding : {\"SAME\", \"VALID\"}\n    With ``SAME``, ", $same, ".\n",
+            "data_format : str, optional\n    ``\"NHWC\"`` only; TensorFlow's ``\"NCHW\"`` raises ``ValueError``.\n",
+            "name : str, optional\n    Accepted for TensorFlow compatibility and ignored.\n",
+            "\nReturns\n-------\nTensor\n",
+            "    Shape ``(batch, out_height, out_width, channels)``. Differentiable: ", $grad, "."
+        )]
         #[pyfunction]
         #[pyo3(signature = (input, ksize, strides, padding, data_format=None, name=None))]
         #[allow(unused_variables)]
@@ -475,52 +488,16 @@ macro_rules! pool {
 pool!(
     max_pool2d,
     ops::max_pool2d,
-    "Maximum over NHWC windows (``tf.nn.max_pool``, also ``tf.nn.max_pool2d``).
-
-Parameters
-----------
-input : Tensor-like
-    Shape ``(batch, height, width, channels)``, float.
-ksize : int or sequence of int
-    The window: an int, a pair, or ``[1, kh, kw, 1]``.
-strides : int or sequence of int
-    As ``ksize``.
-padding : {\"SAME\", \"VALID\"}
-    With ``SAME``, padding never wins the max.
-data_format : str, optional
-    ``\"NHWC\"`` only; TensorFlow's ``\"NCHW\"`` raises ``ValueError``.
-name : str, optional
-    Accepted for TensorFlow compatibility and ignored.
-
-Returns
--------
-Tensor
-    Shape ``(batch, out_height, out_width, channels)``. Differentiable: the gradient goes to the first maximum of each window (TensorFlow's MaxPoolGrad rule)."
+    "Maximum over NHWC windows (``tf.nn.max_pool``, also ``tf.nn.max_pool2d``).",
+    "padding never wins the max",
+    "the gradient goes to the first maximum of each window (TensorFlow's MaxPoolGrad rule)"
 );
 pool!(
     avg_pool2d,
     ops::avg_pool2d,
-    "Mean over NHWC windows (``tf.nn.avg_pool``, also ``tf.nn.avg_pool2d``).
-
-Parameters
-----------
-input : Tensor-like
-    Shape ``(batch, height, width, channels)``, float.
-ksize : int or sequence of int
-    The window: an int, a pair, or ``[1, kh, kw, 1]``.
-strides : int or sequence of int
-    As ``ksize``.
-padding : {\"SAME\", \"VALID\"}
-    With ``SAME``, the average counts only the window's elements inside the input, as in TensorFlow.
-data_format : str, optional
-    ``\"NHWC\"`` only; TensorFlow's ``\"NCHW\"`` raises ``ValueError``.
-name : str, optional
-    Accepted for TensorFlow compatibility and ignored.
-
-Returns
--------
-Tensor
-    Shape ``(batch, out_height, out_width, channels)``. Differentiable: the gradient is spread evenly over each window."
+    "Mean over NHWC windows (``tf.nn.avg_pool``, also ``tf.nn.avg_pool2d``).",
+    "the average counts only the window's elements inside the input, as in TensorFlow",
+    "the gradient is spread evenly over each window"
 );
 
 /// Inverted dropout with a precomputed keep mask (the mask comes from `tapers.random`).
