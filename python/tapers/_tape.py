@@ -281,8 +281,13 @@ class GradientTape:
     ) -> Any:
         """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``.
 
-        Rows are computed in parallel (``parallel_iterations`` caps it; 1 runs
-        them in order). ``experimental_use_pfor`` is accepted and ignored.
+        When every op between ``target`` and the sources vectorizes
+        (elementwise arithmetic and math, ``matmul``, ``reshape``), one
+        backward pass computes all rows at once, as TensorFlow's ``pfor``
+        does. Otherwise it is one pass per row, in parallel
+        (``parallel_iterations`` caps it; 1 runs them in order). Either way
+        the result does not depend on ``parallel_iterations`` or the thread
+        count. ``experimental_use_pfor`` is accepted and ignored.
         """
         try:
             unconnected = UnconnectedGradients(unconnected_gradients)

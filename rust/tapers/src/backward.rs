@@ -130,92 +130,66 @@ impl Plan<'_> {
     }
 }
 
-pub(crate) fn run(
-    entries: &[Entry],
-    target_origins: &[Origin],
-    targets: &[Tensor],
-    sources: &[Source],
-    output_gradients: Option<&[Tensor]>,
-    unconnected: Unconnected,
-    cancel: Option<&AtomicBool>,
-) -> Result<Vec<Option<Tensor>>> {
-    let n = entries.len();
-    let source_ids: FxHashSet<TensorId> = sources
-        .iter()
-        .filter(|s| s.dtype().is_floating())
-        .map(Source::id)
-        .collect();
+impl<'a> Plan<'a> {
+    /// Prunes the tape to the entries on a path from a source to a target.
+    fn new(
+        entries: &'a [Entry],
+        target_origins: &[Origin],
+        sources: &[Source],
+        cancel: Option<&'a AtomicBool>,
+    ) -> Self {
+        let n = entries.len();
+        let source_ids: FxHashSet<TensorId> = sources
+            .iter()
+            .filter(|s| s.dtype().is_floating())
+            .map(Source::id)
+            .collect();
 
-    // Entries some target depends on.
-    let mut reached = vec![false; n];
-    for o in target_origins {
-        if let Origin::Entry(i) = *o {
-            reached[i as usize] = true;
+        // Entries some target depends on.
+        let mut reached = vec![false; n];
+        for o in target_origins {
+            if let Origin::Entry(i) = *o {
+                reached[i as usize] = true;
+            }
         }
-    }
-    for i in (0..n).rev() {
-        if reached[i] {
-            for inp in &entries[i].inputs {
-                if let Origin::Entry(j) = inp.origin {
-                    reached[j as usize] = true;
+        for i in (0..n).rev() {
+            if reached[i] {
+                for inp in &entries[i].inputs {
+                    if let Origin::Entry(j) = inp.origin {
+                        reached[j as usize] = true;
+                    }
                 }
             }
         }
-    }
-    let mut plan = Plan {
-        entries,
-        cancel,
-        source_ids,
-        needed: vec![false; n],
-        leads: vec![false; n],
-    };
-    // Entries with a tracked path back to a source.
-    for i in 0..n {
-        if reached[i] {
-            let l = entries[i]
-                .inputs
-                .iter()
-                .any(|inp| plan.input_leads(inp.origin, inp.id));
-            plan.leads[i] = l;
-            plan.needed[i] = l;
-        }
-    }
-
-    // Seeds. A target that is itself a source gets its seed even if the tape
-    // never saw it (TensorFlow: d x / d x = 1 always).
-    let mut seeds: Vec<(TensorId, Tensor)> = Vec::with_capacity(targets.len());
-    for (k, t) in targets.iter().enumerate() {
-        if !t.dtype().is_floating() {
-            continue;
-        }
-        let seed = match output_gradients {
-            Some(og) => og[k].clone(),
-            None => Tensor::ones(t.shape(), t.dtype())?,
+        let mut plan = Plan {
+            entries,
+            cancel,
+            source_ids,
+            needed: vec![false; n],
+            leads: vec![false; n],
         };
-        seeds.push((t.id(), seed));
+        // Entries with a tracked path back to a source.
+        for i in 0..n {
+            if reached[i] {
+                let l = entries[i]
+                    .inputs
+                    .iter()
+                    .any(|inp| plan.input_leads(inp.origin, inp.id));
+                plan.leads[i] = l;
+                plan.needed[i] = l;
+            }
+        }
+        plan
     }
+}
 
-    let work: usize = (0..n)
-        .filter(|&i| plan.needed[i])
-        .map(|i| {
-            entries[i]
-                .outputs
-                .iter()
-                .map(|o| o.shape.iter().product::<usize>())
-                .sum::<usize>()
-        })
-        .sum();
-    let section = if RecordingContext::current().is_empty() {
-        crate::kernels::parallel_section(work, PARALLEL_WORK)
-    } else {
-        None
-    };
-    let (finished, pending) = if section.is_some() {
-        run_parallel(&plan, seeds)?
-    } else {
-        run_sequential(&plan, seeds)?
-    };
-
+/// Each source's gradient from what the pass delivered.
+fn collect(
+    sources: &[Source],
+    finished: &FxHashMap<TensorId, Tensor>,
+    pending: &Pending,
+    unconnected: Unconnected,
+) -> Result<Vec<Option<Tensor>>> {
     sources
         .iter()
         .map(|s| {
@@ -236,6 +210,86 @@ pub(crate) fn run(
             }
         })
         .collect()
+}
+
+pub(crate) fn run(
+    entries: &[Entry],
+    target_origins: &[Origin],
+    targets: &[Tensor],
+    sources: &[Source],
+    output_gradients: Option<&[Tensor]>,
+    unconnected: Unconnected,
+    cancel: Option<&AtomicBool>,
+) -> Result<Vec<Option<Tensor>>> {
+    let plan = Plan::new(entries, target_origins, sources, cancel);
+
+    // Seeds. A target that is itself a source gets its seed even if the tape
+    // never saw it (TensorFlow: d x / d x = 1 always).
+    let mut seeds: Vec<(TensorId, Tensor)> = Vec::with_capacity(targets.len());
+    for (k, t) in targets.iter().enumerate() {
+        if !t.dtype().is_floating() {
+            continue;
+        }
+        let seed = match output_gradients {
+            Some(og) => og[k].clone(),
+            None => Tensor::ones(t.shape(), t.dtype())?,
+        };
+        seeds.push((t.id(), seed));
+    }
+
+    let work: usize = (0..entries.len())
+        .filter(|&i| plan.needed[i])
+        .map(|i| {
+            entries[i]
+                .outputs
+                .iter()
+                .map(|o| o.shape.iter().product::<usize>())
+                .sum::<usize>()
+        })
+        .sum();
+    let section = if RecordingContext::current().is_empty() {
+        crate::kernels::parallel_section(work, PARALLEL_WORK)
+    } else {
+        None
+    };
+    let (finished, pending) = if section.is_some() {
+        run_parallel(&plan, seeds)?
+    } else {
+        run_sequential(&plan, seeds)?
+    };
+    collect(sources, &finished, &pending, unconnected)
+}
+
+/// Many backward passes in one: `seed` is the target's shape with
+/// `row_dims` leading dims, each index of which is one pass's seed, and each
+/// source's gradient comes back with those leading dims. `Ok(None)` when an
+/// op on the path has a rule that cannot carry row dims
+/// ([`ops::rule_handles_rows`]); the caller then runs the passes one by one.
+///
+/// Rules run on the calling thread (the row dims are a thread-local
+/// setting), their kernels still in parallel; nothing may be recording.
+pub(crate) fn run_rows(
+    entries: &[Entry],
+    target_origins: &[Origin],
+    target: &Tensor,
+    sources: &[Source],
+    seed: Tensor,
+    row_dims: usize,
+) -> Result<Option<Vec<Option<Tensor>>>> {
+    let plan = Plan::new(entries, target_origins, sources, None);
+    let all_handle_rows = (0..entries.len())
+        .filter(|&i| plan.needed[i])
+        .all(|i| ops::rule_handles_rows(entries[i].name));
+    if !all_handle_rows {
+        return Ok(None);
+    }
+    let seeds = if target.dtype().is_floating() {
+        vec![(target.id(), seed)]
+    } else {
+        Vec::new()
+    };
+    let (finished, pending) = ops::with_row_dims(row_dims, || run_sequential(&plan, seeds))?;
+    collect(sources, &finished, &pending, Unconnected::None).map(Some)
 }
 
 /// Contributions keyed by the consumer that delivered them (usually one).

@@ -1,6 +1,12 @@
-//! Jacobians: one backward pass per target element, on one snapshot of the
-//! tape. Rows are independent, so they run in parallel on rayon unless an
-//! outer tape is recording (then in order, so the outer tape's recording is
+//! Jacobians, on one snapshot of the tape.
+//!
+//! When every op between the target and the sources has a rule that carries
+//! leading row dims ([`crate::ops`]'s `rule_handles_rows`), one backward pass
+//! computes many rows at once: its seed stacks one one-hot seed per row, and
+//! the row products become one matrix product instead of many vector ones
+//! (TensorFlow's `pfor`, JAX's `vmap`). Otherwise, and under an outer tape
+//! that records the pass, it is one backward pass per row: in parallel on
+//! rayon, or in order under an outer tape (so the outer tape's recording is
 //! the same on every run).
 
 use rayon::prelude::*;
@@ -10,16 +16,32 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops;
 use crate::shape::tuple_string;
-use crate::tape::{GradientTape, RecordingContext, Source};
+use crate::tape::{Entry, GradientTape, Origin, RecordingContext, Source};
 use crate::tensor::Tensor;
 
-fn seed(shape: &[usize], dtype: DType, hot: &[usize]) -> Result<Tensor> {
+/// Elements the largest tensor of a vectorized pass may hold: rows beyond
+/// that run in further passes. Depends on shapes only, so the result does
+/// not depend on the thread count.
+const ROW_BUDGET: usize = 1 << 22;
+
+/// `rows` one-hot seeds of `shape`, stacked: row `r` has ones at `hot(first + r)`.
+fn seeds(
+    shape: &[usize],
+    dtype: DType,
+    first: usize,
+    rows: usize,
+    hot: &(impl Fn(usize) -> Vec<usize> + Sync),
+) -> Result<Tensor> {
     let n: usize = shape.iter().product();
-    let mut v = vec![0.0f64; n];
-    for &i in hot {
-        v[i] = 1.0;
+    let mut v = vec![0.0f64; rows * n];
+    for r in 0..rows {
+        for i in hot(first + r) {
+            v[r * n + i] = 1.0;
+        }
     }
-    ops::cast(&Tensor::from_vec(v, shape)?, dtype)
+    let mut full = vec![rows];
+    full.extend(shape);
+    ops::cast(&Tensor::from_vec(v, &full)?, dtype)
 }
 
 fn source_shape(s: &Source) -> Vec<usize> {
@@ -29,24 +51,86 @@ fn source_shape(s: &Source) -> Vec<usize> {
     }
 }
 
-/// Runs `rows` backward passes (row `i` seeded by `seeds(i)`) and returns,
-/// per source, the row gradients (`None` where the source is unconnected).
+/// All rows in vectorized passes, per source `[count, *source.shape]`;
+/// `None` when some op on the path cannot carry row dims.
+fn vectorized(
+    entries: &[Entry],
+    origins: &[Origin],
+    target: &Tensor,
+    sources: &[Source],
+    count: usize,
+    hot: &(impl Fn(usize) -> Vec<usize> + Sync),
+) -> Option<Vec<Option<Tensor>>> {
+    let widest = entries
+        .iter()
+        .flat_map(|e| e.outputs.iter().map(|o| o.shape.iter().product::<usize>()))
+        .chain(sources.iter().map(|s| source_shape(s).iter().product()))
+        .chain([target.numel()])
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let chunk = (ROW_BUDGET / widest).clamp(1, count);
+    let mut parts: Vec<Vec<Tensor>> = vec![Vec::new(); sources.len()];
+    let mut connected = vec![false; sources.len()];
+    for first in (0..count).step_by(chunk) {
+        let rows = chunk.min(count - first);
+        let seed = seeds(target.shape(), target.dtype(), first, rows, hot).ok()?;
+        // An error here may come from a rule that mishandles row dims: the
+        // per-row passes then run and report any real error themselves.
+        let grads = backward::run_rows(entries, origins, target, sources, seed, 1).ok()??;
+        for (k, (g, s)) in grads.into_iter().zip(sources).enumerate() {
+            let Some(g) = g else { continue };
+            let mut want = vec![rows];
+            want.extend(source_shape(s));
+            if g.shape() != want.as_slice() || (first > 0 && !connected[k]) {
+                return None;
+            }
+            connected[k] = true;
+            parts[k].push(g);
+        }
+    }
+    parts
+        .into_iter()
+        .zip(connected)
+        .map(|(p, c)| match (c, p.len()) {
+            (false, _) => Some(None),
+            (true, 1) => p.into_iter().next().map(Some),
+            (true, _) => ops::concat(&p, 0).ok().map(Some),
+        })
+        .collect()
+}
+
+/// Per source, the gradient of every row (row `i` seeded with ones at
+/// `hot(i)`), stacked: `[count, *source.shape]`, or `None` where no row
+/// reaches the source.
 fn rows(
     tape: &GradientTape,
     target: &Tensor,
     sources: &[Source],
     count: usize,
     parallel: Option<usize>,
-    seeds: impl Fn(usize) -> Result<Tensor> + Sync,
-) -> Result<Vec<Vec<Option<Tensor>>>> {
+    hot: impl Fn(usize) -> Vec<usize> + Sync,
+) -> Result<Vec<Option<Tensor>>> {
     let ctx = RecordingContext::current();
     let targets = std::slice::from_ref(target);
     tape.with_snapshot(
         targets,
         |_, _, _| {},
         |entries, origins| {
+            if ctx.is_empty() && count > 0 {
+                if let Some(j) = vectorized(entries, origins, target, sources, count, &hot) {
+                    return Ok(j);
+                }
+            }
             let one = |i: usize| -> Result<Vec<Option<Tensor>>> {
-                let s = seeds(i)?;
+                let s = ops::reshape(
+                    &seeds(target.shape(), target.dtype(), i, 1, &hot)?,
+                    &target
+                        .shape()
+                        .iter()
+                        .map(|&d| d as isize)
+                        .collect::<Vec<_>>(),
+                )?;
                 ctx.enter(|| {
                     backward::run(
                         entries,
@@ -69,16 +153,16 @@ fn rows(
             } else {
                 (0..count).map(one).collect::<Result<_>>()?
             };
-            // Transpose to per-source rows.
-            Ok((0..sources.len())
-                .map(|k| per_row.iter().map(|r| r[k].clone()).collect())
-                .collect())
+            // Transpose to per-source rows, stacked.
+            (0..sources.len())
+                .map(|k| stack_rows(per_row.iter().map(|r| r[k].clone()).collect(), &sources[k]))
+                .collect()
         },
     )
 }
 
-fn stack_rows(rows: Vec<Option<Tensor>>, source: &Source, axis: isize) -> Result<Option<Tensor>> {
-    if rows.iter().all(Option::is_none) {
+fn stack_rows(rows: Vec<Option<Tensor>>, source: &Source) -> Result<Option<Tensor>> {
+    if rows.is_empty() || rows.iter().all(Option::is_none) {
         return Ok(None);
     }
     let filled: Vec<Tensor> = rows
@@ -88,13 +172,17 @@ fn stack_rows(rows: Vec<Option<Tensor>>, source: &Source, axis: isize) -> Result
             None => source.zeros(),
         })
         .collect::<Result<_>>()?;
-    ops::stack(&filled, axis).map(Some)
+    ops::stack(&filled, 0).map(Some)
 }
 
 impl GradientTape {
     /// The Jacobian of `target` with respect to each source: shape
     /// `target.shape + source.shape` (as `tf.GradientTape.jacobian`).
-    /// `parallel_iterations = Some(1)` computes rows one at a time.
+    ///
+    /// When every op on the path vectorizes (elementwise arithmetic and math,
+    /// `matmul`, `reshape`), one backward pass computes all rows (a few
+    /// passes for very large ones). Otherwise it is one pass per row, in
+    /// parallel; `parallel_iterations = Some(1)` computes them one at a time.
     pub fn jacobian(
         &self,
         target: &Tensor,
@@ -104,16 +192,13 @@ impl GradientTape {
     ) -> Result<Vec<Option<Tensor>>> {
         let n = target.numel();
         let tshape = target.shape().to_vec();
-        let per_source = rows(self, target, sources, n, parallel_iterations, |i| {
-            seed(&tshape, target.dtype(), &[i])
-        })?;
+        let per_source = rows(self, target, sources, n, parallel_iterations, |i| vec![i])?;
         per_source
             .into_iter()
             .zip(sources)
-            .map(|(r, s)| {
+            .map(|(j, s)| {
                 let mut shape: Vec<isize> = tshape.iter().map(|&d| d as isize).collect();
                 shape.extend(source_shape(s).iter().map(|&d| d as isize));
-                let j = if n == 0 { None } else { stack_rows(r, s, 0)? };
                 match (j, unconnected) {
                     (Some(j), _) => ops::reshape(&j, &shape).map(Some),
                     (None, Unconnected::None) => Ok(None),
@@ -165,20 +250,18 @@ impl GradientTape {
             std::slice::from_ref(source),
             per,
             parallel_iterations,
-            |j| {
-                let hot: Vec<usize> = (0..b).map(|k| k * per + j).collect();
-                seed(&ts, target.dtype(), &hot)
-            },
+            |j| (0..b).map(|k| k * per + j).collect(),
         )?;
         let mut shape: Vec<usize> = ts.clone();
         shape.extend(&ss[1..]);
-        let r = per_source.into_iter().next().expect("one source");
-        match if per == 0 {
-            None
-        } else {
-            stack_rows(r, source, 1)?
-        } {
-            Some(j) => ops::reshape(&j, &shape.iter().map(|&d| d as isize).collect::<Vec<_>>()),
+        match per_source.into_iter().next().expect("one source") {
+            // Rows are [per, B, *source.shape[1:]]: example first.
+            Some(j) => {
+                let mut perm: Vec<usize> = (0..j.rank()).collect();
+                perm.swap(0, 1);
+                let j = ops::transpose(&j, Some(&perm))?;
+                ops::reshape(&j, &shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
+            }
             None => Tensor::zeros(&shape, source.dtype()),
         }
     }

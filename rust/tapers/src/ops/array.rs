@@ -67,7 +67,13 @@ pub fn reshape(x: &Tensor, shape: &[isize]) -> Result<Tensor> {
     }));
     record("Reshape", &[x], &out, || {
         let back: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
-        rule(move |g, _| Ok(vec![Some(reshape(&g[0], &back)?)]))
+        rule(move |g, _| {
+            // Keep the row dims of a vectorized Jacobian pass, if any.
+            let lead = super::row_dims().min(g[0].rank());
+            let mut full: Vec<isize> = g[0].shape()[..lead].iter().map(|&d| d as isize).collect();
+            full.extend(&back);
+            Ok(vec![Some(reshape(&g[0], &full)?)])
+        })
     });
     Ok(out)
 }

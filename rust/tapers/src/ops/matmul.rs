@@ -85,6 +85,35 @@ where
             .expect("sizes match")
             .into_shared();
     }
+    // A plain matrix `a` against a batch of column vectors (a vectorized
+    // Jacobian's row products): out[i] = op(a) @ b[i] for all i is one
+    // product, [nb, k] @ op(a)^T, whose [nb, m] result is already `out`'s layout.
+    if a.ndim() == 2
+        && n == 1
+        && nb > 1
+        && b.is_standard_layout()
+        && b.shape()[..b.ndim() - 2] == *batch
+    {
+        let bv = MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), nb, k);
+        let a2 = a.as_standard_layout();
+        let asl = a2.as_slice().expect("standard layout");
+        let at = if ta {
+            MatRef::from_row_major_slice(asl, k, m)
+        } else {
+            MatRef::from_row_major_slice(asl, m, k).transpose()
+        };
+        faer_matmul(
+            MatMut::from_row_major_slice_mut(&mut out, nb, m),
+            Accum::Replace,
+            bv,
+            at,
+            T::one(),
+            par(nb * m * k),
+        );
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
     let a3 = as_batched(a, batch);
     let b3 = as_batched(b, batch);
     let (ra, ca) = (a3.shape()[1], a3.shape()[2]);

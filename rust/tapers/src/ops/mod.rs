@@ -78,15 +78,85 @@ pub(crate) fn record(
     tape::record_op(name, &ins, &[out], make_rule);
 }
 
-/// Sums `g` down to `shape`, undoing NumPy broadcasting.
+thread_local! {
+    /// Leading "row" dims every gradient carries during a vectorized Jacobian
+    /// pass (0 otherwise). Thread-local because that pass runs its rules on
+    /// the calling thread only.
+    static ROW_DIMS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The row dims gradients carry on this thread (see [`with_row_dims`]).
+pub(crate) fn row_dims() -> usize {
+    ROW_DIMS.with(std::cell::Cell::get)
+}
+
+/// Runs `f` with every gradient carrying `dims` extra leading dims: one
+/// backward pass then computes many rows of a Jacobian at once (as `pfor`
+/// does in TensorFlow, or `vmap` in JAX). Only rules that
+/// [`rule_handles_rows`] may run inside.
+pub(crate) fn with_row_dims<R>(dims: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ROW_DIMS.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(ROW_DIMS.with(|c| c.replace(dims)));
+    f()
+}
+
+/// Ops whose gradient rules stay correct when gradients carry extra leading
+/// row dims: rules built only from broadcasting elementwise ops, batched
+/// matmuls, [`unbroadcast`] and `Reshape`'s rule, the two of which keep the
+/// row dims. Any other op on the path makes a Jacobian fall back to one
+/// backward pass per row.
+pub(crate) fn rule_handles_rows(name: &str) -> bool {
+    matches!(
+        name,
+        "AddV2"
+            | "Sub"
+            | "Mul"
+            | "RealDiv"
+            | "Neg"
+            | "Identity"
+            | "Abs"
+            | "Exp"
+            | "Log"
+            | "Sqrt"
+            | "Square"
+            | "Sin"
+            | "Cos"
+            | "Tanh"
+            | "Sigmoid"
+            | "Relu"
+            | "MatMul"
+            | "Reshape"
+    )
+}
+
+/// Sums `g` down to `shape`, undoing NumPy broadcasting (keeping the
+/// leading row dims of a vectorized Jacobian pass, see [`with_row_dims`]).
 pub(crate) fn unbroadcast(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    if g.shape() == shape {
+    let lead = row_dims();
+    if lead == 0 && g.shape() == shape {
         return Ok(g.clone());
     }
-    let axes: Vec<isize> = crate::shape::broadcast_reduction_axes(shape, g.shape())
+    if g.rank() < lead + shape.len() {
+        return Err(crate::error::Error::invalid(format!(
+            "a gradient of shape {} cannot be reduced to {} with {lead} row dims",
+            crate::shape::ShapeDisplay::of(g.shape()),
+            crate::shape::ShapeDisplay::of(shape)
+        )));
+    }
+    let (rows, inner) = g.shape().split_at(lead);
+    if inner == shape {
+        return Ok(g.clone());
+    }
+    let axes: Vec<isize> = crate::shape::broadcast_reduction_axes(shape, inner)
         .into_iter()
-        .map(|a| a as isize)
+        .map(|a| (a + lead) as isize)
         .collect();
     let s = reduce_sum(g, Some(&axes), false)?;
-    reshape(&s, &shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
+    let full: Vec<isize> = rows.iter().chain(shape).map(|&d| d as isize).collect();
+    reshape(&s, &full)
 }

@@ -189,6 +189,57 @@ fn bits(t: &Tensor) -> Vec<u64> {
         .collect()
 }
 
+/// Each Jacobian row (vectorized or not) against its own backward pass
+/// seeded with that row's one-hot seed.
+fn check_jacobian_rows(
+    tape: &GradientTape,
+    target: &Tensor,
+    sources: &[Source],
+    j: &[Option<Tensor>],
+) {
+    if !target.dtype().is_floating() {
+        return;
+    }
+    let n = target.numel();
+    for row in 0..n {
+        let mut hot = vec![0.0f64; n];
+        hot[row] = 1.0;
+        let seed = Tensor::from_vec(hot, target.shape()).expect("seed");
+        let seed = ops::cast(&seed, target.dtype()).expect("cast");
+        let Ok(g) = tape.gradient_with(
+            std::slice::from_ref(target),
+            sources,
+            Some(std::slice::from_ref(&seed)),
+            Unconnected::None,
+        ) else {
+            continue;
+        };
+        for (js, g) in j.iter().zip(&g) {
+            let (Some(js), Some(g)) = (js, g) else {
+                assert!(
+                    g.is_none() || js.is_some(),
+                    "a connected row in an unconnected jacobian"
+                );
+                continue;
+            };
+            let per = g.numel();
+            let jv = &values(js)[row * per..(row + 1) * per];
+            for (a, b) in jv.iter().zip(values(g)) {
+                let same = a == &b
+                    || (a.is_nan() && b.is_nan())
+                    || (a - b).abs() <= 1e-4 * (1.0 + a.abs() + b.abs());
+                assert!(same, "jacobian row {row}: {a} vs gradient {b}");
+            }
+        }
+    }
+}
+
+fn values(t: &Tensor) -> Vec<f64> {
+    t.to_vec::<f64>()
+        .or_else(|_| ops::cast(t, DType::F64).and_then(|c| c.to_vec::<f64>()))
+        .expect("cast to f64")
+}
+
 fn check_grads(sources: &[Source], grads: &[Option<Tensor>], shapes: &[Vec<usize>]) {
     assert_eq!(grads.len(), sources.len());
     for ((s, g), shape) in sources.iter().zip(grads).zip(shapes) {
@@ -304,6 +355,7 @@ pub fn run(data: &[u8]) {
                             assert_eq!(js.shape(), &want[..], "jacobian shape");
                         }
                     }
+                    check_jacobian_rows(&tape, &target, &sources, &j);
                 }
             }
         } else {
