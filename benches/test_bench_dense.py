@@ -120,3 +120,26 @@ def test_tapers_tanh_4m(benchmark):
 def test_numpy_tanh_4m(benchmark):
     x = R.normal(size=4_000_000).astype(np.float32)
     benchmark(lambda: np.tanh(x))
+
+
+def test_tapers_elementwise_4m_backward_only(benchmark):
+    """The fused backward pass of the elementwise workload alone (persistent tape)."""
+    x = tf.constant(R.normal(size=4_000_000).astype(np.float32))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.tanh(x) * tf.exp(-x * x) + x)
+    benchmark(lambda: tape.gradient(y, x))
+
+
+def test_tapers_jacobian_tanh_matvec_256(benchmark):
+    """jacobian of tanh(W @ x), W 256x256: one vectorized backward pass."""
+    W = tf.constant((R.normal(size=(256, 256)) / 16).astype(np.float32))
+    x = tf.constant(R.normal(size=256).astype(np.float32))
+
+    def run():
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.tanh(tf.reshape(W @ tf.reshape(x, [256, 1]), [256]))
+        return t.jacobian(y, x)
+
+    benchmark(run)

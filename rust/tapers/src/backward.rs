@@ -222,6 +222,18 @@ pub(crate) fn run(
     cancel: Option<&AtomicBool>,
 ) -> Result<Vec<Option<Tensor>>> {
     let plan = Plan::new(entries, target_origins, sources, cancel);
+    // Fuse elementwise regions, unless an outer tape must record each rule.
+    let recording = !RecordingContext::current().is_empty();
+    let fused = if recording {
+        None
+    } else {
+        let target_ids: FxHashSet<TensorId> = targets.iter().map(Tensor::id).collect();
+        crate::fuse::fuse(entries, &plan.needed, &plan.source_ids, &target_ids)
+    };
+    let (entries, plan) = match &fused {
+        Some(f) => (f.as_slice(), Plan::new(f, target_origins, sources, cancel)),
+        None => (entries, plan),
+    };
 
     // Seeds. A target that is itself a source gets its seed even if the tape
     // never saw it (TensorFlow: d x / d x = 1 always).
@@ -247,7 +259,7 @@ pub(crate) fn run(
                 .sum::<usize>()
         })
         .sum();
-    let section = if RecordingContext::current().is_empty() {
+    let section = if !recording {
         crate::kernels::parallel_section(work, PARALLEL_WORK)
     } else {
         None

@@ -37,6 +37,7 @@ mod backward;
 pub mod checkpoint;
 mod dtype;
 mod error;
+mod fuse;
 mod inspect;
 mod jacobian;
 pub mod kernels;

@@ -78,6 +78,9 @@ pub(crate) struct Entry {
     pub inputs: SmallVec<[Input; 2]>,
     pub outputs: SmallVec<[Output; 1]>,
     pub rule: Arc<dyn BackwardFn>,
+    /// The op's local derivative when it is a same-shape elementwise op
+    /// (the backward pass may fuse such ops, see `fuse`).
+    pub pointwise: Option<Arc<crate::fuse::Pointwise>>,
 }
 
 /// What a live tape holds. `None` in [`TapeInner::data`] means "no tape yet, or
@@ -205,6 +208,17 @@ pub fn record_op(
     outputs: &[&Tensor],
     make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
 ) {
+    record_op_with(name, inputs, outputs, make_rule, || None);
+}
+
+/// [`record_op`] that also keeps the op's local derivative, for fusion.
+pub(crate) fn record_op_with(
+    name: &'static str,
+    inputs: &[(TensorId, DType)],
+    outputs: &[&Tensor],
+    make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
+    make_pointwise: impl FnOnce() -> Option<crate::fuse::Pointwise>,
+) {
     ACTIVE.with(|a| {
         let active = a.borrow();
         if active.is_empty() {
@@ -212,6 +226,8 @@ pub fn record_op(
         }
         let mut rule: Option<Arc<dyn BackwardFn>> = None;
         let mut make_rule = Some(make_rule);
+        let mut pointwise: Option<Option<Arc<crate::fuse::Pointwise>>> = None;
+        let mut make_pointwise = Some(make_pointwise);
         for tape in active.iter() {
             if !tape.live.load(Ordering::Acquire) {
                 continue;
@@ -266,6 +282,11 @@ pub fn record_op(
                     })
                     .collect(),
                 rule,
+                pointwise: pointwise
+                    .get_or_insert_with(|| {
+                        (make_pointwise.take().expect("made once"))().map(Arc::new)
+                    })
+                    .clone(),
             });
         }
     })
@@ -635,6 +656,9 @@ impl GradientTape {
         for e in &d.entries {
             // The rule's Arc allocation: two counters plus the closure.
             bytes += 2 * std::mem::size_of::<usize>() + std::mem::size_of_val(&*e.rule);
+            if let Some(p) = &e.pointwise {
+                bytes += 2 * std::mem::size_of::<usize>() + std::mem::size_of_val(&**p);
+            }
             if e.inputs.spilled() {
                 bytes += e.inputs.capacity() * std::mem::size_of::<Input>();
             }

@@ -2,7 +2,7 @@
 
 use num_traits::Float;
 
-use super::{record, rule, unbroadcast};
+use super::{record, record_pointwise, rule, unbroadcast};
 use crate::error::{Error, Result};
 use crate::kernels::{numeric_binary, numeric_unary};
 use crate::ops;
@@ -26,46 +26,58 @@ fn check_divisor(op: &'static str, b: &Tensor) -> Result<()> {
 /// `a + b` with broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = numeric_binary!("AddV2", a, b, |x, y| Arith::add(x, y))?;
-    record("AddV2", &[a, b], &out, || {
-        let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
-        rule(move |g, needs| {
-            Ok(vec![
-                if needs[0] {
-                    Some(unbroadcast(&g[0], &sa)?)
-                } else {
-                    None
-                },
-                if needs[1] {
-                    Some(unbroadcast(&g[0], &sb)?)
-                } else {
-                    None
-                },
-            ])
-        })
-    });
+    record_pointwise(
+        "AddV2",
+        &[a, b],
+        &out,
+        || {
+            let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+            rule(move |g, needs| {
+                Ok(vec![
+                    if needs[0] {
+                        Some(unbroadcast(&g[0], &sa)?)
+                    } else {
+                        None
+                    },
+                    if needs[1] {
+                        Some(unbroadcast(&g[0], &sb)?)
+                    } else {
+                        None
+                    },
+                ])
+            })
+        },
+        || crate::fuse::Pointwise::Add,
+    );
     Ok(out)
 }
 
 /// `a - b` with broadcasting.
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = numeric_binary!("Sub", a, b, |x, y| Arith::sub(x, y))?;
-    record("Sub", &[a, b], &out, || {
-        let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
-        rule(move |g, needs| {
-            Ok(vec![
-                if needs[0] {
-                    Some(unbroadcast(&g[0], &sa)?)
-                } else {
-                    None
-                },
-                if needs[1] {
-                    Some(unbroadcast(&neg(&g[0])?, &sb)?)
-                } else {
-                    None
-                },
-            ])
-        })
-    });
+    record_pointwise(
+        "Sub",
+        &[a, b],
+        &out,
+        || {
+            let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+            rule(move |g, needs| {
+                Ok(vec![
+                    if needs[0] {
+                        Some(unbroadcast(&g[0], &sa)?)
+                    } else {
+                        None
+                    },
+                    if needs[1] {
+                        Some(unbroadcast(&neg(&g[0])?, &sb)?)
+                    } else {
+                        None
+                    },
+                ])
+            })
+        },
+        || crate::fuse::Pointwise::Sub,
+    );
     Ok(out)
 }
 
@@ -92,23 +104,29 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Some(t) => t,
         None => numeric_binary!("Mul", a, b, |x, y| Arith::mul(x, y))?,
     };
-    record("Mul", &[a, b], &out, || {
-        let (a, b) = (a.clone(), b.clone());
-        rule(move |g, needs| {
-            Ok(vec![
-                if needs[0] {
-                    Some(unbroadcast(&mul(&g[0], &b)?, a.shape())?)
-                } else {
-                    None
-                },
-                if needs[1] {
-                    Some(unbroadcast(&mul(&g[0], &a)?, b.shape())?)
-                } else {
-                    None
-                },
-            ])
-        })
-    });
+    record_pointwise(
+        "Mul",
+        &[a, b],
+        &out,
+        || {
+            let (a, b) = (a.clone(), b.clone());
+            rule(move |g, needs| {
+                Ok(vec![
+                    if needs[0] {
+                        Some(unbroadcast(&mul(&g[0], &b)?, a.shape())?)
+                    } else {
+                        None
+                    },
+                    if needs[1] {
+                        Some(unbroadcast(&mul(&g[0], &a)?, b.shape())?)
+                    } else {
+                        None
+                    },
+                ])
+            })
+        },
+        || crate::fuse::Pointwise::Mul(a.clone(), b.clone()),
+    );
     Ok(out)
 }
 
@@ -117,25 +135,31 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     check_divisor("RealDiv", b)?;
     let out = numeric_binary!("RealDiv", a, b, |x, y| crate::ops::arith::Arith::div(x, y))?;
-    record("RealDiv", &[a, b], &out, || {
-        let (a, b) = (a.clone(), b.clone());
-        rule(move |g, needs| {
-            Ok(vec![
-                if needs[0] {
-                    Some(unbroadcast(&div(&g[0], &b)?, a.shape())?)
-                } else {
-                    None
-                },
-                if needs[1] {
-                    // d(a/b)/db = -a / b^2
-                    let t = div(&div(&a, &b)?, &b)?;
-                    Some(unbroadcast(&neg(&mul(&g[0], &t)?)?, b.shape())?)
-                } else {
-                    None
-                },
-            ])
-        })
-    });
+    record_pointwise(
+        "RealDiv",
+        &[a, b],
+        &out,
+        || {
+            let (a, b) = (a.clone(), b.clone());
+            rule(move |g, needs| {
+                Ok(vec![
+                    if needs[0] {
+                        Some(unbroadcast(&div(&g[0], &b)?, a.shape())?)
+                    } else {
+                        None
+                    },
+                    if needs[1] {
+                        // d(a/b)/db = -a / b^2
+                        let t = div(&div(&a, &b)?, &b)?;
+                        Some(unbroadcast(&neg(&mul(&g[0], &t)?)?, b.shape())?)
+                    } else {
+                        None
+                    },
+                ])
+            })
+        },
+        || crate::fuse::Pointwise::Div(a.clone(), b.clone()),
+    );
     Ok(out)
 }
 
@@ -214,9 +238,13 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `-a`.
 pub fn neg(a: &Tensor) -> Result<Tensor> {
     let out = numeric_unary!("Neg", a, |x| Arith::neg(x))?;
-    record("Neg", &[a], &out, || {
-        rule(|g, _| Ok(vec![Some(neg(&g[0])?)]))
-    });
+    record_pointwise(
+        "Neg",
+        &[a],
+        &out,
+        || rule(|g, _| Ok(vec![Some(neg(&g[0])?)])),
+        || crate::fuse::Pointwise::Neg,
+    );
     Ok(out)
 }
 

@@ -2,7 +2,7 @@
 
 use num_traits::Float;
 
-use super::{record, rule};
+use super::{record, record_pointwise, rule};
 use crate::error::Result;
 use crate::kernels::{float_unary, numeric_unary};
 use crate::ops::{self, arith::Arith};
@@ -17,46 +17,70 @@ fn scalar_like(t: &Tensor, v: f64) -> Tensor {
 /// platform's `exp`.
 pub fn exp(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Exp", x, map_simd, |v| FastExp::fast_exp(v))?;
-    record("Exp", &[x], &y, || {
-        let y = y.clone();
-        rule(move |g, _| Ok(vec![Some(ops::mul(&g[0], &y)?)]))
-    });
+    record_pointwise(
+        "Exp",
+        &[x],
+        &y,
+        || {
+            let y = y.clone();
+            rule(move |g, _| Ok(vec![Some(ops::mul(&g[0], &y)?)]))
+        },
+        || crate::fuse::Pointwise::Exp(y.clone()),
+    );
     Ok(y)
 }
 
 /// Natural logarithm.
 pub fn log(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Log", x, |v| v.ln())?;
-    record("Log", &[x], &y, || {
-        let x = x.clone();
-        rule(move |g, _| Ok(vec![Some(ops::div(&g[0], &x)?)]))
-    });
+    record_pointwise(
+        "Log",
+        &[x],
+        &y,
+        || {
+            let x = x.clone();
+            rule(move |g, _| Ok(vec![Some(ops::div(&g[0], &x)?)]))
+        },
+        || crate::fuse::Pointwise::Log(x.clone()),
+    );
     Ok(y)
 }
 
 /// Square root; its gradient at 0 is infinite (as TF).
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Sqrt", x, |v| v.sqrt())?;
-    record("Sqrt", &[x], &y, || {
-        let y = y.clone();
-        rule(move |g, _| {
-            let half = scalar_like(&y, 0.5);
-            Ok(vec![Some(ops::div(&ops::mul(&g[0], &half)?, &y)?)])
-        })
-    });
+    record_pointwise(
+        "Sqrt",
+        &[x],
+        &y,
+        || {
+            let y = y.clone();
+            rule(move |g, _| {
+                let half = scalar_like(&y, 0.5);
+                Ok(vec![Some(ops::div(&ops::mul(&g[0], &half)?, &y)?)])
+            })
+        },
+        || crate::fuse::Pointwise::Sqrt(y.clone()),
+    );
     Ok(y)
 }
 
 /// `x * x`.
 pub fn square(x: &Tensor) -> Result<Tensor> {
     let y = numeric_unary!("Square", x, |v| Arith::mul(v, v))?;
-    record("Square", &[x], &y, || {
-        let x = x.clone();
-        rule(move |g, _| {
-            let two = scalar_like(&x, 2.0);
-            Ok(vec![Some(ops::mul(&g[0], &ops::mul(&x, &two)?)?)])
-        })
-    });
+    record_pointwise(
+        "Square",
+        &[x],
+        &y,
+        || {
+            let x = x.clone();
+            rule(move |g, _| {
+                let two = scalar_like(&x, 2.0);
+                Ok(vec![Some(ops::mul(&g[0], &ops::mul(&x, &two)?)?)])
+            })
+        },
+        || crate::fuse::Pointwise::Square(x.clone()),
+    );
     Ok(y)
 }
 
@@ -85,10 +109,16 @@ pub fn cos(x: &Tensor) -> Result<Tensor> {
 /// platform's `tanh`.
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Tanh", x, map_simd, |v| FastTanh::fast_tanh(v))?;
-    record("Tanh", &[x], &y, || {
-        let y = y.clone();
-        rule(move |g, _| Ok(vec![Some(tanh_grad(&y, &g[0])?)]))
-    });
+    record_pointwise(
+        "Tanh",
+        &[x],
+        &y,
+        || {
+            let y = y.clone();
+            rule(move |g, _| Ok(vec![Some(tanh_grad(&y, &g[0])?)]))
+        },
+        || crate::fuse::Pointwise::Tanh(y.clone()),
+    );
     Ok(y)
 }
 
@@ -261,16 +291,22 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
             e * s
         }
     })?;
-    record("Sigmoid", &[x], &y, || {
-        let y = y.clone();
-        rule(move |g, _| {
-            let one = scalar_like(&y, 1.0);
-            Ok(vec![Some(ops::mul(
-                &g[0],
-                &ops::mul(&y, &ops::sub(&one, &y)?)?,
-            )?)])
-        })
-    });
+    record_pointwise(
+        "Sigmoid",
+        &[x],
+        &y,
+        || {
+            let y = y.clone();
+            rule(move |g, _| {
+                let one = scalar_like(&y, 1.0);
+                Ok(vec![Some(ops::mul(
+                    &g[0],
+                    &ops::mul(&y, &ops::sub(&one, &y)?)?,
+                )?)])
+            })
+        },
+        || crate::fuse::Pointwise::Sigmoid(y.clone()),
+    );
     Ok(y)
 }
 
@@ -417,10 +453,16 @@ pub fn relu(x: &Tensor) -> Result<Tensor> {
             z
         }
     })?;
-    record("Relu", &[x], &y, || {
-        let x = x.clone();
-        rule(move |g, _| Ok(vec![Some(relu_grad(&x, &g[0])?)]))
-    });
+    record_pointwise(
+        "Relu",
+        &[x],
+        &y,
+        || {
+            let x = x.clone();
+            rule(move |g, _| Ok(vec![Some(relu_grad(&x, &g[0])?)]))
+        },
+        || crate::fuse::Pointwise::Relu(x.clone()),
+    );
     Ok(y)
 }
 

@@ -78,6 +78,30 @@ pub(crate) fn record(
     tape::record_op(name, &ins, &[out], make_rule);
 }
 
+/// [`record`] for a same-shape elementwise op, keeping its local derivative
+/// (`pointwise`, only asked for when recording) so the backward pass can fuse
+/// it with its neighbours. Ops that broadcast record plainly.
+#[inline]
+pub(crate) fn record_pointwise(
+    name: &'static str,
+    inputs: &[&Tensor],
+    out: &Tensor,
+    make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
+    pointwise: impl FnOnce() -> crate::fuse::Pointwise,
+) {
+    if !tape::is_recording() {
+        return;
+    }
+    let ins: SmallVec<[(TensorId, DType); 3]> =
+        inputs.iter().map(|t| (t.id(), t.dtype())).collect();
+    let fusable = out.numel() >= crate::fuse::FUSE_MIN
+        && out.dtype().is_floating()
+        && inputs
+            .iter()
+            .all(|t| t.shape() == out.shape() && t.dtype() == out.dtype());
+    tape::record_op_with(name, &ins, &[out], make_rule, || fusable.then(pointwise));
+}
+
 thread_local! {
     /// Leading "row" dims every gradient carries during a vectorized Jacobian
     /// pass (0 otherwise). Thread-local because that pass runs its rules on

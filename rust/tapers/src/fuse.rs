@@ -1,0 +1,443 @@
+//! Fused backward passes over regions of large, same-shape elementwise ops.
+//!
+//! Unfused, every rule of an elementwise chain makes a full pass over memory:
+//! `reduce_sum(tanh(x) * exp(-x * x) + x)` on 4M floats costs seven passes
+//! backward, each reading and writing 16 MB. Here such a region of the
+//! pruned graph becomes one synthetic entry whose rule walks the elements in
+//! cache-sized chunks and runs every op's local derivative on each chunk in
+//! turn, so only the region's incoming gradient, the values the rules need,
+//! and the gradients leaving the region touch memory.
+//!
+//! A region has one head (the only op whose output is used outside the
+//! region or is a target); every other op's output is used only inside it
+//! and is no source or target. Such a region is convex, so contracting it
+//! to one entry keeps the graph acyclic. Fusion only runs when no outer tape
+//! records the pass (rules must then be recorded op by op), and decisions
+//! depend on the graph and shapes alone, never on the thread count.
+//!
+//! Each chunk sums a tensor's contributions in the unfused order (latest
+//! consumer first) with the unfused rules' formulas; gradients that stay
+//! inside the region are bitwise the same as unfused. Leaves that also get
+//! gradients from outside the region receive the region's share as one
+//! contribution, so their sum may round differently (still the same on
+//! every run and thread count).
+
+use std::sync::Arc;
+
+use num_traits::Float;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernels::{parallel_section, PAR_THRESHOLD};
+use crate::shape::ShapeDisplay;
+use crate::tape::{BackwardFn, Entry, Input, Origin};
+use crate::tensor::{Element, Storage, Tensor, TensorId};
+
+/// Elements per chunk: a dozen chunk buffers stay in L2.
+const CHUNK: usize = 1 << 12;
+
+/// Ops below this many elements are not worth fusing (nor is their local
+/// derivative kept when they are recorded).
+pub(crate) const FUSE_MIN: usize = 1 << 16;
+
+/// The local derivative of a same-shape elementwise op, with the values it
+/// needs (saved when the op was recorded, like its rule's).
+#[derive(Clone)]
+pub(crate) enum Pointwise {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `-a`.
+    Neg,
+    /// `a * b`: inputs `a`, `b`.
+    Mul(Tensor, Tensor),
+    /// `a / b`: inputs `a`, `b`.
+    Div(Tensor, Tensor),
+    /// `tanh`: its output.
+    Tanh(Tensor),
+    /// `exp`: its output.
+    Exp(Tensor),
+    /// `sigmoid`: its output.
+    Sigmoid(Tensor),
+    /// `relu`: its input.
+    Relu(Tensor),
+    /// `square`: its input.
+    Square(Tensor),
+    /// `log`: its input.
+    Log(Tensor),
+    /// `sqrt`: its output.
+    Sqrt(Tensor),
+}
+
+impl Pointwise {
+    fn saved(&self) -> SmallVec<[&Tensor; 2]> {
+        use Pointwise::*;
+        match self {
+            Add | Sub | Neg => SmallVec::new(),
+            Mul(a, b) | Div(a, b) => [a, b].into_iter().collect(),
+            Tanh(t) | Exp(t) | Sigmoid(t) | Relu(t) | Square(t) | Log(t) | Sqrt(t) => {
+                [t].into_iter().collect()
+            }
+        }
+    }
+}
+
+/// One op of a region: its local derivative, the slot of its output
+/// gradient and the slots its inputs' gradients accumulate in (`None` for a
+/// leaf that wants no gradient).
+struct Step {
+    local: Pointwise,
+    out: usize,
+    ins: SmallVec<[Option<usize>; 2]>,
+}
+
+/// The rule of a fused region. Slot 0 is the head's output gradient; leaf
+/// slots follow, in the order of the synthetic entry's inputs.
+struct FusedRule {
+    dtype: DType,
+    shape: Vec<usize>,
+    steps: Vec<Step>,
+    slots: usize,
+    leaves: usize,
+}
+
+/// Finds fusable regions among the `needed` entries. `None` when there are
+/// none; otherwise a copy of `entries` in which each region's head is a
+/// synthetic entry (inputs: the region's leaves) and its other ops are no
+/// longer reached from any target.
+pub(crate) fn fuse(
+    entries: &[Entry],
+    needed: &[bool],
+    source_ids: &FxHashSet<TensorId>,
+    target_ids: &FxHashSet<TensorId>,
+) -> Option<Vec<Entry>> {
+    let n = entries.len();
+    let candidate = |i: usize| {
+        needed[i]
+            && entries[i].pointwise.is_some()
+            && entries[i].outputs.len() == 1
+            && entries[i].outputs[0].shape.iter().product::<usize>() >= FUSE_MIN
+    };
+    // A region needs at least two ops.
+    (0..n).filter(|&i| candidate(i)).nth(1)?;
+    // Consumers (needed entries) of each candidate's output.
+    let mut consumers: FxHashMap<TensorId, SmallVec<[usize; 2]>> = FxHashMap::default();
+    for i in (0..n).filter(|&i| candidate(i)) {
+        consumers.insert(entries[i].outputs[0].id, SmallVec::new());
+    }
+    for (i, e) in entries.iter().enumerate().filter(|&(i, _)| needed[i]) {
+        for inp in &e.inputs {
+            if let Some(c) = consumers.get_mut(&inp.id) {
+                if !c.contains(&i) {
+                    c.push(i);
+                }
+            }
+        }
+    }
+    let mut region_of: Vec<Option<usize>> = vec![None; n];
+    let mut out: Option<Vec<Entry>> = None;
+    for head in (0..n).rev() {
+        if !candidate(head) || region_of[head].is_some() {
+            continue;
+        }
+        region_of[head] = Some(head);
+        let (shape, dtype) = (
+            &entries[head].outputs[0].shape,
+            entries[head].outputs[0].dtype,
+        );
+        let mut members = vec![head];
+        for j in (0..head).rev() {
+            let o = &entries[j].outputs[0];
+            let joins = candidate(j)
+                && region_of[j].is_none()
+                && o.shape == *shape
+                && o.dtype == dtype
+                && !source_ids.contains(&o.id)
+                && !target_ids.contains(&o.id)
+                && consumers[&o.id].iter().all(|&c| region_of[c] == Some(head));
+            if joins && !consumers[&o.id].is_empty() {
+                region_of[j] = Some(head);
+                members.push(j);
+            }
+        }
+        if members.len() < 2 {
+            continue;
+        }
+        let entries_out = out.get_or_insert_with(|| entries.to_vec());
+        entries_out[head] = region_entry(entries, &members);
+    }
+    out
+}
+
+/// The synthetic entry of a region (`members` in descending order, head first).
+fn region_entry(entries: &[Entry], members: &[usize]) -> Entry {
+    let mut slot_of: FxHashMap<TensorId, usize> = FxHashMap::default();
+    slot_of.insert(entries[members[0]].outputs[0].id, 0);
+    let internal: FxHashSet<TensorId> = members.iter().map(|&m| entries[m].outputs[0].id).collect();
+    // Leaves first (slots 1..=leaves), in order of first use.
+    let mut leaves: Vec<Input> = Vec::new();
+    for &m in members {
+        for inp in &entries[m].inputs {
+            if !internal.contains(&inp.id) && !slot_of.contains_key(&inp.id) {
+                slot_of.insert(inp.id, 1 + leaves.len());
+                leaves.push(inp.clone());
+            }
+        }
+    }
+    for &m in &members[1..] {
+        let next = slot_of.len();
+        slot_of.insert(entries[m].outputs[0].id, next);
+    }
+    let steps = members
+        .iter()
+        .map(|&m| {
+            let e = &entries[m];
+            Step {
+                local: e.pointwise.as_deref().expect("a candidate").clone(),
+                out: slot_of[&e.outputs[0].id],
+                ins: e
+                    .inputs
+                    .iter()
+                    // Untracked leaves get no gradient.
+                    .map(|i| (i.origin != Origin::Untracked).then(|| slot_of[&i.id]))
+                    .collect(),
+            }
+        })
+        .collect();
+    let head = &entries[members[0]];
+    Entry {
+        name: "FusedElementwise",
+        inputs: leaves.iter().cloned().collect(),
+        outputs: head.outputs.clone(),
+        rule: Arc::new(FusedRule {
+            dtype: head.outputs[0].dtype,
+            shape: head.outputs[0].shape.to_vec(),
+            steps,
+            slots: slot_of.len(),
+            leaves: leaves.len(),
+        }),
+        pointwise: None,
+    }
+}
+
+impl BackwardFn for FusedRule {
+    fn backward(&self, grads: &[Tensor], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+        let g = &grads[0];
+        match (g.storage(), self.dtype) {
+            (Storage::F32(_), DType::F32) if g.shape() == &self.shape[..] => {
+                Ok(self.run::<f32>(g, needs))
+            }
+            (Storage::F64(_), DType::F64) if g.shape() == &self.shape[..] => {
+                Ok(self.run::<f64>(g, needs))
+            }
+            // A seed that does not match its target (the op-by-op rules
+            // would refuse it too).
+            _ => Err(Error::invalid(format!(
+                "the gradient of a {} tensor of shape {} was given as a {} tensor of shape {}",
+                self.dtype.name(),
+                ShapeDisplay::of(&self.shape),
+                g.dtype().name(),
+                ShapeDisplay::of(g.shape())
+            ))),
+        }
+    }
+}
+
+/// A contiguous view of a tensor's elements (copied only if not row-major).
+fn elements<T: Element>(t: &Tensor) -> std::borrow::Cow<'_, [T]> {
+    let a = T::unwrap(t.storage()).expect("fused regions have one dtype");
+    match a.as_slice() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(a.iter().copied().collect()),
+    }
+}
+
+impl FusedRule {
+    fn run<T: Element + Float>(&self, g: &Tensor, needs: &[bool]) -> Vec<Option<Tensor>> {
+        let n = g.numel();
+        let shape = g.shape().to_vec();
+        // A seed of ones (a reduction's broadcast gradient) need not be read.
+        let ones = g.is_all_ones().then(|| vec![T::one(); CHUNK.min(n)]);
+        let g = match &ones {
+            Some(_) => std::borrow::Cow::Borrowed(&[][..]),
+            None => elements::<T>(g),
+        };
+        let saved: Vec<SmallVec<[std::borrow::Cow<'_, [T]>; 2]>> = self
+            .steps
+            .iter()
+            .map(|s| s.local.saved().into_iter().map(elements::<T>).collect())
+            .collect();
+        let wanted: Vec<bool> = (0..self.leaves)
+            .map(|k| needs.get(k) == Some(&true))
+            .collect();
+        let mut outs: Vec<Vec<T>> = wanted
+            .iter()
+            .map(|&w| if w { vec![T::zero(); n] } else { Vec::new() })
+            .collect();
+        let chunks = n.div_ceil(CHUNK);
+        let mut per_chunk: Vec<Vec<Option<&mut [T]>>> = (0..chunks).map(|_| Vec::new()).collect();
+        for o in outs.iter_mut() {
+            if o.is_empty() {
+                per_chunk.iter_mut().for_each(|c| c.push(None));
+            } else {
+                for (c, s) in o.chunks_mut(CHUNK).enumerate() {
+                    per_chunk[c].push(Some(s));
+                }
+            }
+        }
+        let one = |scratch: &mut Scratch<T>, (c, dst): (usize, Vec<Option<&mut [T]>>)| {
+            let lo = c * CHUNK;
+            let hi = (lo + CHUNK).min(n);
+            let g = match &ones {
+                Some(ones) => &ones[..hi - lo],
+                None => &g[lo..hi],
+            };
+            self.chunk(scratch, g, &saved, lo..hi, dst);
+        };
+        let new_scratch = || Scratch {
+            bufs: vec![Vec::with_capacity(CHUNK); self.slots],
+            filled: vec![false; self.slots],
+        };
+        if let Some(_par) = parallel_section(n, PAR_THRESHOLD) {
+            per_chunk
+                .into_par_iter()
+                .enumerate()
+                .for_each_init(new_scratch, one);
+        } else {
+            let mut s = new_scratch();
+            per_chunk
+                .into_iter()
+                .enumerate()
+                .for_each(|c| one(&mut s, c));
+        }
+        outs.into_iter()
+            .zip(wanted)
+            .map(|(o, w)| {
+                w.then(|| {
+                    Tensor::from_array(
+                        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), o)
+                            .expect("sizes match"),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// One chunk: every step on `range`, leaves' gradients into `dst`.
+    fn chunk<T: Element + Float>(
+        &self,
+        s: &mut Scratch<T>,
+        g: &[T],
+        saved: &[SmallVec<[std::borrow::Cow<'_, [T]>; 2]>],
+        range: std::ops::Range<usize>,
+        dst: Vec<Option<&mut [T]>>,
+    ) {
+        let len = range.len();
+        s.filled.iter_mut().for_each(|f| *f = false);
+        s.filled[0] = true;
+        for (step, vals) in self.steps.iter().zip(saved) {
+            // Slot 0 (the head's gradient) is read in place.
+            let taken = std::mem::take(&mut s.bufs[step.out]);
+            let go: &[T] = if step.out == 0 { g } else { &taken };
+            if !s.filled[step.out] {
+                // Nothing reached this op (cannot happen in a pruned region,
+                // but a zero gradient contributes nothing either way).
+                s.bufs[step.out] = taken;
+                continue;
+            }
+            let v = |k: usize| &vals[k][range.clone()];
+            let two = T::one() + T::one();
+            let half = T::one() / two;
+            match &step.local {
+                Pointwise::Add => {
+                    s.acc(step.ins[0], go, |g, _| g);
+                    s.acc(step.ins[1], go, |g, _| g);
+                }
+                Pointwise::Sub => {
+                    s.acc(step.ins[0], go, |g, _| g);
+                    s.acc(step.ins[1], go, |g, _| -g);
+                }
+                Pointwise::Neg => s.acc(step.ins[0], go, |g, _| -g),
+                Pointwise::Mul(..) => {
+                    let (a, b) = (v(0), v(1));
+                    s.acc(step.ins[0], go, |g, i| g * b[i]);
+                    s.acc(step.ins[1], go, |g, i| g * a[i]);
+                }
+                Pointwise::Div(..) => {
+                    let (a, b) = (v(0), v(1));
+                    s.acc(step.ins[0], go, |g, i| g / b[i]);
+                    s.acc(step.ins[1], go, |g, i| -(g * ((a[i] / b[i]) / b[i])));
+                }
+                Pointwise::Tanh(_) => {
+                    let y = v(0);
+                    s.acc(step.ins[0], go, |g, i| g * (T::one() - y[i] * y[i]));
+                }
+                Pointwise::Exp(_) => {
+                    let y = v(0);
+                    s.acc(step.ins[0], go, |g, i| g * y[i]);
+                }
+                Pointwise::Sigmoid(_) => {
+                    let y = v(0);
+                    s.acc(step.ins[0], go, |g, i| g * (y[i] * (T::one() - y[i])));
+                }
+                Pointwise::Relu(_) => {
+                    let x = v(0);
+                    s.acc(step.ins[0], go, |g, i| {
+                        if x[i] > T::zero() {
+                            g
+                        } else {
+                            T::zero()
+                        }
+                    });
+                }
+                Pointwise::Square(_) => {
+                    let x = v(0);
+                    s.acc(step.ins[0], go, |g, i| g * (x[i] * two));
+                }
+                Pointwise::Log(_) => {
+                    let x = v(0);
+                    s.acc(step.ins[0], go, |g, i| g / x[i]);
+                }
+                Pointwise::Sqrt(_) => {
+                    let y = v(0);
+                    s.acc(step.ins[0], go, |g, i| (g * half) / y[i]);
+                }
+            }
+            s.bufs[step.out] = taken;
+        }
+        for (k, d) in dst.into_iter().enumerate() {
+            if let Some(d) = d {
+                if s.filled[1 + k] {
+                    d.copy_from_slice(&s.bufs[1 + k][..len]);
+                }
+            }
+        }
+    }
+}
+
+struct Scratch<T> {
+    bufs: Vec<Vec<T>>,
+    filled: Vec<bool>,
+}
+
+impl<T: Float> Scratch<T> {
+    /// Adds `f(go[i], i)` into `slot` (the first contribution is stored).
+    #[inline(always)]
+    fn acc(&mut self, slot: Option<usize>, go: &[T], f: impl Fn(T, usize) -> T) {
+        let Some(slot) = slot else { return };
+        let buf = &mut self.bufs[slot];
+        if self.filled[slot] {
+            for (i, (d, &g)) in buf.iter_mut().zip(go).enumerate() {
+                *d = *d + f(g, i);
+            }
+        } else {
+            buf.clear();
+            buf.extend(go.iter().enumerate().map(|(i, &g)| f(g, i)));
+            self.filled[slot] = true;
+        }
+    }
+}
