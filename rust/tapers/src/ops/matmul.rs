@@ -12,8 +12,10 @@ use crate::kernels::same_dtype;
 use crate::shape::{broadcast_shapes, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
 
-/// Work (multiply-adds) above which one product is split across threads.
-const PAR_FLOPS: usize = 1 << 18;
+/// Work (multiply-adds) above which one product is split across threads:
+/// below about 4M, waking the pool costs more than it saves (faer 0.24 on
+/// 2 cores: 128^3 takes 47 us alone and 100 us split; 160^3 breaks even).
+const PAR_FLOPS: usize = 1 << 22;
 
 /// Float products via faer: strided views (transposes are free), one call per
 /// batch, threads split the output (never the reduction), so results do not
@@ -30,15 +32,18 @@ fn kernel_float<T>(
 where
     T: faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + Send + Sync,
 {
-    // faer multiplies a transposed (column-major) left operand at about half
-    // speed; for big products with several output columns a row-major copy
-    // costs far less than the difference (not for matrix-vector products).
+    // faer multiplies a transposed (column-major) left operand at about
+    // two thirds of its row-major speed (1024^3: 95-111 against 146-172
+    // GFLOP/s). A row-major copy of it costs m*k element moves against
+    // m*n*k multiply-adds, so it pays only for wide products; at MLP shapes
+    // (n = 256) the copy loses (784x128x256: 80-86 GFLOP/s with the copy,
+    // 119-139 without).
     let k = if ta {
         a.shape()[a.ndim() - 2]
     } else {
         a.shape()[a.ndim() - 1]
     };
-    if ta && n >= 16 && m * n * k >= PAR_FLOPS {
+    if ta && n >= 512 && m * n * k >= PAR_FLOPS {
         let r = a.ndim();
         let mut perm: Vec<usize> = (0..r).collect();
         perm.swap(r - 2, r - 1);
