@@ -14,22 +14,50 @@ pub const PAR_THRESHOLD: usize = 1 << 16;
 
 static EXTERNAL_PARALLEL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// When a thread last found the pool taken (microseconds since [`epoch`]).
+static LAST_CONTENTION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How long after a contended request every thread runs its work inline.
+const CONTENTION_WINDOW_US: u64 = 50_000;
+
+thread_local! {
+    /// This (non-pool) thread holds the pool: its nested requests are granted.
+    static HOLDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn epoch_us() -> u64 {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    // Starts at 1 so that 0 (never contended) is always outside the window.
+    EPOCH
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_micros() as u64
+        + CONTENTION_WINDOW_US
+        + 1
+}
+
 /// Permission to split work across the rayon pool, held for the duration of
 /// a parallel section.
 ///
 /// Work of at least `threshold` units may go parallel, but only one thread
-/// from outside the pool holds the pool at a time: when two Python threads
-/// each train their own model, the second one's ops run on its own thread
-/// instead of queueing for the pool, so both cores stay busy. Code already
-/// running on a pool worker (nested parallelism) is always allowed. Either
-/// way the results are the same: every parallel split here is deterministic.
+/// from outside the pool holds the pool at a time, and once two threads have
+/// wanted it at once (two Python threads each training their own model),
+/// every thread runs its work inline for the next 50 ms: one thread per core
+/// beats one thread on the pool's cores while the other time-slices with it
+/// (a training step splits poorly anyway: one MLP step is only ~1.15x faster
+/// on two cores). Code already running on a pool worker (nested parallelism)
+/// is always allowed. Either way the results are the same: every parallel
+/// split here is deterministic.
 pub struct ParallelSection {
     counted: bool,
+    /// Dropped on the thread that took it (it clears a thread-local flag).
+    _not_send: std::marker::PhantomData<*const ()>,
 }
 
 impl Drop for ParallelSection {
     fn drop(&mut self) {
         if self.counted {
+            HOLDING.with(|h| h.set(false));
             EXTERNAL_PARALLEL.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         }
     }
@@ -41,14 +69,27 @@ pub fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection
     if work < threshold || rayon::current_num_threads() < 2 {
         return None;
     }
-    if rayon::current_thread_index().is_some() {
-        return Some(ParallelSection { counted: false });
+    if rayon::current_thread_index().is_some() || HOLDING.with(std::cell::Cell::get) {
+        return Some(ParallelSection {
+            counted: false,
+            _not_send: std::marker::PhantomData,
+        });
     }
+    let now = epoch_us();
     if EXTERNAL_PARALLEL.fetch_add(1, Ordering::AcqRel) > 0 {
+        EXTERNAL_PARALLEL.fetch_sub(1, Ordering::AcqRel);
+        LAST_CONTENTION.store(now, Ordering::Relaxed);
+        return None;
+    }
+    if now.saturating_sub(LAST_CONTENTION.load(Ordering::Relaxed)) < CONTENTION_WINDOW_US {
         EXTERNAL_PARALLEL.fetch_sub(1, Ordering::AcqRel);
         return None;
     }
-    Some(ParallelSection { counted: true })
+    HOLDING.with(|h| h.set(true));
+    Some(ParallelSection {
+        counted: true,
+        _not_send: std::marker::PhantomData,
+    })
 }
 
 /// Lossy conversion to f64, used for scalar extraction and printing.
