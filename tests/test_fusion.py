@@ -112,7 +112,7 @@ def test_untracked_operands_broadcasts_and_chained_regions():
     def f(x):
         h = tf.tanh(x * c) - c  # c untracked, same shape: inside the region
         z = tf.transpose(h)  # not elementwise: ends the first region
-        z = z * 0.5 + tf.exp(-z)  # broadcast scalar multiply: not fused
+        z = z * 0.5 + tf.exp(-z)  # constant scalars broadcast inside the second region
         return tf.reduce_sum(tf.sqrt(tf.square(z) + tf.ones_like(z)) * z)
 
     fused, _, _ = grads(f, [x], fused=True)
@@ -149,3 +149,23 @@ def test_variables_in_a_fused_region():
     (g,) = t.gradient(y, [v])
     vv = v.numpy()
     np.testing.assert_allclose(g.numpy(), np.exp(vv * vv) * (2 * vv * vv + 1), rtol=1e-12)
+
+
+def test_constant_scalars_fuse_and_watched_scalars_do_not():
+    xv = R.normal(size=N)
+    x, s = tf.constant(xv), tf.constant(0.7, dtype=tf.float64)
+
+    def f(x, s):
+        # Constant scalars broadcast inside the region; the watched scalar s
+        # needs a reduction for its gradient, so its product is not fused.
+        h = tf.tanh(x * 0.5 + 1.0) * (2.0 - x) / 3.0
+        return tf.reduce_sum(h * s + 1.0 / (tf.square(x) + 1.0))
+
+    fused, _, _ = grads(f, [x, s], fused=True)
+    plain, _, _ = grads(f, [x, s], fused=False)
+    assert_same(fused, plain, exact=False)
+    t = np.tanh(xv * 0.5 + 1.0)
+    h = t * (2.0 - xv) / 3.0
+    dh = (0.5 * (1 - t * t) * (2.0 - xv) - t) / 3.0
+    np.testing.assert_allclose(fused[0], 0.7 * dh - 2 * xv / (xv * xv + 1) ** 2, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fused[1], h.sum(), rtol=1e-10)

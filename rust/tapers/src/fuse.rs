@@ -47,10 +47,10 @@ pub(crate) const FUSE_MIN: usize = 1 << 16;
 /// needs (saved when the op was recorded, like its rule's).
 #[derive(Clone)]
 pub(crate) enum Pointwise {
-    /// `a + b`.
-    Add,
-    /// `a - b`.
-    Sub,
+    /// `a + b`; which operands are broadcast scalars.
+    Add([bool; 2]),
+    /// `a - b`; which operands are broadcast scalars.
+    Sub([bool; 2]),
     /// `-a`.
     Neg,
     /// `a * b`: inputs `a`, `b`.
@@ -74,10 +74,20 @@ pub(crate) enum Pointwise {
 }
 
 impl Pointwise {
+    /// Which inputs are broadcast scalars (rank 0).
+    fn scalar_inputs(&self) -> [bool; 2] {
+        use Pointwise::*;
+        match self {
+            Add(m) | Sub(m) => *m,
+            Mul(a, b) | Div(a, b) => [a.rank() == 0, b.rank() == 0],
+            _ => [false, false],
+        }
+    }
+
     fn saved(&self) -> SmallVec<[&Tensor; 2]> {
         use Pointwise::*;
         match self {
-            Add | Sub | Neg => SmallVec::new(),
+            Add(_) | Sub(_) | Neg => SmallVec::new(),
             Mul(a, b) | Div(a, b) => [a, b].into_iter().collect(),
             Tanh(t) | Exp(t) | Sigmoid(t) | Relu(t) | Square(t) | Log(t) | Sqrt(t) => {
                 [t].into_iter().collect()
@@ -116,9 +126,22 @@ pub(crate) fn fuse(
     target_ids: &FxHashSet<TensorId>,
 ) -> Option<Vec<Entry>> {
     let n = entries.len();
+    // A scalar operand (broadcast) may only be a constant: its gradient
+    // would be a reduction, not elementwise.
+    let scalar_inputs_untracked = |e: &Entry| {
+        let scalar = e
+            .pointwise
+            .as_deref()
+            .map_or([false; 2], Pointwise::scalar_inputs);
+        e.inputs
+            .iter()
+            .zip(scalar)
+            .all(|(inp, scalar)| !scalar || inp.origin == Origin::Untracked)
+    };
     let candidate = |i: usize| {
         needed[i]
             && entries[i].pointwise.is_some()
+            && scalar_inputs_untracked(&entries[i])
             && entries[i].outputs.len() == 1
             && entries[i].outputs[0].shape.iter().product::<usize>() >= FUSE_MIN
     };
@@ -269,7 +292,20 @@ impl FusedRule {
         let saved: Vec<SmallVec<[std::borrow::Cow<'_, [T]>; 2]>> = self
             .steps
             .iter()
-            .map(|s| s.local.saved().into_iter().map(elements::<T>).collect())
+            .map(|s| {
+                s.local
+                    .saved()
+                    .into_iter()
+                    .map(|t| match t.numel() {
+                        // A scalar operand: one chunk's worth of copies,
+                        // read at chunk-local offsets.
+                        1 if n > 1 => {
+                            std::borrow::Cow::Owned(vec![elements::<T>(t)[0]; CHUNK.min(n)])
+                        }
+                        _ => elements::<T>(t),
+                    })
+                    .collect()
+            })
             .collect();
         let wanted: Vec<bool> = (0..self.leaves)
             .map(|k| needs.get(k) == Some(&true))
@@ -296,7 +332,7 @@ impl FusedRule {
                 Some(ones) => &ones[..hi - lo],
                 None => &g[lo..hi],
             };
-            self.chunk(scratch, g, &saved, lo..hi, dst);
+            self.chunk(scratch, g, &saved, n, lo..hi, dst);
         };
         let new_scratch = || Scratch {
             bufs: vec![Vec::with_capacity(CHUNK); self.slots],
@@ -333,6 +369,7 @@ impl FusedRule {
         s: &mut Scratch<T>,
         g: &[T],
         saved: &[SmallVec<[std::borrow::Cow<'_, [T]>; 2]>],
+        n: usize,
         range: std::ops::Range<usize>,
         dst: Vec<Option<&mut [T]>>,
     ) {
@@ -349,15 +386,18 @@ impl FusedRule {
                 s.bufs[step.out] = taken;
                 continue;
             }
-            let v = |k: usize| &vals[k][range.clone()];
+            let v = |k: usize| match vals[k].len() {
+                l if l == n => &vals[k][range.clone()],
+                _ => &vals[k][..len],
+            };
             let two = T::one() + T::one();
             let half = T::one() / two;
             match &step.local {
-                Pointwise::Add => {
+                Pointwise::Add(_) => {
                     s.acc(step.ins[0], go, |g, _| g);
                     s.acc(step.ins[1], go, |g, _| g);
                 }
-                Pointwise::Sub => {
+                Pointwise::Sub(_) => {
                     s.acc(step.ins[0], go, |g, _| g);
                     s.acc(step.ins[1], go, |g, _| -g);
                 }

@@ -47,7 +47,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 ])
             })
         },
-        || crate::fuse::Pointwise::Add,
+        || crate::fuse::Pointwise::Add([a.rank() == 0, b.rank() == 0]),
     );
     Ok(out)
 }
@@ -76,7 +76,7 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 ])
             })
         },
-        || crate::fuse::Pointwise::Sub,
+        || crate::fuse::Pointwise::Sub([a.rank() == 0, b.rank() == 0]),
     );
     Ok(out)
 }

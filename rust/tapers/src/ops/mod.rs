@@ -80,7 +80,8 @@ pub(crate) fn record(
 
 /// [`record`] for a same-shape elementwise op, keeping its local derivative
 /// (`pointwise`, only asked for when recording) so the backward pass can fuse
-/// it with its neighbours. Ops that broadcast record plainly.
+/// it with its neighbours. Only broadcasts of scalars (rank 0) may fuse;
+/// ops that broadcast otherwise record plainly.
 #[inline]
 pub(crate) fn record_pointwise(
     name: &'static str,
@@ -98,7 +99,7 @@ pub(crate) fn record_pointwise(
         && out.dtype().is_floating()
         && inputs
             .iter()
-            .all(|t| t.shape() == out.shape() && t.dtype() == out.dtype());
+            .all(|t| (t.shape() == out.shape() || t.rank() == 0) && t.dtype() == out.dtype());
     tape::record_op_with(name, &ins, &[out], make_rule, || fusable.then(pointwise));
 }
 
