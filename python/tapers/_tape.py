@@ -282,7 +282,8 @@ class GradientTape:
         """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``.
 
         When every op between ``target`` and the sources vectorizes
-        (elementwise arithmetic and math, ``matmul``, ``reshape``), one
+        (elementwise arithmetic and math, ``matmul``, ``reshape``,
+        ``transpose``, ``reduce_sum``/``reduce_mean``, ``broadcast_to``), one
         backward pass computes all rows at once, as TensorFlow's ``pfor``
         does. Otherwise it is one pass per row, in parallel
         (``parallel_iterations`` caps it; 1 runs them in order). Either way

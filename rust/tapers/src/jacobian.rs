@@ -180,7 +180,8 @@ impl GradientTape {
     /// `target.shape + source.shape` (as `tf.GradientTape.jacobian`).
     ///
     /// When every op on the path vectorizes (elementwise arithmetic and math,
-    /// `matmul`, `reshape`), one backward pass computes all rows (a few
+    /// `matmul`, `reshape`, `transpose`, `reduce_sum`, `broadcast_to`), one
+    /// backward pass computes all rows (a few
     /// passes for very large ones). Otherwise it is one pass per row, in
     /// parallel; `parallel_iterations = Some(1)` computes them one at a time.
     pub fn jacobian(
@@ -263,6 +264,68 @@ impl GradientTape {
                 ops::reshape(&j, &shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
             }
             None => Tensor::zeros(&shape, source.dtype()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The row-carrying rules (Transpose, Sum, BroadcastTo, Reshape,
+    /// elementwise ops, MatMul) take the vectorized pass (an error there
+    /// would silently fall back to per-row passes, so it is called directly)
+    /// and give every row its own backward pass's values.
+    #[test]
+    fn row_rules_vectorize_and_agree_with_one_pass_per_row() {
+        let x = Tensor::from_vec(vec![0.3f64, -1.2, 0.8, 2.0, -0.4, 1.1], &[2, 3]).unwrap();
+        let w = Tensor::from_vec(vec![0.5f64, -0.7, 1.3, 0.2, 0.9, -1.1], &[3, 2]).unwrap();
+        let tape = GradientTape::with_options(true, true);
+        let y = {
+            let _r = tape.record().unwrap();
+            tape.watch(&x);
+            let t = ops::transpose(&x, None).unwrap(); // [3, 2]
+            let s = ops::reduce_sum(&ops::mul(&t, &w).unwrap(), Some(&[0]), true).unwrap(); // [1, 2]
+            let b = ops::broadcast_to(&s, &[4, 2]).unwrap();
+            let m = ops::matmul(&ops::tanh(&b).unwrap(), &t, false, true).unwrap(); // [4, 3]
+            let total = ops::reduce_sum(&m, Some(&[1]), false).unwrap(); // [4]
+            ops::reshape(
+                &ops::add(&total, &ops::reduce_sum(&x, None, false).unwrap()).unwrap(),
+                &[2, 2],
+            )
+            .unwrap()
+        };
+        let sources = [Source::from(&x)];
+        let n = y.numel();
+        let j = tape
+            .with_snapshot(
+                std::slice::from_ref(&y),
+                |_, _, _| {},
+                |entries, origins| Ok(vectorized(entries, origins, &y, &sources, n, &|i| vec![i])),
+            )
+            .unwrap()
+            .expect("every rule on the path carries row dims");
+        let j = j[0].as_ref().expect("connected").to_vec::<f64>().unwrap();
+        assert_eq!(j.len(), n * 6);
+        for row in 0..n {
+            let mut hot = vec![0.0f64; n];
+            hot[row] = 1.0;
+            let seed = Tensor::from_vec(hot, &[2, 2]).unwrap();
+            let g = tape
+                .gradient_with(
+                    std::slice::from_ref(&y),
+                    &sources,
+                    Some(&[seed]),
+                    Unconnected::None,
+                )
+                .unwrap();
+            let g = g[0].as_ref().unwrap().to_vec::<f64>().unwrap();
+            for (a, b) in j[row * 6..(row + 1) * 6].iter().zip(&g) {
+                assert!(
+                    (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                    "row {row}: {a} vs {b}"
+                );
+            }
         }
     }
 }

@@ -66,12 +66,13 @@ pub fn reshape(x: &Tensor, shape: &[isize]) -> Result<Tensor> {
         }
     }));
     record("Reshape", &[x], &out, || {
-        let back: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
+        let back = x.shape().to_vec();
         rule(move |g, _| {
             // Keep the row dims of a vectorized Jacobian pass, if any.
-            let lead = super::row_dims().min(g[0].rank());
-            let mut full: Vec<isize> = g[0].shape()[..lead].iter().map(|&d| d as isize).collect();
-            full.extend(&back);
+            let full: Vec<isize> = super::rows_then(&g[0], &back)
+                .into_iter()
+                .map(|d| d as isize)
+                .collect();
             Ok(vec![Some(reshape(&g[0], &full)?)])
         })
     });
@@ -105,7 +106,12 @@ pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
         for (i, &p) in perm.iter().enumerate() {
             inv[p] = i;
         }
-        rule(move |g, _| Ok(vec![Some(transpose(&g[0], Some(&inv))?)]))
+        rule(move |g, _| {
+            // Row dims of a vectorized Jacobian pass stay in front.
+            let lead = super::row_dims().min(g[0].rank());
+            let p: Vec<usize> = (0..lead).chain(inv.iter().map(|&i| i + lead)).collect();
+            Ok(vec![Some(transpose(&g[0], Some(&p))?)])
+        })
     });
     Ok(out)
 }

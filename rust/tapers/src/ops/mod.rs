@@ -130,10 +130,17 @@ pub(crate) fn with_row_dims<R>(dims: usize, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// `shape` behind the row dims `g` carries (none outside a vectorized
+/// Jacobian pass): where a rule reshapes or broadcasts its gradient.
+pub(crate) fn rows_then(g: &Tensor, shape: &[usize]) -> Vec<usize> {
+    let lead = row_dims().min(g.rank());
+    g.shape()[..lead].iter().chain(shape).copied().collect()
+}
+
 /// Ops whose gradient rules stay correct when gradients carry extra leading
 /// row dims: rules built only from broadcasting elementwise ops, batched
-/// matmuls, [`unbroadcast`] and `Reshape`'s rule, the two of which keep the
-/// row dims. Any other op on the path makes a Jacobian fall back to one
+/// matmuls and [`unbroadcast`], or that place the row dims themselves
+/// (`Reshape`, `Sum`, `Transpose`, with [`rows_then`]). Any other op on the path makes a Jacobian fall back to one
 /// backward pass per row.
 pub(crate) fn rule_handles_rows(name: &str) -> bool {
     matches!(
@@ -156,6 +163,9 @@ pub(crate) fn rule_handles_rows(name: &str) -> bool {
             | "Relu"
             | "MatMul"
             | "Reshape"
+            | "BroadcastTo"
+            | "Sum"
+            | "Transpose"
     )
 }
 

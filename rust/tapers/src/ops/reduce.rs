@@ -101,13 +101,16 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
     });
     record("Sum", &[x], &out, || {
         let shape = x.shape().to_vec();
-        let kept: Vec<isize> = kept_shape(&shape, &ax)
-            .into_iter()
-            .map(|d| d as isize)
-            .collect();
+        let kept = kept_shape(&shape, &ax);
         rule(move |g, _| {
+            // Row dims of a vectorized Jacobian pass stay in front.
+            let kept: Vec<isize> = super::rows_then(&g[0], &kept)
+                .into_iter()
+                .map(|d| d as isize)
+                .collect();
+            let full = super::rows_then(&g[0], &shape);
             let g = ops::reshape(&g[0], &kept)?;
-            Ok(vec![Some(ops::broadcast_to(&g, &shape)?)])
+            Ok(vec![Some(ops::broadcast_to(&g, &full)?)])
         })
     });
     Ok(out)
