@@ -227,8 +227,7 @@ pub(crate) fn run(
     let fused = if recording {
         None
     } else {
-        let target_ids: FxHashSet<TensorId> = targets.iter().map(Tensor::id).collect();
-        crate::fuse::fuse(entries, &plan.needed, &plan.source_ids, &target_ids)
+        crate::fuse::fuse(entries, &plan.needed, &plan.source_ids, targets)
     };
     let (entries, plan) = match &fused {
         Some(f) => (f.as_slice(), Plan::new(f, target_origins, sources, cancel)),

@@ -123,7 +123,7 @@ pub(crate) fn fuse(
     entries: &[Entry],
     needed: &[bool],
     source_ids: &FxHashSet<TensorId>,
-    target_ids: &FxHashSet<TensorId>,
+    targets: &[Tensor],
 ) -> Option<Vec<Entry>> {
     let n = entries.len();
     // A scalar operand (broadcast) may only be a constant: its gradient
@@ -147,6 +147,7 @@ pub(crate) fn fuse(
     };
     // A region needs at least two ops.
     (0..n).filter(|&i| candidate(i)).nth(1)?;
+    let target_ids: FxHashSet<TensorId> = targets.iter().map(Tensor::id).collect();
     // Consumers (needed entries) of each candidate's output.
     let mut consumers: FxHashMap<TensorId, SmallVec<[usize; 2]>> = FxHashMap::default();
     for i in (0..n).filter(|&i| candidate(i)) {
