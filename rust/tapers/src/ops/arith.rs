@@ -23,6 +23,27 @@ fn check_divisor(op: &'static str, b: &Tensor) -> Result<()> {
     Ok(())
 }
 
+/// The rule of `a + b`, or of `a - b` when `negate_b`: the gradient summed
+/// back over broadcast dims, negated for `b` in a difference.
+fn sum_rule(a: &Tensor, b: &Tensor, negate_b: bool) -> std::sync::Arc<dyn crate::tape::BackwardFn> {
+    let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+    rule(move |g, needs| {
+        Ok(vec![
+            if needs[0] {
+                Some(unbroadcast(&g[0], &sa)?)
+            } else {
+                None
+            },
+            if needs[1] {
+                let gb = if negate_b { neg(&g[0])? } else { g[0].clone() };
+                Some(unbroadcast(&gb, &sb)?)
+            } else {
+                None
+            },
+        ])
+    })
+}
+
 /// `a + b` with broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = numeric_binary!("AddV2", a, b, |x, y| Arith::add(x, y))?;
@@ -30,23 +51,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         "AddV2",
         &[a, b],
         &out,
-        || {
-            let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
-            rule(move |g, needs| {
-                Ok(vec![
-                    if needs[0] {
-                        Some(unbroadcast(&g[0], &sa)?)
-                    } else {
-                        None
-                    },
-                    if needs[1] {
-                        Some(unbroadcast(&g[0], &sb)?)
-                    } else {
-                        None
-                    },
-                ])
-            })
-        },
+        || sum_rule(a, b, false),
         || crate::fuse::Pointwise::Add([a.rank() == 0, b.rank() == 0]),
     );
     Ok(out)
@@ -59,23 +64,7 @@ pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         "Sub",
         &[a, b],
         &out,
-        || {
-            let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
-            rule(move |g, needs| {
-                Ok(vec![
-                    if needs[0] {
-                        Some(unbroadcast(&g[0], &sa)?)
-                    } else {
-                        None
-                    },
-                    if needs[1] {
-                        Some(unbroadcast(&neg(&g[0])?, &sb)?)
-                    } else {
-                        None
-                    },
-                ])
-            })
-        },
+        || sum_rule(a, b, true),
         || crate::fuse::Pointwise::Sub([a.rank() == 0, b.rank() == 0]),
     );
     Ok(out)
