@@ -28,20 +28,28 @@ fn check_divisor(op: &'static str, b: &Tensor) -> Result<()> {
 fn sum_rule(a: &Tensor, b: &Tensor, negate_b: bool) -> std::sync::Arc<dyn crate::tape::BackwardFn> {
     let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
     rule(move |g, needs| {
-        Ok(vec![
-            if needs[0] {
-                Some(unbroadcast(&g[0], &sa)?)
-            } else {
-                None
-            },
-            if needs[1] {
+        wanted(
+            needs,
+            || unbroadcast(&g[0], &sa),
+            || {
                 let gb = if negate_b { neg(&g[0])? } else { g[0].clone() };
-                Some(unbroadcast(&gb, &sb)?)
-            } else {
-                None
+                unbroadcast(&gb, &sb)
             },
-        ])
+        )
     })
+}
+
+/// The two input gradients of a binary op's rule, each computed only if
+/// that input wants one.
+fn wanted(
+    needs: &[bool],
+    ga: impl FnOnce() -> Result<Tensor>,
+    gb: impl FnOnce() -> Result<Tensor>,
+) -> Result<Vec<Option<Tensor>>> {
+    Ok(vec![
+        needs[0].then(ga).transpose()?,
+        needs[1].then(gb).transpose()?,
+    ])
 }
 
 /// `a + b` with broadcasting.
@@ -100,18 +108,11 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         || {
             let (a, b) = (a.clone(), b.clone());
             rule(move |g, needs| {
-                Ok(vec![
-                    if needs[0] {
-                        Some(unbroadcast(&mul(&g[0], &b)?, a.shape())?)
-                    } else {
-                        None
-                    },
-                    if needs[1] {
-                        Some(unbroadcast(&mul(&g[0], &a)?, b.shape())?)
-                    } else {
-                        None
-                    },
-                ])
+                wanted(
+                    needs,
+                    || unbroadcast(&mul(&g[0], &b)?, a.shape()),
+                    || unbroadcast(&mul(&g[0], &a)?, b.shape()),
+                )
             })
         },
         || crate::fuse::Pointwise::Mul(a.clone(), b.clone()),
@@ -131,20 +132,15 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         || {
             let (a, b) = (a.clone(), b.clone());
             rule(move |g, needs| {
-                Ok(vec![
-                    if needs[0] {
-                        Some(unbroadcast(&div(&g[0], &b)?, a.shape())?)
-                    } else {
-                        None
-                    },
-                    if needs[1] {
+                wanted(
+                    needs,
+                    || unbroadcast(&div(&g[0], &b)?, a.shape()),
+                    || {
                         // d(a/b)/db = -a / b^2
                         let t = div(&div(&a, &b)?, &b)?;
-                        Some(unbroadcast(&neg(&mul(&g[0], &t)?)?, b.shape())?)
-                    } else {
-                        None
+                        unbroadcast(&neg(&mul(&g[0], &t)?)?, b.shape())
                     },
-                ])
+                )
             })
         },
         || crate::fuse::Pointwise::Div(a.clone(), b.clone()),
