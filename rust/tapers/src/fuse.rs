@@ -145,12 +145,15 @@ pub(crate) fn fuse(
             && entries[i].outputs.len() == 1
             && entries[i].outputs[0].shape.iter().product::<usize>() >= FUSE_MIN
     };
-    // A region needs at least two ops.
-    (0..n).filter(|&i| candidate(i)).nth(1)?;
+    // Candidates, latest first; a region needs at least two.
+    let cands: Vec<usize> = (0..n).rev().filter(|&i| candidate(i)).collect();
+    if cands.len() < 2 {
+        return None;
+    }
     let target_ids: FxHashSet<TensorId> = targets.iter().map(Tensor::id).collect();
     // Consumers (needed entries) of each candidate's output.
     let mut consumers: FxHashMap<TensorId, SmallVec<[usize; 2]>> = FxHashMap::default();
-    for i in (0..n).filter(|&i| candidate(i)) {
+    for &i in &cands {
         consumers.insert(entries[i].outputs[0].id, SmallVec::new());
     }
     for (i, e) in entries.iter().enumerate().filter(|&(i, _)| needed[i]) {
@@ -164,8 +167,8 @@ pub(crate) fn fuse(
     }
     let mut region_of: Vec<Option<usize>> = vec![None; n];
     let mut out: Option<Vec<Entry>> = None;
-    for head in (0..n).rev() {
-        if !candidate(head) || region_of[head].is_some() {
+    for (h, &head) in cands.iter().enumerate() {
+        if region_of[head].is_some() {
             continue;
         }
         region_of[head] = Some(head);
@@ -174,10 +177,12 @@ pub(crate) fn fuse(
             entries[head].outputs[0].dtype,
         );
         let mut members = vec![head];
-        for j in (0..head).rev() {
+        // Only candidates below the head can join (every candidate is
+        // visited once per head: quadratic in candidates, which are large
+        // tensors and so few, never in the tape's length).
+        for &j in &cands[h + 1..] {
             let o = &entries[j].outputs[0];
-            let joins = candidate(j)
-                && region_of[j].is_none()
+            let joins = region_of[j].is_none()
                 && o.shape == *shape
                 && o.dtype == dtype
                 && !source_ids.contains(&o.id)
