@@ -6,6 +6,7 @@ Run: python -m pytest benches --benchmark-only
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tapers as tf
 
@@ -101,25 +102,19 @@ def test_numpy_add_4x4m(benchmark):
     benchmark(lambda: parts[0] + parts[1] + parts[2] + parts[3])
 
 
-def test_tapers_exp_4m(benchmark):
-    """float32 exp: Cephes polynomial under runtime SIMD dispatch (AVX2 where present)."""
+@pytest.mark.parametrize("fn", ["exp", "tanh"])
+def test_tapers_unary_4m(benchmark, fn):
+    """float32 exp/tanh: polynomial kernels under runtime SIMD dispatch (AVX2 where present)."""
     x = tf.constant(R.normal(size=4_000_000).astype(np.float32))
-    benchmark(lambda: tf.exp(x))
+    op = getattr(tf, fn)
+    benchmark(lambda: op(x))
 
 
-def test_numpy_exp_4m(benchmark):
+@pytest.mark.parametrize("fn", ["exp", "tanh"])
+def test_numpy_unary_4m(benchmark, fn):
     x = R.normal(size=4_000_000).astype(np.float32)
-    benchmark(lambda: np.exp(x))
-
-
-def test_tapers_tanh_4m(benchmark):
-    x = tf.constant(R.normal(size=4_000_000).astype(np.float32))
-    benchmark(lambda: tf.tanh(x))
-
-
-def test_numpy_tanh_4m(benchmark):
-    x = R.normal(size=4_000_000).astype(np.float32)
-    benchmark(lambda: np.tanh(x))
+    op = getattr(np, fn)
+    benchmark(lambda: op(x))
 
 
 def test_tapers_elementwise_4m_backward_only(benchmark):
