@@ -287,8 +287,8 @@ fn elements<T: Element>(t: &Tensor) -> std::borrow::Cow<'_, [T]> {
 
 impl FusedRule {
     fn run<T: Element + Float>(&self, g: &Tensor, needs: &[bool]) -> Vec<Option<Tensor>> {
+        // `backward` checked that `g` has the region's shape.
         let n = g.numel();
-        let shape = g.shape().to_vec();
         // A seed of ones (a reduction's broadcast gradient) need not be read.
         let ones = g.is_all_ones().then(|| vec![T::one(); CHUNK.min(n)]);
         let g = match &ones {
@@ -361,7 +361,7 @@ impl FusedRule {
             .map(|(o, w)| {
                 w.then(|| {
                     Tensor::from_array(
-                        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), o)
+                        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&self.shape), o)
                             .expect("sizes match"),
                     )
                 })
