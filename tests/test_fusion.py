@@ -169,3 +169,52 @@ def test_constant_scalars_fuse_and_watched_scalars_do_not():
     dh = (0.5 * (1 - t * t) * (2.0 - xv) - t) / 3.0
     np.testing.assert_allclose(fused[0], 0.7 * dh - 2 * xv / (xv * xv + 1) ** 2, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(fused[1], h.sum(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "head",
+    [
+        lambda y: tf.reduce_sum(y),
+        lambda y: tf.reduce_mean(y),
+        lambda y: tf.reduce_sum(y, keepdims=True),
+        lambda y: tf.reduce_sum(y, axis=[0, 1]),
+    ],
+    ids=["sum", "mean", "sum_keepdims", "sum_axes"],
+)
+def test_a_full_sum_heads_its_region(dtype, head):
+    # The sum's one-element gradient reaches every element without the
+    # broadcast tensor the op-by-op rule builds: same bits, any seed value.
+    xv = R.normal(size=(256, N // 256)).astype(dtype)
+    x = tf.constant(xv)
+
+    def run(seed):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = head(tf.tanh(x) * tf.exp(-x * x) + x)
+        og = None if seed is None else tf.constant(np.full(y.shape, seed, dtype))
+        return t.gradient(y, x, output_gradients=og).numpy()
+
+    for seed in [None, 2.5, -0.0]:
+        fused = run(seed)
+        with tf.GradientTape():
+            plain = run(seed)
+        assert fused.dtype == plain.dtype and fused.tobytes() == plain.tobytes()
+    if dtype == np.float64:
+        th, e = np.tanh(xv), np.exp(-xv * xv)
+        scale = 1.0 / xv.size if np.sum(head(tf.ones((2, 2), dtype)).numpy()) == 1.0 else 1.0
+        want = 2.5 * scale * ((1 - th * th) * e + th * e * (-2 * xv) + 1)
+        np.testing.assert_allclose(run(2.5), want, rtol=1e-12, atol=1e-15)
+
+
+def test_a_partial_sum_does_not_head_a_region():
+    # A sum over some axes has a gradient per row: not a one-value seed.
+    xv = R.normal(size=(256, N // 256))
+    x = tf.constant(xv)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(tf.tanh(x) * x, axis=1)
+    og = tf.constant(np.arange(256, dtype=np.float64))
+    g = t.gradient(y, x, output_gradients=og).numpy()
+    th = np.tanh(xv)
+    np.testing.assert_allclose(g, np.arange(256.0)[:, None] * ((1 - th * th) * xv + th), rtol=1e-12)

@@ -25,16 +25,16 @@
 use std::sync::Arc;
 
 use num_traits::Float;
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::{parallel_section, PAR_THRESHOLD};
-use crate::shape::ShapeDisplay;
+use crate::shape::{Dims, ShapeDisplay};
 use crate::tape::{BackwardFn, Entry, Input, Origin};
 use crate::tensor::{Element, Storage, Tensor, TensorId};
+use crate::uninit::ChunkOut;
 
 /// Elements per chunk: a dozen chunk buffers stay in L2.
 const CHUNK: usize = 1 << 12;
@@ -71,6 +71,11 @@ pub(crate) enum Pointwise {
     Log(Tensor),
     /// `sqrt`: its output.
     Sqrt(Tensor),
+    /// A sum of every element (`reduce_sum`/`reduce_mean` to one value) of
+    /// a tensor of this shape: only ever a region's head, whose one-element
+    /// gradient every element then receives (the op-by-op rule broadcasts
+    /// it into a full-size tensor first).
+    SumAll(Dims),
 }
 
 impl Pointwise {
@@ -87,7 +92,7 @@ impl Pointwise {
     fn saved(&self) -> SmallVec<[&Tensor; 2]> {
         use Pointwise::*;
         match self {
-            Add(_) | Sub(_) | Neg => SmallVec::new(),
+            Add(_) | Sub(_) | Neg | SumAll(_) => SmallVec::new(),
             Mul(a, b) | Div(a, b) => [a, b].into_iter().collect(),
             Tanh(t) | Exp(t) | Sigmoid(t) | Relu(t) | Square(t) | Log(t) | Sqrt(t) => {
                 [t].into_iter().collect()
@@ -109,7 +114,10 @@ struct Step {
 /// slots follow, in the order of the synthetic entry's inputs.
 struct FusedRule {
     dtype: DType,
+    /// The elements every step walks.
     shape: Vec<usize>,
+    /// The head's output: `shape`, or one element for a full sum.
+    seed_shape: Vec<usize>,
     steps: Vec<Step>,
     slots: usize,
     leaves: usize,
@@ -143,7 +151,7 @@ pub(crate) fn fuse(
             && entries[i].pointwise.is_some()
             && scalar_inputs_untracked(&entries[i])
             && entries[i].outputs.len() == 1
-            && entries[i].outputs[0].shape.iter().product::<usize>() >= FUSE_MIN
+            && region_shape(&entries[i]).iter().product::<usize>() >= FUSE_MIN
     };
     // Candidates, latest first; a region needs at least two.
     let cands: Vec<usize> = (0..n).rev().filter(|&i| candidate(i)).collect();
@@ -172,10 +180,7 @@ pub(crate) fn fuse(
             continue;
         }
         region_of[head] = Some(head);
-        let (shape, dtype) = (
-            &entries[head].outputs[0].shape,
-            entries[head].outputs[0].dtype,
-        );
+        let (shape, dtype) = (region_shape(&entries[head]), entries[head].outputs[0].dtype);
         let mut members = vec![head];
         // Only candidates below the head can join (every candidate is
         // visited once per head: quadratic in candidates, which are large
@@ -183,7 +188,7 @@ pub(crate) fn fuse(
         for &j in &cands[h + 1..] {
             let o = &entries[j].outputs[0];
             let joins = region_of[j].is_none()
-                && o.shape == *shape
+                && o.shape[..] == *shape
                 && o.dtype == dtype
                 && !source_ids.contains(&o.id)
                 && !target_ids.contains(&o.id)
@@ -200,6 +205,15 @@ pub(crate) fn fuse(
         entries_out[head] = region_entry(entries, &members);
     }
     out
+}
+
+/// The shape of the elements a candidate's region walks: its output's, or
+/// for a full sum its input's.
+fn region_shape(e: &Entry) -> &[usize] {
+    match e.pointwise.as_deref() {
+        Some(Pointwise::SumAll(shape)) => shape,
+        _ => &e.outputs[0].shape,
+    }
 }
 
 /// The synthetic entry of a region (`members` in descending order, head first).
@@ -244,7 +258,8 @@ fn region_entry(entries: &[Entry], members: &[usize]) -> Entry {
         outputs: head.outputs.clone(),
         rule: Arc::new(FusedRule {
             dtype: head.outputs[0].dtype,
-            shape: head.outputs[0].shape.to_vec(),
+            shape: region_shape(head).to_vec(),
+            seed_shape: head.outputs[0].shape.to_vec(),
             steps,
             slots: slot_of.len(),
             leaves: leaves.len(),
@@ -257,10 +272,10 @@ impl BackwardFn for FusedRule {
     fn backward(&self, grads: &[Tensor], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
         let g = &grads[0];
         match (g.storage(), self.dtype) {
-            (Storage::F32(_), DType::F32) if g.shape() == &self.shape[..] => {
+            (Storage::F32(_), DType::F32) if g.shape() == &self.seed_shape[..] => {
                 Ok(self.run::<f32>(g, needs))
             }
-            (Storage::F64(_), DType::F64) if g.shape() == &self.shape[..] => {
+            (Storage::F64(_), DType::F64) if g.shape() == &self.seed_shape[..] => {
                 Ok(self.run::<f64>(g, needs))
             }
             // A seed that does not match its target (the op-by-op rules
@@ -268,7 +283,7 @@ impl BackwardFn for FusedRule {
             _ => Err(Error::invalid(format!(
                 "the gradient of a {} tensor of shape {} was given as a {} tensor of shape {}",
                 self.dtype.name(),
-                ShapeDisplay::of(&self.shape),
+                ShapeDisplay::of(&self.seed_shape),
                 g.dtype().name(),
                 ShapeDisplay::of(g.shape())
             ))),
@@ -287,10 +302,17 @@ fn elements<T: Element>(t: &Tensor) -> std::borrow::Cow<'_, [T]> {
 
 impl FusedRule {
     fn run<T: Element + Float>(&self, g: &Tensor, needs: &[bool]) -> Vec<Option<Tensor>> {
-        // `backward` checked that `g` has the region's shape.
-        let n = g.numel();
-        // A seed of ones (a reduction's broadcast gradient) need not be read.
-        let ones = g.is_all_ones().then(|| vec![T::one(); CHUNK.min(n)]);
+        // `backward` checked that `g` has the head's shape.
+        let n: usize = self.shape.iter().product();
+        // A seed of one value for every element (ones, known without reading
+        // them, or a full sum's gradient): one chunk's worth of copies.
+        let ones = if g.is_all_ones() {
+            Some(vec![T::one(); CHUNK.min(n)])
+        } else if g.numel() == 1 && n > 1 {
+            Some(vec![elements::<T>(g)[0]; CHUNK.min(n)])
+        } else {
+            None
+        };
         let g = match &ones {
             Some(_) => std::borrow::Cow::Borrowed(&[][..]),
             None => elements::<T>(g),
@@ -316,9 +338,22 @@ impl FusedRule {
         let wanted: Vec<bool> = (0..self.leaves)
             .map(|k| needs.get(k) == Some(&true))
             .collect();
+        // The first wanted leaf's gradient is collected chunk by chunk (no
+        // zero-filled 16 MB first); any other wanted leaf (rare: a region
+        // with several leaves that all want gradients) is written in place.
+        let Some(first) = wanted.iter().position(|&w| w) else {
+            return vec![None; self.leaves];
+        };
         let mut outs: Vec<Vec<T>> = wanted
             .iter()
-            .map(|&w| if w { vec![T::zero(); n] } else { Vec::new() })
+            .enumerate()
+            .map(|(k, &w)| {
+                if w && k != first {
+                    vec![T::zero(); n]
+                } else {
+                    Vec::new()
+                }
+            })
             .collect();
         let chunks = n.div_ceil(CHUNK);
         let mut per_chunk: Vec<Vec<Option<&mut [T]>>> = (0..chunks).map(|_| Vec::new()).collect();
@@ -331,35 +366,47 @@ impl FusedRule {
                 }
             }
         }
-        let one = |scratch: &mut Scratch<T>, (c, dst): (usize, Vec<Option<&mut [T]>>)| {
-            let lo = c * CHUNK;
-            let hi = (lo + CHUNK).min(n);
-            let g = match &ones {
-                Some(ones) => &ones[..hi - lo],
-                None => &g[lo..hi],
-            };
-            self.chunk(scratch, g, &saved, n, lo..hi, dst);
-        };
+        let arch = pulp::Arch::new();
         let new_scratch = || Scratch {
             bufs: vec![Vec::with_capacity(CHUNK); self.slots],
             filled: vec![false; self.slots],
         };
-        if let Some(_par) = parallel_section(n, PAR_THRESHOLD) {
-            per_chunk
-                .into_par_iter()
-                .enumerate()
-                .for_each_init(new_scratch, one);
-        } else {
-            let mut s = new_scratch();
-            per_chunk
-                .into_iter()
-                .enumerate()
-                .for_each(|c| one(&mut s, c));
-        }
+        let par = parallel_section(n, PAR_THRESHOLD);
+        let first_out = crate::uninit::fill_chunked::<T, _, _, CHUNK>(
+            n,
+            par.is_some(),
+            per_chunk,
+            new_scratch,
+            |s, c, dst, first_dst| {
+                let lo = c * CHUNK;
+                let hi = (lo + CHUNK).min(n);
+                let g = match &ones {
+                    Some(ones) => &ones[..hi - lo],
+                    None => &g[lo..hi],
+                };
+                arch.dispatch(ChunkJob {
+                    rule: self,
+                    s,
+                    g,
+                    saved: &saved,
+                    n,
+                    range: lo..hi,
+                    dst,
+                    first: (first, first_dst),
+                })
+            },
+        );
+        drop(par);
+        let mut first_out = Some(first_out);
         outs.into_iter()
-            .zip(wanted)
-            .map(|(o, w)| {
-                w.then(|| {
+            .enumerate()
+            .map(|(k, o)| {
+                wanted[k].then(|| {
+                    let o = if k == first {
+                        first_out.take().expect("one first leaf")
+                    } else {
+                        o
+                    };
                     Tensor::from_array(
                         ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&self.shape), o)
                             .expect("sizes match"),
@@ -369,7 +416,11 @@ impl FusedRule {
             .collect()
     }
 
-    /// One chunk: every step on `range`, leaves' gradients into `dst`.
+    /// One chunk: every step on `range`, leaves' gradients into `dst` (and
+    /// the first wanted leaf's into `first`). Inlined into [`ChunkJob`]'s
+    /// SIMD dispatch, so its loops compile for the CPU's vector width.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn chunk<T: Element + Float>(
         &self,
         s: &mut Scratch<T>,
@@ -378,6 +429,7 @@ impl FusedRule {
         n: usize,
         range: std::ops::Range<usize>,
         dst: Vec<Option<&mut [T]>>,
+        first: (usize, &mut ChunkOut<'_, T>),
     ) {
         let len = range.len();
         s.filled.iter_mut().for_each(|f| *f = false);
@@ -385,7 +437,7 @@ impl FusedRule {
         for (step, vals) in self.steps.iter().zip(saved) {
             // Slot 0 (the head's gradient) is read in place.
             let taken = std::mem::take(&mut s.bufs[step.out]);
-            let go: &[T] = if step.out == 0 { g } else { &taken };
+            let go: &[T] = if step.out == 0 { g } else { &taken[..len] };
             if !s.filled[step.out] {
                 // Nothing reached this op (cannot happen in a pruned region,
                 // but a zero gradient contributes nothing either way).
@@ -398,92 +450,124 @@ impl FusedRule {
             };
             let two = T::one() + T::one();
             let half = T::one() / two;
+            let (i0, i1) = (step.ins[0], step.ins.get(1).copied().flatten());
             match &step.local {
                 Pointwise::Add(_) => {
-                    s.acc(step.ins[0], go, |g, _| g);
-                    s.acc(step.ins[1], go, |g, _| g);
+                    s.acc(i0, go, |g| g);
+                    s.acc(i1, go, |g| g);
                 }
                 Pointwise::Sub(_) => {
-                    s.acc(step.ins[0], go, |g, _| g);
-                    s.acc(step.ins[1], go, |g, _| -g);
+                    s.acc(i0, go, |g| g);
+                    s.acc(i1, go, |g| -g);
                 }
-                Pointwise::Neg => s.acc(step.ins[0], go, |g, _| -g),
+                Pointwise::Neg => s.acc(i0, go, |g| -g),
+                Pointwise::SumAll(_) => s.acc(i0, go, |g| g),
                 Pointwise::Mul(..) => {
                     let (a, b) = (v(0), v(1));
-                    s.acc(step.ins[0], go, |g, i| g * b[i]);
-                    s.acc(step.ins[1], go, |g, i| g * a[i]);
+                    s.acc1(i0, go, b, |g, b| g * b);
+                    s.acc1(i1, go, a, |g, a| g * a);
                 }
                 Pointwise::Div(..) => {
                     let (a, b) = (v(0), v(1));
-                    s.acc(step.ins[0], go, |g, i| g / b[i]);
-                    s.acc(step.ins[1], go, |g, i| -(g * ((a[i] / b[i]) / b[i])));
+                    s.acc1(i0, go, b, |g, b| g / b);
+                    s.acc2(i1, go, a, b, |g, a, b| -(g * ((a / b) / b)));
                 }
-                Pointwise::Tanh(_) => {
-                    let y = v(0);
-                    s.acc(step.ins[0], go, |g, i| g * (T::one() - y[i] * y[i]));
-                }
-                Pointwise::Exp(_) => {
-                    let y = v(0);
-                    s.acc(step.ins[0], go, |g, i| g * y[i]);
-                }
-                Pointwise::Sigmoid(_) => {
-                    let y = v(0);
-                    s.acc(step.ins[0], go, |g, i| g * (y[i] * (T::one() - y[i])));
-                }
+                Pointwise::Tanh(_) => s.acc1(i0, go, v(0), |g, y| g * (T::one() - y * y)),
+                Pointwise::Exp(_) => s.acc1(i0, go, v(0), |g, y| g * y),
+                Pointwise::Sigmoid(_) => s.acc1(i0, go, v(0), |g, y| g * (y * (T::one() - y))),
                 Pointwise::Relu(_) => {
-                    let x = v(0);
-                    s.acc(step.ins[0], go, |g, i| {
-                        if x[i] > T::zero() {
-                            g
-                        } else {
-                            T::zero()
-                        }
-                    });
+                    s.acc1(
+                        i0,
+                        go,
+                        v(0),
+                        |g, x| {
+                            if x > T::zero() {
+                                g
+                            } else {
+                                T::zero()
+                            }
+                        },
+                    )
                 }
-                Pointwise::Square(_) => {
-                    let x = v(0);
-                    s.acc(step.ins[0], go, |g, i| g * (x[i] * two));
-                }
-                Pointwise::Log(_) => {
-                    let x = v(0);
-                    s.acc(step.ins[0], go, |g, i| g / x[i]);
-                }
-                Pointwise::Sqrt(_) => {
-                    let y = v(0);
-                    s.acc(step.ins[0], go, |g, i| (g * half) / y[i]);
-                }
+                Pointwise::Square(_) => s.acc1(i0, go, v(0), |g, x| g * (x * two)),
+                Pointwise::Log(_) => s.acc1(i0, go, v(0), |g, x| g / x),
+                Pointwise::Sqrt(_) => s.acc1(i0, go, v(0), |g, y| (g * half) / y),
             }
             s.bufs[step.out] = taken;
         }
         for (k, d) in dst.into_iter().enumerate() {
-            if let Some(d) = d {
-                if s.filled[1 + k] {
-                    d.copy_from_slice(&s.bufs[1 + k][..len]);
-                }
+            let reached = s.filled[1 + k];
+            let buf = &s.bufs[1 + k];
+            match d {
+                // A leaf nothing reached keeps its zeros.
+                Some(d) if reached => d.copy_from_slice(&buf[..len]),
+                None if k == first.0 && reached => first.1.extend(buf[..len].iter().copied()),
+                None if k == first.0 => first.1.extend(std::iter::repeat_n(T::zero(), len)),
+                _ => {}
             }
         }
     }
 }
 
+/// One chunk of a fused backward pass, run through pulp's runtime SIMD
+/// dispatch (the wheel's baseline target has only SSE2).
+struct ChunkJob<'a, 'b, 'c, T: Element + Float> {
+    rule: &'a FusedRule,
+    s: &'a mut Scratch<T>,
+    g: &'a [T],
+    saved: &'a [SmallVec<[std::borrow::Cow<'b, [T]>; 2]>],
+    n: usize,
+    range: std::ops::Range<usize>,
+    dst: Vec<Option<&'a mut [T]>>,
+    first: (usize, &'a mut ChunkOut<'c, T>),
+}
+
+impl<T: Element + Float> pulp::WithSimd for ChunkJob<'_, '_, '_, T> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        self.rule.chunk(
+            self.s, self.g, self.saved, self.n, self.range, self.dst, self.first,
+        );
+    }
+}
+
+/// Per-worker chunk buffers: one per slot, `filled` when some op has
+/// written its slot in the current chunk.
 struct Scratch<T> {
     bufs: Vec<Vec<T>>,
     filled: Vec<bool>,
 }
 
 impl<T: Float> Scratch<T> {
-    /// Adds `f(go[i], i)` into `slot` (the first contribution is stored).
+    /// Adds `f(go[i], a[i], b[i])` into `slot` (the first contribution is
+    /// stored). The three-way zip has no bounds checks, so it vectorizes.
     #[inline(always)]
-    fn acc(&mut self, slot: Option<usize>, go: &[T], f: impl Fn(T, usize) -> T) {
+    fn acc2(&mut self, slot: Option<usize>, go: &[T], a: &[T], b: &[T], f: impl Fn(T, T, T) -> T) {
         let Some(slot) = slot else { return };
         let buf = &mut self.bufs[slot];
+        let vals = go.iter().zip(a).zip(b).map(|((&g, &a), &b)| f(g, a, b));
         if self.filled[slot] {
-            for (i, (d, &g)) in buf.iter_mut().zip(go).enumerate() {
-                *d = *d + f(g, i);
+            for (d, v) in buf.iter_mut().zip(vals) {
+                *d = *d + v;
             }
         } else {
             buf.clear();
-            buf.extend(go.iter().enumerate().map(|(i, &g)| f(g, i)));
+            buf.extend(vals);
             self.filled[slot] = true;
         }
+    }
+
+    /// [`Scratch::acc2`] with one saved value per element.
+    #[inline(always)]
+    fn acc1(&mut self, slot: Option<usize>, go: &[T], a: &[T], f: impl Fn(T, T) -> T) {
+        self.acc2(slot, go, a, a, |g, a, _| f(g, a));
+    }
+
+    /// [`Scratch::acc2`] with no saved values.
+    #[inline(always)]
+    fn acc(&mut self, slot: Option<usize>, go: &[T], f: impl Fn(T) -> T) {
+        self.acc2(slot, go, go, go, |g, _, _| f(g));
     }
 }

@@ -176,49 +176,50 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
 /// loop is compiled once per instruction set (AVX2/FMA-era x86-64 among them)
 /// and the best one the CPU has is picked, where the baseline x86-64 target
 /// that wheels are built for only has SSE2.
-struct SimdMap<'a, A, C, F> {
+struct SimdMap<'a, 'b, A, C, F> {
     src: &'a [A],
-    dst: &'a mut [C],
+    dst: &'a mut crate::uninit::ChunkOut<'b, C>,
     f: &'a F,
 }
 
-impl<A: Copy, C, F: Fn(A) -> C> pulp::WithSimd for SimdMap<'_, A, C, F> {
+impl<A: Copy, C, F: Fn(A) -> C> pulp::WithSimd for SimdMap<'_, '_, A, C, F> {
     type Output = ();
 
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        for (d, &x) in self.dst.iter_mut().zip(self.src) {
-            *d = (self.f)(x);
-        }
+        let f = self.f;
+        self.dst.extend(self.src.iter().map(|&x| f(x)));
     }
 }
 
 /// [`map`] for compute-bound kernels (transcendentals): contiguous inputs run
-/// through pulp's runtime SIMD dispatch, in parallel chunks when large. The output starts as
-/// zeros (safe Rust needs initialized memory; fresh pages from the allocator
-/// are zero already, so that is usually free); cheap, memory-bound kernels
-/// use [`map`], which writes each element once.
+/// through pulp's runtime SIMD dispatch, in parallel chunks when large, each
+/// output element written once (no zero-filled output first); cheap,
+/// memory-bound kernels use [`map`].
 pub fn map_simd<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
 where
     A: Copy + Send + Sync,
     C: Copy + Send + Sync + num_traits::Zero,
 {
-    use rayon::prelude::*;
     let Some(s) = a.as_slice().filter(|s| !s.is_empty()) else {
         return map(a, f);
     };
     let arch = pulp::Arch::new();
-    let run = |src: &[A], dst: &mut [C]| arch.dispatch(SimdMap { src, dst, f: &f });
-    let mut out = vec![C::zero(); s.len()];
-    // Fixed-size chunks; each element's value does not depend on the split.
-    const CHUNK: usize = 1 << 14;
-    if let Some(_par) = parallel_section(s.len(), PAR_THRESHOLD) {
-        out.par_chunks_mut(CHUNK)
-            .zip(s.par_chunks(CHUNK))
-            .for_each(|(d, src)| run(src, d));
-    } else {
-        run(s, &mut out);
-    }
+    // Chunks of 4K elements: input and output chunk stay in L1/L2.
+    const K: usize = 1 << 12;
+    let par = parallel_section(s.len(), PAR_THRESHOLD);
+    let work = vec![(); s.len().div_ceil(K)];
+    let out = crate::uninit::fill_chunked::<C, (), (), K>(
+        s.len(),
+        par.is_some(),
+        work,
+        || (),
+        |_, c, _, dst| {
+            let src = &s[c * K..c * K + dst.len()];
+            arch.dispatch(SimdMap { src, dst, f: &f })
+        },
+    );
+    drop(par);
     ArrayD::from_shape_vec(a.raw_dim(), out).expect("same size")
 }
 

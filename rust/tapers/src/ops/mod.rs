@@ -90,17 +90,32 @@ pub(crate) fn record_pointwise(
     make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
     pointwise: impl FnOnce() -> crate::fuse::Pointwise,
 ) {
+    record_with(name, inputs, out, make_rule, || {
+        let fusable = out.numel() >= crate::fuse::FUSE_MIN
+            && out.dtype().is_floating()
+            && inputs
+                .iter()
+                .all(|t| (t.shape() == out.shape() || t.rank() == 0) && t.dtype() == out.dtype());
+        fusable.then(pointwise)
+    });
+}
+
+/// [`record`] with the local derivative a fused backward pass may use
+/// (`None`: the op records plainly). `pointwise` runs only when recording.
+#[inline]
+pub(crate) fn record_with(
+    name: &'static str,
+    inputs: &[&Tensor],
+    out: &Tensor,
+    make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
+    pointwise: impl FnOnce() -> Option<crate::fuse::Pointwise>,
+) {
     if !tape::is_recording() {
         return;
     }
     let ins: SmallVec<[(TensorId, DType); 3]> =
         inputs.iter().map(|t| (t.id(), t.dtype())).collect();
-    let fusable = out.numel() >= crate::fuse::FUSE_MIN
-        && out.dtype().is_floating()
-        && inputs
-            .iter()
-            .all(|t| (t.shape() == out.shape() || t.rank() == 0) && t.dtype() == out.dtype());
-    tape::record_op_with(name, &ins, &[out], make_rule, || fusable.then(pointwise));
+    tape::record_op_with(name, &ins, &[out], make_rule, pointwise);
 }
 
 thread_local! {

@@ -99,7 +99,7 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
             })
         }
     });
-    record("Sum", &[x], &out, || {
+    let make_rule = || {
         let shape = x.shape().to_vec();
         let kept = kept_shape(&shape, &ax);
         rule(move |g, _| {
@@ -112,6 +112,12 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
             let g = ops::reshape(&g[0], &kept)?;
             Ok(vec![Some(ops::broadcast_to(&g, &full)?)])
         })
+    };
+    // A large sum to one value may head a fused elementwise region, which
+    // then never builds the broadcast gradient.
+    super::record_with("Sum", &[x], &out, make_rule, || {
+        (out.numel() == 1 && x.numel() >= crate::fuse::FUSE_MIN && x.dtype().is_floating())
+            .then(|| crate::fuse::Pointwise::SumAll(x.shape().into()))
     });
     Ok(out)
 }
