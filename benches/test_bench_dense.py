@@ -138,3 +138,14 @@ def test_tapers_jacobian_tanh_matvec_256(benchmark):
         return t.jacobian(y, x)
 
     benchmark(run)
+
+
+@pytest.mark.parametrize("lib", ["tapers", "numpy"])
+def test_transpose_1024(benchmark, lib):
+    """A row-major copy of a transposed 1024x1024 float32 matrix (tapers: 64x64 tiles)."""
+    a = R.normal(size=(1024, 1024)).astype(np.float32)
+    if lib == "tapers":
+        t = tf.constant(a)
+        benchmark(lambda: tf.transpose(t))
+    else:
+        benchmark(lambda: np.ascontiguousarray(a.T))
