@@ -476,3 +476,20 @@ def test_float32_exp_tanh_sigmoid_are_accurate_across_the_range():
     np.testing.assert_allclose(got_sig[finite], want_sig[finite], rtol=3e-7, atol=1e-45)
     assert got_sig[-3] == 1.0 and got_sig[-2] == 0.0 and np.isnan(got_sig[-1])
     np.testing.assert_allclose(tf.tanh(x).numpy()[finite], np.tanh(x64)[finite], atol=4e-7)
+
+
+@pytest.mark.parametrize("n", [1, 4095, 4096, 4097, 16383, 16385, (1 << 16) - 1, 1 << 16, (1 << 16) + 4097, 300_001])
+def test_vectorized_unary_kernels_write_every_element_at_chunk_edges(n):
+    # Large outputs are built chunk by chunk (4,096 elements, in parallel above
+    # 2^16) without a zero-filled buffer first: every element must be the
+    # same value a one-element call gives, whatever the size, the split or
+    # the layout (a strided view runs the plain per-element loop).
+    x = np.linspace(-9.0, 9.0, n).astype(np.float32)
+    for fn in (tf.exp, tf.tanh):
+        got = fn(tf.constant(x)).numpy()
+        assert got.shape == (n,)
+        for k in {0, n // 2, n - 1, min(4096, n - 1)}:
+            assert got[k] == fn(tf.constant(x[k])).numpy()
+        strided = fn(tf.constant(np.stack([x, x], 1))[:, 0]).numpy() if n > 1 else got
+        assert strided.tobytes() == got.tobytes()
+        assert np.isfinite(got).all()
