@@ -1,7 +1,7 @@
 """tapers against numpy and the installed peers (PyTorch, TensorFlow, JAX) on
 the engine's workloads; prints a markdown table of medians and ratios.
 
-Run:  python3 benches/compare.py [--quick]
+Run:  python3 benches/compare.py [--quick] [--repeat N]
 Peers that are not installed are skipped, and the table says so.
 """
 
@@ -352,12 +352,17 @@ def run_isolated(name: str, args: argparse.Namespace) -> dict[str, float]:
     import subprocess
 
     cmd = [sys.executable, __file__, "--one", name, "--peers", args.peers] + (["--quick"] if args.quick else [])
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        why = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else res.returncode
-        print(f"| {name} | failed: {why} | | | |")
-        return {}
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    runs: list[dict[str, float]] = []
+    for _ in range(args.repeat):
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            why = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else res.returncode
+            print(f"| {name} | failed: {why} | | | |")
+            return {}
+        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    # Each figure is the median over the runs (this machine's speed drifts
+    # by up to 2x over minutes; one process per run keeps peers apart).
+    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
 
 
 def main() -> None:
@@ -369,6 +374,12 @@ def main() -> None:
         default="torch",
         help="comma-separated peers to compare (torch, tensorflow, jax; default torch). "
         "Each bundles its own LLVM and two in one process can abort: run one peer per invocation.",
+    )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run each workload this many times (fresh processes) and report medians",
     )
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -382,7 +393,8 @@ def main() -> None:
     peers = {m: have(m) for m in sorted(PEERS)}
     print(
         f"python {sys.version.split()[0]}, numpy {np.__version__}, cores {os.cpu_count()}, "
-        f"RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', 'default')}"
+        f"RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', 'default')}, "
+        f"medians of {args.repeat} run(s) per workload"
     )
     print("peers: " + ", ".join(f"{m} {'installed' if ok else 'NOT installed (skipped)'}" for m, ok in peers.items()))
     print()
