@@ -70,12 +70,7 @@ pub(crate) fn record(
     out: &Tensor,
     make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
 ) {
-    if !tape::is_recording() {
-        return;
-    }
-    let ins: SmallVec<[(TensorId, DType); 3]> =
-        inputs.iter().map(|t| (t.id(), t.dtype())).collect();
-    tape::record_op(name, &ins, &[out], make_rule);
+    record_with(name, inputs, out, make_rule, || None);
 }
 
 /// [`record`] for a same-shape elementwise op, keeping its local derivative
