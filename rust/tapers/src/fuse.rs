@@ -10,7 +10,11 @@
 //!
 //! A region has one head (the only op whose output is used outside the
 //! region or is a target); every other op's output is used only inside it
-//! and is no source or target. Such a region is convex, so contracting it
+//! and is no source or target. A sum of every element may be the head: its
+//! one-value gradient then reaches each element without the full-size
+//! broadcast its op-by-op rule builds. Chunks run inside pulp's runtime SIMD
+//! dispatch, and the first leaf's gradient is written once, never
+//! zero-filled first (`uninit`). Such a region is convex, so contracting it
 //! to one entry keeps the graph acyclic. Fusion only runs when no outer tape
 //! records the pass (rules must then be recorded op by op), and decisions
 //! depend on the graph and shapes alone, never on the thread count.
@@ -306,14 +310,14 @@ impl FusedRule {
         let n: usize = self.shape.iter().product();
         // A seed of one value for every element (ones, known without reading
         // them, or a full sum's gradient): one chunk's worth of copies.
-        let ones = if g.is_all_ones() {
+        let seed_chunk = if g.is_all_ones() {
             Some(vec![T::one(); CHUNK.min(n)])
         } else if g.numel() == 1 && n > 1 {
             Some(vec![elements::<T>(g)[0]; CHUNK.min(n)])
         } else {
             None
         };
-        let g = match &ones {
+        let g = match &seed_chunk {
             Some(_) => std::borrow::Cow::Borrowed(&[][..]),
             None => elements::<T>(g),
         };
@@ -380,8 +384,8 @@ impl FusedRule {
             |s, c, dst, first_dst| {
                 let lo = c * CHUNK;
                 let hi = (lo + CHUNK).min(n);
-                let g = match &ones {
-                    Some(ones) => &ones[..hi - lo],
+                let g = match &seed_chunk {
+                    Some(chunk) => &chunk[..hi - lo],
                     None => &g[lo..hi],
                 };
                 arch.dispatch(ChunkJob {
