@@ -24,7 +24,13 @@ def test_results_are_bitwise_identical_with_one_or_two_rayon_threads():
             parts = [tf.tanh(x * (0.1 * k)) * tf.exp(-x * x) for k in range(1, 9)]
             y = tf.reduce_sum(tf.add_n(parts) if hasattr(tf, "add_n") else sum(parts[1:], parts[0]))
         g = t.gradient(y, x).numpy()
-        print(hashlib.sha256(g.tobytes()).hexdigest(), hashlib.sha256(y.numpy().tobytes()).hexdigest())
+        # A full sum heading a fused region, and a tiled transposed copy.
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y2 = tf.reduce_mean(tf.tanh(x) * tf.exp(-x * x) + x)
+        g2 = t.gradient(y2, x).numpy()
+        m = tf.transpose(tf.reshape(x[: 512 * 300], [512, 300])).numpy()
+        print(*(hashlib.sha256(a.tobytes()).hexdigest() for a in (g, y.numpy(), g2, m)))
         """
     )
     outs = set()
