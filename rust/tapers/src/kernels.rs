@@ -181,13 +181,8 @@ fn transpose_tiled<T: Copy + Send + Sync>(
     let nd = v.ndim();
     if nd > 2 {
         // One matrix at a time: recursion over the first axis ends at rank 2.
-        let ok = v
-            .outer_iter()
-            .next()
-            .is_some_and(|m| m.t().is_standard_layout());
-        if !ok {
-            return false;
-        }
+        // The matrices share their strides, so if they are not transposes of
+        // contiguous memory the first call says so before writing anything.
         return v
             .outer_iter()
             .zip(out.outer_iter_mut())
@@ -274,7 +269,7 @@ impl<A: Copy, C, F: Fn(A) -> C> pulp::WithSimd for SimdMap<'_, '_, A, C, F> {
 pub fn map_simd<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
 where
     A: Copy + Send + Sync,
-    C: Copy + Send + Sync + num_traits::Zero,
+    C: Copy + Send + Sync,
 {
     let Some(s) = a.as_slice().filter(|s| !s.is_empty()) else {
         return map(a, f);
@@ -560,15 +555,16 @@ mod tests {
             let a = Array::from_shape_fn((m, n), |(i, j)| (i * 1000 + j) as f64).into_dyn();
             check(a.t().into_dyn());
         }
-        // Batches of transposed matrices (tiled one by one).
+        // Batches of transposed matrices (tiled one by one), also with the
+        // batch stride larger than a matrix (each matrix still contiguous).
         let b = Array::from_shape_fn((3, 70, 90), |(k, i, j)| (k * 100_000 + i * 1000 + j) as f64);
         check(b.view().permuted_axes([0, 2, 1]).into_dyn());
-        // Matrices that are not transposes of contiguous memory: Zip copy.
         check(
             b.slice(s![.., ..50, ..])
                 .permuted_axes([0, 2, 1])
                 .into_dyn(),
         );
+        // Matrices that are not transposes of contiguous memory: Zip copy.
         let c = Array::from_shape_fn((80, 90), |(i, j)| (i * 1000 + j) as f64);
         check(c.slice(s![..;2, ..]).t().into_dyn());
         check(
