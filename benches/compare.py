@@ -343,7 +343,7 @@ WORKLOADS: dict[str, Callable[[], dict[str, float]]] = {
 }
 
 
-def run_isolated(name: str, args: argparse.Namespace) -> dict[str, float]:
+def run_isolated(name: str, args: argparse.Namespace, env: dict[str, str] | None = None) -> dict[str, float]:
     """Runs one workload in a fresh process: peers' thread pools (OpenMP,
     OpenBLAS) keep spinning after their calls and would slow whatever runs
     next on a 2-core machine, so nothing shares a process with another
@@ -354,7 +354,7 @@ def run_isolated(name: str, args: argparse.Namespace) -> dict[str, float]:
     cmd = [sys.executable, __file__, "--one", name, "--peers", args.peers] + (["--quick"] if args.quick else [])
     runs: list[dict[str, float]] = []
     for _ in range(args.repeat):
-        res = subprocess.run(cmd, capture_output=True, text=True)
+        res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})})
         if res.returncode != 0:
             why = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else res.returncode
             print(f"| {name} | failed: {why} | | | |")
@@ -440,6 +440,18 @@ def main() -> None:
             f"| two threads, each its own MLP | {th['2 threads (steps/s)']:.0f} steps/s | one thread | "
             f"{th['1 thread (steps/s)']:.0f} steps/s | {th['scaling']:.2f}x |"
         )
+        # The ceiling of that ratio: one training thread already splits its
+        # products over both cores, so two threads (one core each, at best
+        # twice one single-core loop) can beat it only by what that split
+        # fails to gain.
+        core = run_isolated("threads", args, {"RAYON_NUM_THREADS": "1"}).get("1 thread (steps/s)")
+        if core:
+            print(
+                f"| two threads vs two single-core loops | {th['2 threads (steps/s)']:.0f} steps/s | "
+                f"2 x one thread on one core (RAYON_NUM_THREADS=1) | {2 * core:.0f} steps/s | "
+                f"{th['2 threads (steps/s)'] / (2 * core):.2f} (ceiling of the ratio above: "
+                f"{2 * core / th['1 thread (steps/s)']:.2f}x) |"
+            )
 
 
 if __name__ == "__main__":

@@ -371,8 +371,10 @@ impl FusedRule {
             }
         }
         let arch = pulp::Arch::new();
+        // One `with_capacity` per slot: `vec![buf; n]` would clone, and a
+        // clone keeps no spare capacity, so each slot would grow on first use.
         let new_scratch = || Scratch {
-            bufs: vec![Vec::with_capacity(CHUNK); self.slots],
+            bufs: (0..self.slots).map(|_| Vec::with_capacity(CHUNK)).collect(),
             filled: vec![false; self.slots],
         };
         let par = parallel_section(n, PAR_THRESHOLD);
