@@ -126,6 +126,16 @@ def test_tapers_elementwise_4m_backward_only(benchmark):
     benchmark(lambda: tape.gradient(y, x))
 
 
+def test_tapers_elementwise_4m_backward_two_leaves(benchmark):
+    """A fused backward pass with two wanted leaves: both gradients written once."""
+    x = tf.constant(R.normal(size=4_000_000).astype(np.float32))
+    y = tf.constant(R.normal(size=4_000_000).astype(np.float32))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        s = tf.reduce_sum(tf.tanh(x) * tf.exp(-y * y) + x * y)
+    benchmark(lambda: tape.gradient(s, [x, y]))
+
+
 def test_tapers_jacobian_tanh_matvec_256(benchmark):
     """jacobian of tanh(W @ x), W 256x256: one vectorized backward pass."""
     W = tf.constant((R.normal(size=(256, 256)) / 16).astype(np.float32))

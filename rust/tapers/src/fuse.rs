@@ -13,8 +13,8 @@
 //! and is no source or target. A sum of every element may be the head: its
 //! one-value gradient then reaches each element without the full-size
 //! broadcast its op-by-op rule builds. Chunks run inside pulp's runtime SIMD
-//! dispatch, and the first leaf's gradient is written once, never
-//! zero-filled first (`uninit`). Such a region is convex, so contracting it
+//! dispatch, and every wanted leaf's gradient is written once, never
+//! zero-filled first (`uninit::fill_chunked_many`). Such a region is convex, so contracting it
 //! to one entry keeps the graph acyclic. Fusion only runs when no outer tape
 //! records the pass (rules must then be recorded op by op), and decisions
 //! depend on the graph and shapes alone, never on the thread count.
@@ -339,36 +339,20 @@ impl FusedRule {
                     .collect()
             })
             .collect();
-        let wanted: Vec<bool> = (0..self.leaves)
-            .map(|k| needs.get(k) == Some(&true))
-            .collect();
-        // The first wanted leaf's gradient is collected chunk by chunk (no
-        // zero-filled 16 MB first); any other wanted leaf (rare: a region
-        // with several leaves that all want gradients) is written in place.
-        let Some(first) = wanted.iter().position(|&w| w) else {
-            return vec![None; self.leaves];
-        };
-        let mut outs: Vec<Vec<T>> = wanted
-            .iter()
-            .enumerate()
-            .map(|(k, &w)| {
-                if w && k != first {
-                    vec![T::zero(); n]
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
-        let chunks = n.div_ceil(CHUNK);
-        let mut per_chunk: Vec<Vec<Option<&mut [T]>>> = (0..chunks).map(|_| Vec::new()).collect();
-        for o in outs.iter_mut() {
-            if o.is_empty() {
-                per_chunk.iter_mut().for_each(|c| c.push(None));
+        // Each wanted leaf's gradient is one output of `fill_chunked_many`,
+        // written chunk by chunk (no zero-filled 16 MB first).
+        let mut output_of: Vec<Option<usize>> = Vec::with_capacity(self.leaves);
+        let mut outputs = 0;
+        for k in 0..self.leaves {
+            if needs.get(k) == Some(&true) {
+                output_of.push(Some(outputs));
+                outputs += 1;
             } else {
-                for (c, s) in o.chunks_mut(CHUNK).enumerate() {
-                    per_chunk[c].push(Some(s));
-                }
+                output_of.push(None);
             }
+        }
+        if outputs == 0 {
+            return vec![None; self.leaves];
         }
         let arch = pulp::Arch::new();
         // One `with_capacity` per slot: `vec![buf; n]` would clone, and a
@@ -378,12 +362,13 @@ impl FusedRule {
             filled: vec![false; self.slots],
         };
         let par = parallel_section(n, PAR_THRESHOLD);
-        let first_out = crate::uninit::fill_chunked::<T, _, _, CHUNK>(
+        let outs = crate::uninit::fill_chunked_many::<T, _, _, CHUNK>(
             n,
+            outputs,
             par.is_some(),
-            per_chunk,
+            vec![(); n.div_ceil(CHUNK)],
             new_scratch,
-            |s, c, dst, first_dst| {
+            |s, c, (), dst| {
                 let lo = c * CHUNK;
                 let hi = (lo + CHUNK).min(n);
                 let g = match &seed_chunk {
@@ -397,22 +382,18 @@ impl FusedRule {
                     saved: &saved,
                     n,
                     range: lo..hi,
+                    output_of: &output_of,
                     dst,
-                    first: (first, first_dst),
                 })
             },
         );
         drop(par);
-        let mut first_out = Some(first_out);
-        outs.into_iter()
-            .enumerate()
-            .map(|(k, o)| {
-                wanted[k].then(|| {
-                    let o = if k == first {
-                        first_out.take().expect("one first leaf")
-                    } else {
-                        o
-                    };
+        let mut outs = outs.into_iter();
+        output_of
+            .iter()
+            .map(|o| {
+                o.map(|_| {
+                    let o = outs.next().expect("one output per wanted leaf");
                     Tensor::from_array(
                         ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&self.shape), o)
                             .expect("sizes match"),
@@ -422,9 +403,10 @@ impl FusedRule {
             .collect()
     }
 
-    /// One chunk: every step on `range`, leaves' gradients into `dst` (and
-    /// the first wanted leaf's into `first`). Inlined into [`ChunkJob`]'s
-    /// SIMD dispatch, so its loops compile for the CPU's vector width.
+    /// One chunk: every step on `range`, each wanted leaf's gradient into
+    /// its output's cursor (`dst[output_of[leaf]]`). Inlined into
+    /// [`ChunkJob`]'s SIMD dispatch, so its loops compile for the CPU's
+    /// vector width.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn chunk<T: Element + Float>(
@@ -434,8 +416,8 @@ impl FusedRule {
         saved: &[SmallVec<[std::borrow::Cow<'_, [T]>; 2]>],
         n: usize,
         range: std::ops::Range<usize>,
-        dst: Vec<Option<&mut [T]>>,
-        first: (usize, &mut ChunkOut<'_, T>),
+        output_of: &[Option<usize>],
+        dst: &mut [ChunkOut<'_, T>],
     ) {
         let len = range.len();
         s.filled.iter_mut().for_each(|f| *f = false);
@@ -501,15 +483,13 @@ impl FusedRule {
             }
             s.bufs[step.out] = taken;
         }
-        for (k, d) in dst.into_iter().enumerate() {
-            let reached = s.filled[1 + k];
-            let buf = &s.bufs[1 + k];
-            match d {
-                // A leaf nothing reached keeps its zeros.
-                Some(d) if reached => d.copy_from_slice(&buf[..len]),
-                None if k == first.0 && reached => first.1.extend(buf[..len].iter().copied()),
-                None if k == first.0 => first.1.extend(std::iter::repeat_n(T::zero(), len)),
-                _ => {}
+        for (k, o) in output_of.iter().enumerate() {
+            let Some(o) = *o else { continue };
+            if s.filled[1 + k] {
+                dst[o].extend(s.bufs[1 + k][..len].iter().copied());
+            } else {
+                // A leaf nothing reached in this region: zeros.
+                dst[o].extend(std::iter::repeat_n(T::zero(), len));
             }
         }
     }
@@ -524,8 +504,8 @@ struct ChunkJob<'a, 'b, 'c, T: Element + Float> {
     saved: &'a [SmallVec<[std::borrow::Cow<'b, [T]>; 2]>],
     n: usize,
     range: std::ops::Range<usize>,
-    dst: Vec<Option<&'a mut [T]>>,
-    first: (usize, &'a mut ChunkOut<'c, T>),
+    output_of: &'a [Option<usize>],
+    dst: &'a mut [ChunkOut<'c, T>],
 }
 
 impl<T: Element + Float> pulp::WithSimd for ChunkJob<'_, '_, '_, T> {
@@ -534,7 +514,13 @@ impl<T: Element + Float> pulp::WithSimd for ChunkJob<'_, '_, '_, T> {
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) {
         self.rule.chunk(
-            self.s, self.g, self.saved, self.n, self.range, self.dst, self.first,
+            self.s,
+            self.g,
+            self.saved,
+            self.n,
+            self.range,
+            self.output_of,
+            self.dst,
         );
     }
 }

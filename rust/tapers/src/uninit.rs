@@ -8,8 +8,9 @@
 //! it wrote, and only marks the vector's length once every chunk has
 //! written all of its elements.
 //!
-//! This is the crate's only `unsafe`: one `Vec::set_len`, after a check that
-//! does not trust the kernels (see the proof at the call). Its tests pass
+//! This is the crate's only `unsafe`: one `Vec::set_len` per output (in
+//! [`fill_chunked_many`]; [`fill_chunked`] is its one-output case), after a
+//! check that does not trust the kernels (see the proof at the call). Its tests pass
 //! under miri (tree borrows; rayon's pool outlives `main`, and crossbeam's
 //! epoch GC trips stacked borrows):
 //! `MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks"
@@ -19,6 +20,7 @@
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
+use smallvec::SmallVec;
 
 /// A chunk of an output being built: a write cursor over uninitialized
 /// slots. Elements can only be appended, so the written prefix is always
@@ -70,46 +72,91 @@ where
     C: Send,
     W: Send,
 {
-    assert_eq!(work.len(), n.div_ceil(K), "one work item per chunk");
-    let mut out: Vec<C> = Vec::with_capacity(n);
-    let one = |state: &mut S, (c, (slots, w)): (usize, (&mut [MaybeUninit<C>], W))| {
-        let mut chunk = ChunkOut { slots, written: 0 };
-        fill(state, c, w, &mut chunk);
-        assert_eq!(
-            chunk.written,
-            chunk.slots.len(),
-            "a chunk kernel left elements unwritten"
-        );
+    fill_chunked_many::<C, W, S, K>(n, 1, par, work, init, |s, c, w, outs| {
+        fill(s, c, w, &mut outs[0])
+    })
+    .pop()
+    .expect("one output")
+}
+
+/// [`fill_chunked`] for `outputs` vectors of `n` elements built side by
+/// side: chunk `c` gets one cursor per output (`outs[j]` for output `j`),
+/// each of which must be filled.
+///
+/// # Panics
+///
+/// As [`fill_chunked`], if any chunk leaves any output short; every output
+/// is then dropped as empty.
+pub(crate) fn fill_chunked_many<C, W, S, const K: usize>(
+    n: usize,
+    outputs: usize,
+    par: bool,
+    work: Vec<W>,
+    init: impl Fn() -> S + Sync + Send,
+    fill: impl Fn(&mut S, usize, W, &mut [ChunkOut<'_, C>]) + Sync + Send,
+) -> Vec<Vec<C>>
+where
+    C: Send,
+    W: Send,
+{
+    let chunks = n.div_ceil(K);
+    assert_eq!(work.len(), chunks, "one work item per chunk");
+    let mut outs: Vec<Vec<C>> = (0..outputs).map(|_| Vec::with_capacity(n)).collect();
+    // Chunk `c`'s slots in every output, in output order.
+    type Slots<'a, C> = SmallVec<[&'a mut [MaybeUninit<C>]; 2]>;
+    let mut per_chunk: Vec<Slots<'_, C>> = (0..chunks).map(|_| SmallVec::new()).collect();
+    for o in outs.iter_mut() {
+        for (c, slots) in o.spare_capacity_mut()[..n].chunks_mut(K).enumerate() {
+            per_chunk[c].push(slots);
+        }
+    }
+    let one = |state: &mut S, (c, (slots, w)): (usize, (Slots<'_, C>, W))| {
+        let mut cursors: SmallVec<[ChunkOut<'_, C>; 2]> = slots
+            .into_iter()
+            .map(|slots| ChunkOut { slots, written: 0 })
+            .collect();
+        fill(state, c, w, &mut cursors);
+        for chunk in &cursors {
+            assert_eq!(
+                chunk.written,
+                chunk.slots.len(),
+                "a chunk kernel left elements unwritten"
+            );
+        }
     };
-    let slots = &mut out.spare_capacity_mut()[..n];
     if par {
-        slots
-            .par_chunks_mut(K)
+        per_chunk
+            .into_par_iter()
             .zip(work)
             .enumerate()
             .for_each_init(init, one);
     } else {
         let mut state = init();
-        slots
-            .chunks_mut(K)
+        per_chunk
+            .into_iter()
             .zip(work)
             .enumerate()
             .for_each(|cw| one(&mut state, cw));
     }
-    // SAFETY: `set_len(n)` needs the first `n` slots initialized and
-    // `n <= capacity` (`with_capacity(n)`). The slots `[0, n)` are split by
-    // `chunks_mut(K)` into disjoint chunks covering all of them, one per
-    // work item (asserted above: `work.len() == n.div_ceil(K)`, and `zip`
-    // stops at the shorter side, so every chunk is visited). Each chunk's
-    // `ChunkOut` only writes slots in order from its start (`extend` zips
-    // the unwritten suffix), so its first `written` slots are initialized,
-    // and `one` asserts `written == slots.len()` after the kernel ran. A
-    // failed assert (or any panic in a kernel) unwinds out of this function
-    // before this line, dropping `out` with length 0: nothing uninitialized
-    // is ever read or dropped. Rayon's `for_each_init` returns only after
-    // every chunk finished (its panics are re-raised here).
-    unsafe { out.set_len(n) };
-    out
+    for o in outs.iter_mut() {
+        // SAFETY: `set_len(n)` needs the first `n` slots initialized and
+        // `n <= capacity` (`with_capacity(n)`). Each output's slots `[0, n)`
+        // are split by `chunks_mut(K)` into disjoint chunks covering all of
+        // them; chunk `c` of every output went into `per_chunk[c]`, and
+        // there is one work item per chunk (asserted above; `zip` stops at
+        // the shorter side, so every chunk is visited). Each `ChunkOut` only
+        // writes its slots in order from their start (`extend` zips the
+        // unwritten suffix), so its first `written` slots are initialized,
+        // and `one` asserts `written == slots.len()` for every output's
+        // cursor after the kernel ran. A failed assert (or any panic in a
+        // kernel) unwinds out of this function before this line, dropping
+        // every output with length 0: nothing uninitialized is ever read or
+        // dropped. Rayon's `for_each_init` returns only after every chunk
+        // finished (its panics are re-raised here), and `per_chunk`'s
+        // borrows of `outs` ended with that iteration.
+        unsafe { o.set_len(n) };
+    }
+    outs
 }
 
 #[cfg(test)]
@@ -178,5 +225,56 @@ mod tests {
     #[should_panic(expected = "one work item per chunk")]
     fn work_must_cover_every_chunk() {
         fill_chunked::<u8, (), (), 4>(10, false, vec![(); 2], || (), |_, _, _, _| {});
+    }
+
+    #[test]
+    fn several_outputs_are_filled_side_by_side() {
+        for par in [false, true] {
+            for n in [0usize, 1, 5, 8, 9, 37] {
+                for outputs in [0usize, 1, 2, 3] {
+                    let v = fill_chunked_many::<String, (), (), 4>(
+                        n,
+                        outputs,
+                        par,
+                        vec![(); n.div_ceil(4)],
+                        || (),
+                        |_, c, _, outs| {
+                            assert_eq!(outs.len(), outputs);
+                            for (j, out) in outs.iter_mut().enumerate() {
+                                let len = out.len();
+                                out.extend((0..len).map(|i| format!("{j}:{}", c * 4 + i)));
+                            }
+                        },
+                    );
+                    assert_eq!(v.len(), outputs);
+                    for (j, o) in v.iter().enumerate() {
+                        let want: Vec<String> = (0..n).map(|i| format!("{j}:{i}")).collect();
+                        assert_eq!(*o, want, "n = {n}, outputs = {outputs}, par = {par}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_short_output_of_several_panics() {
+        for par in [false, true] {
+            let r = std::panic::catch_unwind(|| {
+                fill_chunked_many::<String, (), (), 4>(
+                    10,
+                    2,
+                    par,
+                    vec![(); 3],
+                    || (),
+                    |_, _, _, outs| {
+                        // The first output is filled, the second left short.
+                        let n = outs[0].len();
+                        outs[0].extend((0..n).map(|i| i.to_string()));
+                        outs[1].extend([String::from("x")]);
+                    },
+                )
+            });
+            assert!(r.is_err(), "par = {par}");
+        }
     }
 }
