@@ -14,10 +14,11 @@
 //! one-value gradient then reaches each element without the full-size
 //! broadcast its op-by-op rule builds. Chunks run inside pulp's runtime SIMD
 //! dispatch, and every wanted leaf's gradient is written once, never
-//! zero-filled first (`uninit::fill_chunked_many`). Such a region is convex, so contracting it
-//! to one entry keeps the graph acyclic. Fusion only runs when no outer tape
-//! records the pass (rules must then be recorded op by op), and decisions
-//! depend on the graph and shapes alone, never on the thread count.
+//! zero-filled first (`uninit::fill_chunked_many`). Such a region is convex,
+//! so contracting it to one entry keeps the graph acyclic. Fusion only runs
+//! when no outer tape records the pass (rules must then be recorded op by
+//! op), and decisions depend on the graph and shapes alone, never on the
+//! thread count.
 //!
 //! Each chunk sums a tensor's contributions in the unfused order (latest
 //! consumer first) with the unfused rules' formulas; gradients that stay
