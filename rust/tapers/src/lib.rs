@@ -29,8 +29,9 @@
 //! ```
 #![deny(missing_docs)]
 // Unsafe code is refused everywhere in the core but in `uninit` (one
-// `Vec::set_len`, next to its proof, with tests that miri can run); the
-// Python binding has one more block, next to its own proof.
+// `Vec::set_len` call, once per output, next to its proof, with tests that
+// miri can run); the Python binding has one more block, next to its own
+// proof.
 #![deny(unsafe_code)]
 
 mod backward;

@@ -10,9 +10,9 @@
 //!
 //! This is the crate's only `unsafe`: one `Vec::set_len` per output (in
 //! [`fill_chunked_many`]; [`fill_chunked`] is its one-output case), after a
-//! check that does not trust the kernels (see the proof at the call). Its tests pass
-//! under miri (tree borrows; rayon's pool outlives `main`, and crossbeam's
-//! epoch GC trips stacked borrows):
+//! check that does not trust the kernels (see the proof at the call). Its
+//! tests pass under miri (tree borrows; rayon's pool outlives `main`, and
+//! crossbeam's epoch GC trips stacked borrows):
 //! `MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks"
 //! cargo +nightly miri test -p tapers --lib uninit`.
 #![allow(unsafe_code)]
