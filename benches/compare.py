@@ -115,7 +115,7 @@ def tape_memory_per_op(n: int = 100_000) -> float:
         y = x
         for _ in range(n):
             y = y * c
-    return t._tape.memory_bytes() / len(t._tape)
+    return t._memory_bytes() / t._num_ops()
 
 
 def mlp_inputs():

@@ -279,9 +279,9 @@ def test_spent_tape_drops_its_recording():
     with tf.GradientTape() as t:
         t.watch(x)
         z = tf.reduce_sum(x * x * 3)
-    assert len(t._tape) == 3
+    assert t._num_ops() == 3
     t.gradient(z, x)
-    assert len(t._tape) == 0
+    assert t._num_ops() == 0
 
 
 def test_persistent_tape_keeps_its_recording():
@@ -290,4 +290,58 @@ def test_persistent_tape_keeps_its_recording():
         t.watch(x)
         y = x * x
     t.gradient(y, x)
-    assert len(t._tape) == 1
+    assert t._num_ops() == 1
+
+
+def test_warnings_point_at_the_callers_line():
+    # watch/gradient run in the Rust base class (single tensors) or in
+    # Python (structures): either way the warning names the user's file.
+    xi = tf.constant(3)
+    x = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        for arg in (xi, [xi], {"a": (xi,)}):
+            with pytest.warns(UserWarning, match="must be floating") as rec:
+                t.watch(arg)
+            assert [w.filename for w in rec] == [__file__], arg
+        t.watch(x)
+        y = x * x
+        for call in (lambda: t.gradient(y, x), lambda: t.gradient([y], [x])):
+            with pytest.warns(UserWarning, match="persistent tape inside its context") as rec:
+                call()
+            assert [w.filename for w in rec] == [__file__]
+
+
+def test_a_tape_is_truthy_and_subclassable():
+    # No __len__: an empty tape is still true, as in TensorFlow.
+    assert bool(tf.GradientTape())
+
+    class Logged(tf.GradientTape):
+        def __init__(self, *a, **k):
+            self.calls = 0
+
+        def gradient(self, *a, **k):
+            self.calls += 1
+            return super().gradient(*a, **k)
+
+    x = tf.Variable(2.0)
+    with Logged(persistent=True) as t:
+        y = x * x
+    assert t.persistent
+    assert val(t.gradient(y, x)) == 4.0
+    assert val(t.gradient(y, [x])[0]) == 4.0
+    assert t.calls == 2
+
+
+def test_gradient_arguments_route_through_the_structure_path():
+    x = tf.constant(2.0)
+    z = tf.constant(5.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * x
+    # Single tensors with output_gradients / unconnected_gradients given.
+    assert val(t.gradient(y, x, output_gradients=tf.constant(3.0))) == 12.0
+    assert val(t.gradient(y, z, unconnected_gradients=tf.UnconnectedGradients.ZERO)) == 0.0
+    assert val(t.gradient(y, z, unconnected_gradients="zero")) == 0.0
+    assert t.gradient(y, z, unconnected_gradients=tf.UnconnectedGradients.NONE) is None
+    with pytest.raises(ValueError, match="Unknown value for unconnected_gradients: 'nope'"):
+        t.gradient(y, x, unconnected_gradients="nope")

@@ -1,9 +1,9 @@
-//! `tapers._core.Tape`: the core tape, driven by the Python `GradientTape`
-//! (which adds nested structures, warnings and the context-manager protocol).
+//! `tapers._core.Tape`: the core tape and the hot half of `GradientTape`
+//! (its Python subclass adds nested structures and the rest of the API).
 
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
@@ -14,7 +14,12 @@ use crate::errors::IntoPyResult;
 use crate::tensor::{out, PyTensor, DETACH_THRESHOLD};
 use crate::variable::PyVariable;
 
-#[pyclass(module = "tapers._core", name = "Tape", frozen)]
+/// The base of `tapers.GradientTape`: the methods of a training loop's every
+/// iteration (`__enter__`, `__exit__`, `watch` and `gradient` of single
+/// tensors) run here without a Python frame; nested structures and the rest
+/// of TensorFlow's API are the Python subclass's (`_tape.py`), reached
+/// through its `_watch_nested` and `_gradient_nested`.
+#[pyclass(module = "tapers._core", name = "Tape", frozen, subclass)]
 pub struct PyTape {
     tape: GradientTape,
 }
@@ -33,6 +38,63 @@ fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
     )))
 }
 
+/// A lone target tensor or variable (the common case, with no structure
+/// around it); a variable is read, as `target_tensor` reads it.
+fn single_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(t.get().inner.clone());
+    }
+    obj.cast::<PyVariable>().ok().map(|v| v.get().var.read())
+}
+
+fn single_source(obj: &Bound<'_, PyAny>) -> Option<Source> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(Source::Tensor(t.get().inner.clone()));
+    }
+    obj.cast::<PyVariable>()
+        .ok()
+        .map(|v| Source::Variable(v.get().var.clone()))
+}
+
+impl PyTape {
+    /// Gradients of flat targets w.r.t. flat sources.
+    fn flat_gradient(
+        &self,
+        py: Python<'_>,
+        targets: &[Tensor],
+        sources: &[Source],
+        og: Option<&[Tensor]>,
+        zero: bool,
+    ) -> PyResult<Vec<Option<Tensor>>> {
+        let unconnected = if zero {
+            Unconnected::Zero
+        } else {
+            Unconnected::None
+        };
+        let tape = &self.tape;
+        // Tiny tapes are differentiated inline: releasing the GIL would cost more.
+        let big = !tape.is_small() || targets.iter().any(|t| t.numel() >= DETACH_THRESHOLD);
+        if big {
+            crate::interrupt::run(py, tape.is_long(), |cancel| {
+                tape.gradient_cancellable(targets, sources, og, unconnected, cancel)
+            })
+        } else {
+            tape.gradient_with(targets, sources, og, unconnected).py()
+        }
+    }
+}
+
+fn to_py_list<'py>(py: Python<'py>, grads: Vec<Option<Tensor>>) -> PyResult<Bound<'py, PyList>> {
+    let items = grads
+        .into_iter()
+        .map(|g| match g {
+            Some(g) => out(py, Ok(g)),
+            None => Ok(py.None()),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
 #[pymethods]
 impl PyTape {
     #[new]
@@ -43,44 +105,61 @@ impl PyTape {
         }
     }
 
-    fn push(&self) -> PyResult<()> {
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        slf.get().tape.push().py()?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> PyResult<()> {
+        if self.tape.is_recording() {
+            self.tape.pop().py()?;
+        }
+        Ok(())
+    }
+
+    fn _push(&self) -> PyResult<()> {
         self.tape.push().py()
     }
 
-    fn pop(&self) -> PyResult<()> {
-        self.tape.pop().py()
-    }
-
     /// Pauses recording (TF's `stop_recording` entry).
-    fn pause(&self) -> PyResult<()> {
+    fn _pause(&self) -> PyResult<()> {
         self.tape.pause().py()
     }
 
+    /// Clears everything recorded; recording continues on a fresh tape.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     If called outside the tape's ``with`` block.
     fn reset(&self) -> PyResult<()> {
         self.tape.reset().py()
     }
 
     #[getter]
-    fn recording(&self) -> bool {
+    fn _recording(&self) -> bool {
         self.tape.is_recording()
     }
 
+    /// Whether ``gradient`` may be called more than once.
     #[getter]
     fn persistent(&self) -> bool {
         self.tape.persistent()
     }
 
-    fn __len__(&self) -> usize {
+    /// How many ops the tape holds (not ``__len__``: a tape is always truthy).
+    fn _num_ops(&self) -> usize {
         self.tape.len()
     }
 
     /// Bytes of the recording itself (beyond the tensors it keeps).
-    fn memory_bytes(&self) -> usize {
+    fn _memory_bytes(&self) -> usize {
         self.tape.memory_bytes()
     }
 
     /// Why the gradient of `targets` w.r.t. `source` is, or is not, None.
-    fn explain(&self, targets: &Bound<'_, PyList>, source: &Bound<'_, PyAny>) -> PyResult<String> {
+    fn _explain(&self, targets: &Bound<'_, PyList>, source: &Bound<'_, PyAny>) -> PyResult<String> {
         let targets: Vec<Tensor> = targets
             .iter()
             .map(|t| target_tensor(&t))
@@ -88,18 +167,35 @@ impl PyTape {
         Ok(self.tape.explain(&targets, &source_of(source)?).to_string())
     }
 
-    /// The recording as text.
+    /// The recording as text: one line per op with its inputs, outputs,
+    /// dtypes and shapes; the watched tensors and variables; and where no
+    /// gradient flows (``stop_gradient``, integer casts).
+    ///
+    /// Tensors are named ``t<N>`` by a process-wide counter. Not in
+    /// TensorFlow: a debugging aid of tapers.
+    ///
+    /// Returns
+    /// -------
+    /// str
+    ///     One line per op, then the watched tensors and variables.
     fn describe(&self) -> String {
         self.tape.describe()
     }
 
-    /// The recording as Graphviz DOT.
+    /// The recording as a Graphviz DOT digraph (``dot -Tsvg``): boxes for
+    /// ops, ellipses for tensors (watched ones filled), dashed red edges where
+    /// no gradient flows. Not in TensorFlow: a debugging aid of tapers.
+    ///
+    /// Returns
+    /// -------
+    /// str
+    ///     The DOT source.
     fn to_dot(&self) -> String {
         self.tape.to_dot()
     }
 
     /// Watches one tensor or variable; returns whether it is now watched.
-    fn watch(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn _watch_one(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
         if let Ok(t) = obj.cast::<PyTensor>() {
             return Ok(self.tape.watch(&t.get().inner));
         }
@@ -113,6 +209,35 @@ impl PyTape {
         )))
     }
 
+    /// Ensures ``tensor`` is traced by this tape.
+    ///
+    /// Parameters
+    /// ----------
+    /// tensor : Tensor, Variable, or a nested structure of them
+    ///     What to watch. Non-floating tensors are not watched (their
+    ///     gradients are always None), with TensorFlow's warning.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For objects that are not tensors or variables (TensorFlow's message).
+    fn watch(slf: &Bound<'_, Self>, tensor: &Bound<'_, PyAny>) -> PyResult<()> {
+        let tape = &slf.get().tape;
+        let watched = if let Ok(t) = tensor.cast::<PyTensor>() {
+            tape.watch(&t.get().inner)
+        } else if let Ok(v) = tensor.cast::<PyVariable>() {
+            tape.watch_variable(&v.get().var)
+        } else {
+            slf.call_method1("_watch_nested", (tensor,))?;
+            return Ok(());
+        };
+        let dtype = tensor.getattr("dtype")?;
+        if !watched && !dtype.getattr("is_floating")?.is_truthy()? {
+            warn_not_floating(slf.py(), &dtype)?;
+        }
+        Ok(())
+    }
+
     fn watched_variables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let objs = self
             .tape
@@ -123,10 +248,74 @@ impl PyTape {
         PyTuple::new(py, objs)
     }
 
+    /// Gradients of ``target`` with respect to ``sources``.
+    ///
+    /// Parameters
+    /// ----------
+    /// target : Tensor or nested structure of Tensors
+    ///     What to differentiate; lists and non-scalar tensors count as
+    ///     their sum.
+    /// sources : Tensor, Variable, or nested structure of them
+    ///     What to differentiate with respect to.
+    /// output_gradients : Tensor or nested structure, optional
+    ///     One per target, the seed instead of ones (shape and dtype of its target).
+    /// unconnected_gradients : UnconnectedGradients, default NONE
+    ///     What an unconnected source gets: None, or zeros (``ZERO``).
+    ///
+    /// Returns
+    /// -------
+    /// Tensor, None, or a structure of them
+    ///     In the structure of ``sources``. ``tape.explain(target, source)``
+    ///     says why a gradient is None.
+    ///
+    /// Raises
+    /// ------
+    /// RuntimeError
+    ///     When a non-persistent tape is used a second time (TensorFlow's message).
+    /// InvalidArgumentError
+    ///     When ``output_gradients`` do not match their targets.
+    /// KeyboardInterrupt
+    ///     On Ctrl-C during a long pass (the tape stays usable).
+    ///
+    /// Notes
+    /// -----
+    /// Called inside a persistent tape's ``with`` block it warns, as
+    /// TensorFlow does, and records the gradient ops (for higher derivatives).
+    #[pyo3(signature = (target, sources, output_gradients=None, unconnected_gradients=None))]
+    fn gradient<'py>(
+        slf: &Bound<'py, Self>,
+        target: &Bound<'py, PyAny>,
+        sources: &Bound<'py, PyAny>,
+        output_gradients: Option<&Bound<'py, PyAny>>,
+        unconnected_gradients: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let this = slf.get();
+        if this.tape.persistent() && this.tape.is_recording() {
+            let category = py.get_type::<PyUserWarning>();
+            PyErr::warn(py, &category, PERSISTENT_INSIDE, 1)?;
+        }
+        if output_gradients.is_none() && unconnected_gradients.is_none() {
+            if let (Some(t), Some(s)) = (single_tensor(target), single_source(sources)) {
+                let g = this.flat_gradient(py, &[t], &[s], None, false)?;
+                return match g.into_iter().next().flatten() {
+                    Some(g) => out(py, Ok(g)),
+                    None => Ok(py.None()),
+                };
+            }
+        }
+        Ok(slf
+            .call_method1(
+                "_gradient_nested",
+                (target, sources, output_gradients, unconnected_gradients),
+            )?
+            .unbind())
+    }
+
     /// Flat gradient: targets and sources are lists; returns a list with None
     /// for unconnected sources (or zeros when `zero`).
     #[pyo3(signature = (targets, sources, output_gradients=None, zero=false))]
-    fn gradient<'py>(
+    fn _gradient_flat<'py>(
         &self,
         py: Python<'py>,
         targets: &Bound<'py, PyList>,
@@ -166,38 +355,29 @@ impl PyTape {
                 )));
             }
         }
-        let unconnected = if zero {
-            Unconnected::Zero
-        } else {
-            Unconnected::None
-        };
-        let tape = &self.tape;
-        // Tiny tapes are differentiated inline: releasing the GIL would cost more.
-        let big = !tape.is_small() || targets.iter().any(|t| t.numel() >= DETACH_THRESHOLD);
-        let grads = if big {
-            crate::interrupt::run(py, tape.is_long(), |cancel| {
-                tape.gradient_cancellable(&targets, &sources, og.as_deref(), unconnected, cancel)
-            })?
-        } else {
-            tape.gradient_with(&targets, &sources, og.as_deref(), unconnected)
-                .py()?
-        };
-        let items = grads
-            .into_iter()
-            .map(|g| match g {
-                Some(g) => out(py, Ok(g)),
-                None => Ok(py.None()),
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, items)
+        let grads = self.flat_gradient(py, &targets, &sources, og.as_deref(), zero)?;
+        to_py_list(py, grads)
     }
+}
+
+/// TensorFlow's warning for `gradient` inside a persistent tape's context.
+const PERSISTENT_INSIDE: &std::ffi::CStr = c"Calling GradientTape.gradient on a persistent tape inside its context is significantly less efficient than calling it outside the context (it causes the gradient ops to be recorded on the tape, leading to increased CPU and memory usage). Only call GradientTape.gradient inside the context if you actually want to trace the gradient in order to compute higher order derivatives.";
+
+/// TensorFlow's warning for watching a tensor that cannot have a gradient.
+fn warn_not_floating(py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<()> {
+    let msg = format!(
+        "The dtype of the watched tensor must be floating (e.g. tapers.float32), got {}",
+        dtype.repr()?
+    );
+    let msg = std::ffi::CString::new(msg).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)
 }
 
 #[pymethods]
 impl PyTape {
     /// Flat Jacobian: one tensor (or None) per source.
     #[pyo3(signature = (target, sources, zero=false, parallel_iterations=None))]
-    fn jacobian<'py>(
+    fn _jacobian<'py>(
         &self,
         py: Python<'py>,
         target: &Bound<'py, PyAny>,
@@ -219,19 +399,12 @@ impl PyTape {
         let js = py
             .detach(|| tape.jacobian(&t, &sources, unconnected, parallel_iterations))
             .py()?;
-        let items = js
-            .into_iter()
-            .map(|g| match g {
-                Some(g) => out(py, Ok(g)),
-                None => Ok(py.None()),
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, items)
+        to_py_list(py, js)
     }
 
     /// Per-example Jacobian of `target` with respect to `source`.
     #[pyo3(signature = (target, source, parallel_iterations=None))]
-    fn batch_jacobian(
+    fn _batch_jacobian(
         &self,
         py: Python<'_>,
         target: &Bound<'_, PyAny>,
