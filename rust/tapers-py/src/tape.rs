@@ -223,17 +223,18 @@ impl PyTape {
     ///     For objects that are not tensors or variables (TensorFlow's message).
     fn watch(slf: &Bound<'_, Self>, tensor: &Bound<'_, PyAny>) -> PyResult<()> {
         let tape = &slf.get().tape;
-        let watched = if let Ok(t) = tensor.cast::<PyTensor>() {
-            tape.watch(&t.get().inner)
+        let (watched, floating) = if let Ok(t) = tensor.cast::<PyTensor>() {
+            let t = &t.get().inner;
+            (tape.watch(t), t.dtype().is_floating())
         } else if let Ok(v) = tensor.cast::<PyVariable>() {
-            tape.watch_variable(&v.get().var)
+            let v = &v.get().var;
+            (tape.watch_variable(v), v.dtype().is_floating())
         } else {
             slf.call_method1("_watch_nested", (tensor,))?;
             return Ok(());
         };
-        let dtype = tensor.getattr("dtype")?;
-        if !watched && !dtype.getattr("is_floating")?.is_truthy()? {
-            warn_not_floating(slf.py(), &dtype)?;
+        if !watched && !floating {
+            warn_not_floating(slf.py(), &tensor.getattr("dtype")?)?;
         }
         Ok(())
     }

@@ -22,7 +22,7 @@ use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
 use crate::ops;
-use crate::tape::{Entry, Origin, RecordingContext, Source};
+use crate::tape::{Entry, Origin, Source};
 use crate::tensor::{Tensor, TensorId};
 
 /// What `gradient` returns for a source no path connects to the targets
@@ -63,14 +63,43 @@ fn sum_keyed(mut parts: Keyed) -> Result<Tensor> {
     sum_all(&ts)
 }
 
+/// The sources' ids. A training step has a handful of sources, searched
+/// faster in a short list than hashed (and without allocating); beyond a
+/// few dozen, a hash set.
+pub(crate) enum IdSet {
+    Few(SmallVec<[TensorId; 8]>),
+    Many(FxHashSet<TensorId>),
+}
+
+impl IdSet {
+    fn new(ids: impl Iterator<Item = TensorId>) -> IdSet {
+        let few: SmallVec<[TensorId; 8]> = ids.collect();
+        if few.len() <= 32 {
+            IdSet::Few(few)
+        } else {
+            IdSet::Many(few.into_iter().collect())
+        }
+    }
+
+    pub(crate) fn contains(&self, id: &TensorId) -> bool {
+        match self {
+            IdSet::Few(ids) => ids.contains(id),
+            IdSet::Many(ids) => ids.contains(id),
+        }
+    }
+}
+
+/// Per-entry flags; inline for the small tapes of scalar loops.
+type Flags = SmallVec<[bool; 32]>;
+
 struct Plan<'a> {
     entries: &'a [Entry],
     /// Set by another thread to stop the pass between two rules.
     cancel: Option<&'a AtomicBool>,
-    source_ids: FxHashSet<TensorId>,
+    source_ids: IdSet,
     /// Entry is on a path from a source to a target.
-    needed: Vec<bool>,
-    leads: Vec<bool>,
+    needed: Flags,
+    leads: Flags,
 }
 
 impl Plan<'_> {
@@ -120,13 +149,13 @@ impl Plan<'_> {
                 e.inputs.len()
             )));
         }
-        Ok(Some(
-            input_grads
-                .into_iter()
-                .zip(needs)
-                .map(|(g, n)| if n { g } else { None })
-                .collect(),
-        ))
+        let mut input_grads = input_grads;
+        for (g, n) in input_grads.iter_mut().zip(needs) {
+            if !n {
+                *g = None;
+            }
+        }
+        Ok(Some(input_grads))
     }
 }
 
@@ -139,14 +168,15 @@ impl<'a> Plan<'a> {
         cancel: Option<&'a AtomicBool>,
     ) -> Self {
         let n = entries.len();
-        let source_ids: FxHashSet<TensorId> = sources
-            .iter()
-            .filter(|s| s.dtype().is_floating())
-            .map(Source::id)
-            .collect();
+        let source_ids = IdSet::new(
+            sources
+                .iter()
+                .filter(|s| s.dtype().is_floating())
+                .map(Source::id),
+        );
 
         // Entries some target depends on.
-        let mut reached = vec![false; n];
+        let mut reached: Flags = smallvec::smallvec![false; n];
         for o in target_origins {
             if let Origin::Entry(i) = *o {
                 reached[i as usize] = true;
@@ -165,8 +195,8 @@ impl<'a> Plan<'a> {
             entries,
             cancel,
             source_ids,
-            needed: vec![false; n],
-            leads: vec![false; n],
+            needed: smallvec::smallvec![false; n],
+            leads: smallvec::smallvec![false; n],
         };
         // Entries with a tracked path back to a source.
         for i in 0..n {
@@ -223,7 +253,7 @@ pub(crate) fn run(
 ) -> Result<Vec<Option<Tensor>>> {
     let plan = Plan::new(entries, target_origins, sources, cancel);
     // Fuse elementwise regions, unless an outer tape must record each rule.
-    let recording = !RecordingContext::current().is_empty();
+    let recording = crate::tape::is_recording();
     let fused = if recording {
         None
     } else {
@@ -236,7 +266,7 @@ pub(crate) fn run(
 
     // Seeds. A target that is itself a source gets its seed even if the tape
     // never saw it (TensorFlow: d x / d x = 1 always).
-    let mut seeds: Vec<(TensorId, Tensor)> = Vec::with_capacity(targets.len());
+    let mut seeds = Seeds::with_capacity(targets.len());
     for (k, t) in targets.iter().enumerate() {
         if !t.dtype().is_floating() {
             continue;
@@ -294,24 +324,24 @@ pub(crate) fn run_rows(
     if !all_handle_rows {
         return Ok(None);
     }
-    let seeds = if target.dtype().is_floating() {
-        vec![(target.id(), seed)]
+    let seeds: Seeds = if target.dtype().is_floating() {
+        smallvec::smallvec![(target.id(), seed)]
     } else {
-        Vec::new()
+        Seeds::new()
     };
     let (finished, pending) = ops::with_row_dims(row_dims, || run_sequential(&plan, seeds))?;
     collect(sources, &finished, &pending, Unconnected::None).map(Some)
 }
+
+/// Each target's seed (its output gradient).
+type Seeds = SmallVec<[(TensorId, Tensor); 2]>;
 
 /// Contributions keyed by the consumer that delivered them (usually one).
 type Keyed = SmallVec<[(usize, Tensor); 2]>;
 type Pending = FxHashMap<TensorId, Keyed>;
 
 /// One reverse sweep on the calling thread.
-fn run_sequential(
-    plan: &Plan<'_>,
-    seeds: Vec<(TensorId, Tensor)>,
-) -> Result<(FxHashMap<TensorId, Tensor>, Pending)> {
+fn run_sequential(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Tensor>, Pending)> {
     let mut pending: Pending = FxHashMap::default();
     for (id, s) in seeds {
         pending.entry(id).or_default().push((SEED, s));
@@ -326,8 +356,12 @@ fn run_sequential(
         for o in &e.outputs {
             let g = match pending.remove(&o.id) {
                 // Delivered in canonical order already: seed, then descending consumers.
+                Some(mut parts) if parts.len() == 1 => parts.pop().map(|(_, t)| t),
                 Some(parts) => Some(sum_all(
-                    &parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>(),
+                    &parts
+                        .into_iter()
+                        .map(|(_, t)| t)
+                        .collect::<SmallVec<[Tensor; 4]>>(),
                 )?),
                 None => None,
             };
@@ -355,10 +389,7 @@ struct Node {
 }
 
 /// Dependency-counting scheduler on rayon.
-fn run_parallel(
-    plan: &Plan<'_>,
-    seeds: Vec<(TensorId, Tensor)>,
-) -> Result<(FxHashMap<TensorId, Tensor>, Pending)> {
+fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Tensor>, Pending)> {
     let entries = plan.entries;
     let n = entries.len();
     let nodes: Vec<Node> = entries

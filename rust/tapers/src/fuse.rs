@@ -135,7 +135,7 @@ struct FusedRule {
 pub(crate) fn fuse(
     entries: &[Entry],
     needed: &[bool],
-    source_ids: &FxHashSet<TensorId>,
+    source_ids: &crate::backward::IdSet,
     targets: &[Tensor],
 ) -> Option<Vec<Entry>> {
     let n = entries.len();

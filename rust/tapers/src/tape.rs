@@ -801,7 +801,7 @@ impl GradientTape {
         let Some(data) = guard.as_mut() else {
             return Err(Error::TapeSpent);
         };
-        let target_origins: Vec<Origin> = targets
+        let target_origins: SmallVec<[Origin; 4]> = targets
             .iter()
             .map(|t| {
                 data.tracked

@@ -146,6 +146,19 @@ struct Inner {
 #[derive(Clone)]
 pub struct Tensor(Arc<Inner>);
 
+/// Storage of `shape` with every element `v` (one allocation for the
+/// elements, one for the shared array).
+fn full_storage<T: Element>(shape: &[usize], v: T) -> Result<Storage> {
+    let n = check_alloc(shape, T::DTYPE)?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(n)
+        .map_err(|_| too_large(shape, T::DTYPE))?;
+    data.resize(n, v);
+    let a =
+        ArrayD::from_shape_vec(IxDyn(shape), data).map_err(|e| Error::invalid(e.to_string()))?;
+    Ok(T::wrap(a.into_shared()))
+}
+
 impl Tensor {
     /// Wraps storage as a new tensor with a fresh id.
     pub fn from_storage(data: Storage) -> Tensor {
@@ -193,12 +206,7 @@ impl Tensor {
 
     /// A tensor of the given shape with every element `v`.
     pub fn full<T: Element>(shape: &[usize], v: T) -> Result<Tensor> {
-        let n = check_alloc(shape, T::DTYPE)?;
-        let mut data = Vec::new();
-        data.try_reserve_exact(n)
-            .map_err(|_| too_large(shape, T::DTYPE))?;
-        data.resize(n, v);
-        Tensor::from_vec(data, shape)
+        full_storage(shape, v).map(Tensor::from_storage)
     }
 
     /// Zeros of a shape and dtype.
@@ -214,14 +222,14 @@ impl Tensor {
 
     /// Ones of a shape and dtype.
     pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
-        let t = match dtype {
-            DType::F32 => Tensor::full(shape, 1f32),
-            DType::F64 => Tensor::full(shape, 1f64),
-            DType::I32 => Tensor::full(shape, 1i32),
-            DType::I64 => Tensor::full(shape, 1i64),
-            DType::Bool => Tensor::full(shape, true),
+        let s = match dtype {
+            DType::F32 => full_storage(shape, 1f32),
+            DType::F64 => full_storage(shape, 1f64),
+            DType::I32 => full_storage(shape, 1i32),
+            DType::I64 => full_storage(shape, 1i64),
+            DType::Bool => full_storage(shape, true),
         }?;
-        Ok(Tensor::with_hint(t.into_storage(), true))
+        Ok(Tensor::with_hint(s, true))
     }
 
     /// A scalar of `dtype` holding `v` (converted as `as` would).

@@ -516,3 +516,45 @@ fn fused_region_refuses_a_mismatched_seed() {
     let t = 0.5f32.tanh();
     assert!((g[0] - ((1.0 - t * t) * 0.5 + t)).abs() < 1e-6);
 }
+
+#[test]
+fn many_sources_and_long_tapes_take_the_same_path_as_few() {
+    // Up to 32 sources are kept in a list and small tapes' flags inline;
+    // past either size the pass switches representation. Same answers.
+    for (n_sources, n_ops) in [(1, 1), (8, 3), (32, 40), (33, 40), (100, 70)] {
+        let xs: Vec<Tensor> = (0..n_sources).map(|i| scalar(i as f64 + 1.0)).collect();
+        let tape = GradientTape::new();
+        let y = {
+            let _r = tape.record().unwrap();
+            for x in &xs {
+                tape.watch(x);
+            }
+            // y = sum_i x_i^2, then n_ops - 1 more multiplications by 1.
+            let mut y = ops::add_n(
+                &xs.iter()
+                    .map(|x| ops::mul(x, x).unwrap())
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap();
+            for _ in 1..n_ops {
+                y = ops::mul(&y, &scalar(1.0)).unwrap();
+            }
+            y
+        };
+        // Every source twice, plus one never watched.
+        let stranger = scalar(7.0);
+        let mut sources: Vec<Source> = xs.iter().map(Source::from).collect();
+        sources.extend(xs.iter().map(Source::from));
+        sources.push((&stranger).into());
+        let g = tape.gradient(&[y], &sources).unwrap();
+        for (k, gk) in g.iter().enumerate() {
+            match k.checked_sub(2 * n_sources) {
+                Some(_) => assert!(gk.is_none()),
+                None => assert_eq!(
+                    value(gk.as_ref().unwrap()),
+                    2.0 * ((k % n_sources) as f64 + 1.0)
+                ),
+            }
+        }
+    }
+}
