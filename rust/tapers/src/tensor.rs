@@ -222,6 +222,22 @@ impl Tensor {
 
     /// Ones of a shape and dtype.
     pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        // A scalar 1 seeds nearly every backward pass (a scalar loss): its
+        // elements are shared by all of them (tensors never change), each
+        // seed still a tensor of its own.
+        if shape.is_empty() {
+            static SCALAR: [std::sync::OnceLock<Storage>; 5] =
+                [const { std::sync::OnceLock::new() }; 5];
+            let (slot, make): (usize, fn() -> Storage) = match dtype {
+                DType::F32 => (0, || Storage::F32(ArcArray::from_elem(IxDyn(&[]), 1.0))),
+                DType::F64 => (1, || Storage::F64(ArcArray::from_elem(IxDyn(&[]), 1.0))),
+                DType::I32 => (2, || Storage::I32(ArcArray::from_elem(IxDyn(&[]), 1))),
+                DType::I64 => (3, || Storage::I64(ArcArray::from_elem(IxDyn(&[]), 1))),
+                DType::Bool => (4, || Storage::Bool(ArcArray::from_elem(IxDyn(&[]), true))),
+            };
+            let s = SCALAR[slot].get_or_init(make);
+            return Ok(Tensor::with_hint(s.clone(), true));
+        }
         let s = match dtype {
             DType::F32 => full_storage(shape, 1f32),
             DType::F64 => full_storage(shape, 1f64),

@@ -558,3 +558,24 @@ fn many_sources_and_long_tapes_take_the_same_path_as_few() {
         }
     }
 }
+
+#[test]
+fn scalar_seeds_share_elements_but_not_identity() {
+    // `ones(&[])` hands out one shared element buffer per dtype; each call
+    // is still a tensor of its own (tapes tell them apart by id).
+    for dtype in [DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool] {
+        let a = Tensor::ones(&[], dtype).unwrap();
+        let b = Tensor::ones(&[], dtype).unwrap();
+        assert_ne!(a.id(), b.id());
+        assert_eq!((a.dtype(), a.shape()), (dtype, &[][..]));
+        assert_eq!(a.to_f64_scalar().unwrap(), 1.0);
+    }
+    // d x / d x through the shared seed, twice: both 1, distinct tensors.
+    let x = scalar(5.0);
+    let tape = GradientTape::with_options(true, true);
+    drop(tape.record().unwrap());
+    let g1 = grad1(&tape, &x, &x).unwrap();
+    let g2 = grad1(&tape, &x, &x).unwrap();
+    assert_eq!((value(&g1), value(&g2)), (1.0, 1.0));
+    assert_ne!(g1.id(), g2.id());
+}
