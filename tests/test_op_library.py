@@ -493,3 +493,32 @@ def test_vectorized_unary_kernels_write_every_element_at_chunk_edges(n):
         strided = fn(tf.constant(np.stack([x, x], 1))[:, 0]).numpy() if n > 1 else got
         assert strided.tobytes() == got.tobytes()
         assert np.isfinite(got).all()
+
+
+@pytest.mark.parametrize(
+    "shape, axis",
+    [((128, 256), 0), ((5, 3, 4), 0), ((7, 1), 0), ((0, 3), 0), ((3, 0), 0), ((4, 3), []), ((2, 3, 4), [0, 1])],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduce_sum_over_the_leading_axis_adds_rows_in_order(shape, axis, dtype, keepdims):
+    # A bias gradient's reduction: rows added one after another from zero,
+    # bit for bit what an in-order loop gives (and integers wrap, as in TF).
+    rng = np.random.default_rng(3)
+    if np.issubdtype(dtype, np.integer):
+        x = rng.integers(np.iinfo(dtype).min // 2, np.iinfo(dtype).max // 2, size=shape, dtype=dtype)
+    else:
+        x = (rng.normal(size=shape) * 10.0 ** rng.integers(-3, 4, size=shape)).astype(dtype)
+    got = tf.reduce_sum(tf.constant(x), axis=axis, keepdims=keepdims).numpy()
+    axes = [axis] if isinstance(axis, int) else axis
+    want = x
+    with np.errstate(over="ignore"):
+        for ax in sorted(axes, reverse=True):
+            acc = np.zeros(want.shape[:ax] + want.shape[ax + 1 :], dtype)
+            for i in range(want.shape[ax]):
+                acc = acc + np.take(want, i, axis=ax)
+            want = acc
+    if keepdims:
+        want = want.reshape([1 if i in axes else d for i, d in enumerate(shape)])
+    assert got.dtype == dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()

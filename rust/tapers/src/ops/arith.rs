@@ -312,7 +312,7 @@ pub(crate) trait Arith: Copy + Send + Sync + num_traits::Zero {
         c.iter().fold(Self::zero(), |acc, &v| Arith::add(acc, v))
     }
     /// The sum along one axis.
-    fn sum_axis(a: &ndarray::ArrayD<Self>, ax: ndarray::Axis) -> ndarray::ArrayD<Self> {
+    fn sum_axis(a: ndarray::ArrayViewD<'_, Self>, ax: ndarray::Axis) -> ndarray::ArrayD<Self> {
         a.fold_axis(ax, Self::zero(), |acc, &v| Arith::add(*acc, v))
     }
 }
@@ -356,7 +356,10 @@ macro_rules! float_arith {
             fn sum_slice(c: &[Self]) -> Self {
                 ndarray::ArrayView1::from(c).sum()
             }
-            fn sum_axis(a: &ndarray::ArrayD<Self>, ax: ndarray::Axis) -> ndarray::ArrayD<Self> {
+            fn sum_axis(
+                a: ndarray::ArrayViewD<'_, Self>,
+                ax: ndarray::Axis,
+            ) -> ndarray::ArrayD<Self> {
                 a.sum_axis(ax)
             }
         }

@@ -67,10 +67,37 @@ where
             return ndarray::ArrayD::from_elem(IxDyn(&shape), total).into_shared();
         }
     }
-    let mut r = a.to_owned();
+    if let ([0], Some(flat)) = (axes, a.as_slice()) {
+        // Over the leading axis of a row-major array (a bias gradient): the
+        // rows added in order into one accumulator row, as the general path
+        // below adds them (same sums, bit for bit), without its per-row
+        // dynamic-shape iteration. (Rows of one element are left to it: it
+        // sums a contiguous lane its own way.)
+        let inner: usize = a.shape()[1..].iter().product();
+        if inner > 1 && a.shape()[0] > 0 {
+            let mut acc = vec![T::zero(); inner];
+            for row in flat.chunks_exact(inner) {
+                for (s, &v) in acc.iter_mut().zip(row) {
+                    *s = Arith::add(*s, v);
+                }
+            }
+            let shape = if keepdims {
+                kept_shape(a.shape(), axes)
+            } else {
+                a.shape()[1..].to_vec()
+            };
+            return ndarray::ArrayD::from_shape_vec(IxDyn(&shape), acc)
+                .expect("sizes match")
+                .into_shared();
+        }
+    }
+    let Some((&last, rest)) = axes.split_last() else {
+        return a.clone(); // no axis: the elements as they are
+    };
     // Descending, so earlier axis numbers stay valid.
-    for &ax in axes.iter().rev() {
-        r = T::sum_axis(&r, Axis(ax));
+    let mut r = T::sum_axis(a.view(), Axis(last));
+    for &ax in rest.iter().rev() {
+        r = T::sum_axis(r.view(), Axis(ax));
     }
     if keepdims {
         let shape = kept_shape(a.shape(), axes);
