@@ -317,6 +317,7 @@ def test_a_tape_is_truthy_and_subclassable():
 
     class Logged(tf.GradientTape):
         def __init__(self, *a, **k):
+            super().__init__(*a, **k)
             self.calls = 0
 
         def gradient(self, *a, **k):
@@ -330,6 +331,8 @@ def test_a_tape_is_truthy_and_subclassable():
     assert val(t.gradient(y, x)) == 4.0
     assert val(t.gradient(y, [x])[0]) == 4.0
     assert t.calls == 2
+    with pytest.raises(TypeError, match="GradientTape.*unexpected keyword argument 'persistant'"):
+        tf.GradientTape(persistant=True)
 
 
 def test_gradient_arguments_route_through_the_structure_path():

@@ -10,7 +10,7 @@ from .dtypes import DType
 
 __all__ = [
     "Generator",
-    "Tape",
+    "GradientTape",
     "Tensor",
     "Variable",
     "abs",
@@ -235,10 +235,11 @@ class Variable(_TensorBase):
     ) -> Variable: ...
 
 @disjoint_base
-class Tape:
-    """The Rust base of ``GradientTape`` (see ``tapers._tape``)."""
+class GradientTape:
+    """The Rust base of ``tapers.GradientTape`` (see ``tapers._tape``)."""
 
     def __new__(cls, persistent: bool = ..., watch_accessed_variables: bool = ...) -> Self: ...
+    def __init__(self, persistent: bool = ..., watch_accessed_variables: bool = ...) -> None: ...
     def __enter__(self) -> Self: ...
     def __exit__(self, *exc: object) -> None: ...
     def _push(self) -> None: ...

@@ -1,4 +1,4 @@
-//! `tapers._core.Tape`: the core tape and the hot half of `GradientTape`
+//! `tapers._core.GradientTape`: the core tape and the hot half of `GradientTape`
 //! (its Python subclass adds nested structures and the rest of the API).
 
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use crate::variable::PyVariable;
 /// tensors) run here without a Python frame; nested structures and the rest
 /// of TensorFlow's API are the Python subclass's (`_tape.py`), reached
 /// through its `_watch_nested` and `_gradient_nested`.
-#[pyclass(module = "tapers._core", name = "Tape", frozen, subclass)]
+#[pyclass(module = "tapers._core", name = "GradientTape", frozen, subclass)]
 pub struct PyTape {
     tape: GradientTape,
 }
@@ -103,6 +103,13 @@ impl PyTape {
         PyTape {
             tape: GradientTape::with_options(persistent, watch_accessed_variables),
         }
+    }
+
+    /// Everything happens in `__new__`; this accepts its arguments so that
+    /// subclasses may call `super().__init__(...)`.
+    #[pyo3(signature = (persistent=false, watch_accessed_variables=true))]
+    fn __init__(&self, persistent: bool, watch_accessed_variables: bool) {
+        let _ = (persistent, watch_accessed_variables);
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
