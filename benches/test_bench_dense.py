@@ -159,3 +159,14 @@ def test_transpose_1024(benchmark, lib):
         benchmark(lambda: tf.transpose(t))
     else:
         benchmark(lambda: np.ascontiguousarray(a.T))
+
+
+@pytest.mark.parametrize("lib", ["tapers", "numpy"])
+def test_bias_gradient_sum_128x256(benchmark, lib):
+    """A bias gradient: the [128, 256] float32 sum over the batch axis."""
+    g = R.normal(size=(128, 256)).astype(np.float32)
+    if lib == "tapers":
+        t = tf.constant(g)
+        benchmark(lambda: tf.reduce_sum(t, axis=0))
+    else:
+        benchmark(lambda: g.sum(0))
