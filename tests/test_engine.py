@@ -30,7 +30,10 @@ def test_results_are_bitwise_identical_with_one_or_two_rayon_threads():
             y2 = tf.reduce_mean(tf.tanh(x) * tf.exp(-x * x) + x)
         g2 = t.gradient(y2, x).numpy()
         m = tf.transpose(tf.reshape(x[: 512 * 300], [512, 300])).numpy()
-        print(*(hashlib.sha256(a.tobytes()).hexdigest() for a in (g, y.numpy(), g2, m)))
+        # A weight gradient's product (transposed left operand, split by rows).
+        wg = tf.linalg.matmul(tf.reshape(x[: 128 * 784], [128, 784]), tf.reshape(x[: 128 * 256], [128, 256]),
+                              transpose_a=True).numpy()
+        print(*(hashlib.sha256(a.tobytes()).hexdigest() for a in (g, y.numpy(), g2, m, wg)))
         """
     )
     outs = set()

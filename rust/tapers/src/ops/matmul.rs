@@ -119,6 +119,40 @@ where
             .expect("sizes match")
             .into_shared();
     }
+    // A transposed left operand (a weight gradient, `x^T @ d`) below the
+    // copy's width: the output's two row halves as two sequential products,
+    // side by side when a section is granted. In an MLP training step this
+    // beat faer's own split of the whole product (3-15% per step in 3 of 4
+    // process pairs, fewer steps in none); the halves are the same whatever
+    // the thread count, so the result is too.
+    if nb == 1 && ta && m >= 64 && m * n * k >= PAR_FLOPS && a.ndim() == 2 && b.ndim() == 2 {
+        let a2 = a.as_standard_layout();
+        let b2 = b.as_standard_layout();
+        let av = MatRef::from_row_major_slice(a2.as_slice().expect("standard"), k, m).transpose();
+        let bs = b2.as_slice().expect("standard");
+        let bv = if tb {
+            MatRef::from_row_major_slice(bs, n, k).transpose()
+        } else {
+            MatRef::from_row_major_slice(bs, k, n)
+        };
+        let mid = m / 2;
+        let (top, bot) = MatMut::from_row_major_slice_mut(&mut out, m, n).split_at_row_mut(mid);
+        let run = |d: MatMut<'_, T>, a: MatRef<'_, T>| {
+            faer_matmul(d, Accum::Replace, a, bv, T::one(), Par::Seq)
+        };
+        if section.is_some() {
+            rayon::join(
+                || run(top, av.subrows(0, mid)),
+                || run(bot, av.subrows(mid, m - mid)),
+            );
+        } else {
+            run(top, av.subrows(0, mid));
+            run(bot, av.subrows(mid, m - mid));
+        }
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
     let a3 = as_batched(a, batch);
     let b3 = as_batched(b, batch);
     let (ra, ca) = (a3.shape()[1], a3.shape()[2]);
