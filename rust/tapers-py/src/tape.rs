@@ -25,11 +25,8 @@ pub struct PyTape {
 }
 
 fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
-    if let Ok(t) = obj.cast::<PyTensor>() {
-        return Ok(Source::Tensor(t.get().inner.clone()));
-    }
-    if let Ok(v) = obj.cast::<PyVariable>() {
-        return Ok(Source::Variable(v.get().var.clone()));
+    if let Some(s) = single_source(obj) {
+        return Ok(s);
     }
     Err(PyTypeError::new_err(format!(
         "GradientTape.gradient sources must be Tensors or Variables, got {} of type {}",
@@ -39,7 +36,7 @@ fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
 }
 
 /// A lone target tensor or variable (the common case, with no structure
-/// around it); a variable is read, as `target_tensor` reads it.
+/// around it); a variable is read (recorded on active tapes).
 fn single_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Some(t.get().inner.clone());
@@ -142,11 +139,6 @@ impl PyTape {
     ///     If called outside the tape's ``with`` block.
     fn reset(&self) -> PyResult<()> {
         self.tape.reset().py()
-    }
-
-    #[getter]
-    fn _recording(&self) -> bool {
-        self.tape.is_recording()
     }
 
     /// Whether ``gradient`` may be called more than once.
@@ -428,8 +420,8 @@ impl PyTape {
 }
 
 fn target_tensor(t: &Bound<'_, PyAny>) -> PyResult<Tensor> {
-    if t.is_instance_of::<PyTensor>() || t.is_instance_of::<PyVariable>() {
-        to_tensor(t, Want::Any)
+    if let Some(t) = single_tensor(t) {
+        Ok(t)
     } else {
         Err(PyTypeError::new_err(format!(
             "GradientTape target must be a Tensor or Variable (or a structure of them), got {} of type {}",
