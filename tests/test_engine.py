@@ -33,7 +33,12 @@ def test_results_are_bitwise_identical_with_one_or_two_rayon_threads():
         # A weight gradient's product (transposed left operand, split by rows).
         wg = tf.linalg.matmul(tf.reshape(x[: 128 * 784], [128, 784]), tf.reshape(x[: 128 * 256], [128, 256]),
                               transpose_a=True).numpy()
-        print(*(hashlib.sha256(a.tobytes()).hexdigest() for a in (g, y.numpy(), g2, m, wg)))
+        # A layer's product (two row halves, the top one on this thread), ten
+        # times: each must give the same bits, whichever thread took the bottom.
+        xs, ws = tf.reshape(x[: 128 * 784], [128, 784]), tf.reshape(x[-784 * 256 :], [784, 256])
+        layer = {{hashlib.sha256(tf.linalg.matmul(xs, ws).numpy().tobytes()).hexdigest() for _ in range(10)}}
+        assert len(layer) == 1, layer
+        print(*(hashlib.sha256(a.tobytes()).hexdigest() for a in (g, y.numpy(), g2, m, wg)), *layer)
         """
     )
     outs = set()

@@ -214,18 +214,20 @@ def test_float32_gradients_are_float32():
     np.testing.assert_allclose(g.numpy(), 2 * np.exp([1.0, 2.0]), rtol=1e-6)
 
 
+@pytest.mark.parametrize("ta", [False, True])
 @pytest.mark.parametrize("tb", [False, True])
-@pytest.mark.parametrize("m", [64, 129, 784])
+@pytest.mark.parametrize("m", [31, 64, 129, 784])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_large_matmul_with_transposed_left_operand(m, tb, dtype):
-    # Weight-gradient shapes, large enough that the product is computed as
-    # two row halves (129: unequal halves; 64: below the size, one product).
+def test_mid_sized_and_weight_gradient_matmuls(m, ta, tb, dtype):
+    # MLP-layer and weight-gradient shapes: from 129 rows on, the product is
+    # computed as two row halves, one on the calling thread (129: unequal
+    # halves); 31 and 64 stay below that size and run as one product.
     rng = np.random.default_rng(m)
     k, n = 128, 256
-    a = rng.normal(size=(k, m)).astype(dtype)
+    a = rng.normal(size=(k, m) if ta else (m, k)).astype(dtype)
     b = rng.normal(size=(n, k) if tb else (k, n)).astype(dtype)
-    got = tf.matmul(a, b, transpose_a=True, transpose_b=tb).numpy()
-    want = a.T.astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    got = tf.matmul(a, b, transpose_a=ta, transpose_b=tb).numpy()
+    want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64)
     assert got.shape == (m, n) and got.dtype == dtype
     np.testing.assert_allclose(
         got, want, rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-3 if dtype == np.float32 else 1e-10

@@ -17,6 +17,12 @@ use crate::tensor::{Storage, Tensor};
 /// 2 cores: 128^3 takes 47 us alone and 100 us split; 160^3 breaks even).
 const PAR_FLOPS: usize = 1 << 22;
 
+/// Plain products below this many multiply-adds run as two row halves
+/// ([`row_halves`]); above it faer's own split of the whole product wins
+/// (512^3: 2.5-2.7 ms split by faer, 2.7-3.4 ms as halves; 256^3: 0.36-0.54
+/// against 0.28-0.41 ms).
+const HALVES_MAX_FLOPS: usize = 1 << 26;
+
 /// Float products via faer: strided views (transposes are free), one call per
 /// batch, threads split the output (never the reduction), so results do not
 /// depend on the thread count.
@@ -30,7 +36,13 @@ fn kernel_float<T>(
     n: usize,
 ) -> ArcArray<T, IxDyn>
 where
-    T: faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + Send + Sync,
+    T: faer::traits::ComplexField
+        + Copy
+        + num_traits::Zero
+        + num_traits::One
+        + Send
+        + Sync
+        + 'static,
 {
     // faer multiplies a transposed (column-major) left operand at about
     // two thirds of its row-major speed (1024^3: 95-111 against 146-172
@@ -68,6 +80,21 @@ where
             Par::Seq
         }
     };
+    // Mid-sized plain products (an MLP layer's, 128x784x256) and transposed
+    // left operands below the copy's width (weight gradients, `x^T @ d`,
+    // at any size): the output's two row halves, one on this thread.
+    if nb == 1
+        && a.ndim() == 2
+        && b.ndim() == 2
+        && m >= 32
+        && m * n * k >= PAR_FLOPS
+        && (ta || m * n * k < HALVES_MAX_FLOPS)
+    {
+        let _ = row_halves(a, b, ta, tb, m, n, k, &mut out, section.is_some());
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
     // A batched `a` against a plain matrix `b`: one tall product, no copies of `b`.
     if b.ndim() == 2 && !ta && a.is_standard_layout() && a.shape()[..a.ndim() - 2] == *batch {
         let av = MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), nb * m, k);
@@ -119,40 +146,6 @@ where
             .expect("sizes match")
             .into_shared();
     }
-    // A transposed left operand (a weight gradient, `x^T @ d`) below the
-    // copy's width: the output's two row halves as two sequential products,
-    // side by side when a section is granted. In an MLP training step this
-    // beat faer's own split of the whole product (3-15% per step in 3 of 4
-    // process pairs, fewer steps in none); the halves are the same whatever
-    // the thread count, so the result is too.
-    if nb == 1 && ta && m >= 64 && m * n * k >= PAR_FLOPS && a.ndim() == 2 && b.ndim() == 2 {
-        let a2 = a.as_standard_layout();
-        let b2 = b.as_standard_layout();
-        let av = MatRef::from_row_major_slice(a2.as_slice().expect("standard"), k, m).transpose();
-        let bs = b2.as_slice().expect("standard");
-        let bv = if tb {
-            MatRef::from_row_major_slice(bs, n, k).transpose()
-        } else {
-            MatRef::from_row_major_slice(bs, k, n)
-        };
-        let mid = m / 2;
-        let (top, bot) = MatMut::from_row_major_slice_mut(&mut out, m, n).split_at_row_mut(mid);
-        let run = |d: MatMut<'_, T>, a: MatRef<'_, T>| {
-            faer_matmul(d, Accum::Replace, a, bv, T::one(), Par::Seq)
-        };
-        if section.is_some() {
-            rayon::join(
-                || run(top, av.subrows(0, mid)),
-                || run(bot, av.subrows(mid, m - mid)),
-            );
-        } else {
-            run(top, av.subrows(0, mid));
-            run(bot, av.subrows(mid, m - mid));
-        }
-        return ArrayD::from_shape_vec(IxDyn(&shape), out)
-            .expect("sizes match")
-            .into_shared();
-    }
     let a3 = as_batched(a, batch);
     let b3 = as_batched(b, batch);
     let (ra, ca) = (a3.shape()[1], a3.shape()[2]);
@@ -187,6 +180,171 @@ where
     ArrayD::from_shape_vec(IxDyn(&shape), out)
         .expect("sizes match")
         .into_shared()
+}
+
+/// `op(a) @ op(b)` for 2-D operands, written into `out` (row-major m x n) as
+/// two row halves, each one sequential faer product, so the result is the
+/// same bits whoever computes which half and whatever the thread count.
+///
+/// With a parallel section, the calling thread computes the top half while
+/// a pool worker computes the bottom one into a buffer of its own, copied
+/// in afterwards. If no worker has started on it by the time the top half is
+/// done, the caller computes it too. On this kind of virtual machine an
+/// idle worker takes from tens of microseconds to milliseconds to wake, and
+/// a caller outside the pool that hands the whole product to the pool
+/// (rayon::join, faer's own split) waits for that wake-up and then for its
+/// own: at an MLP layer's size (128x784x256, 100 us of other work between
+/// products) faer's split took 0.66-0.82 ms, no better than one thread
+/// (0.76-0.80), and this 0.48-0.49 ms. On a pool worker (a parallel backward
+/// pass) the halves are a rayon::join, whose caller takes back what is not
+/// stolen.
+///
+/// Returns whether a worker computed the bottom half (for tests).
+#[allow(clippy::too_many_arguments)]
+fn row_halves<T>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    ta: bool,
+    tb: bool,
+    m: usize,
+    n: usize,
+    k: usize,
+    out: &mut [T],
+    parallel: bool,
+) -> bool
+where
+    T: faer::traits::ComplexField
+        + Copy
+        + num_traits::Zero
+        + num_traits::One
+        + Send
+        + Sync
+        + 'static,
+{
+    let standard = |x: &ArcArray<T, IxDyn>| {
+        if x.is_standard_layout() {
+            x.clone()
+        } else {
+            crate::kernels::standard_owned(x.view()).into_shared()
+        }
+    };
+    let (a, b) = (standard(a), standard(b));
+    let mid = m / 2;
+    // Rows `r0..r0 + len` of op(a) times op(b), into `dst` (len x n, row-major).
+    fn part<T: faer::traits::ComplexField + Copy + num_traits::One>(
+        a: &ArcArray<T, IxDyn>,
+        b: &ArcArray<T, IxDyn>,
+        (ta, tb): (bool, bool),
+        (m, n, k): (usize, usize, usize),
+        (r0, len): (usize, usize),
+        dst: &mut [T],
+    ) {
+        let asl = a.as_slice().expect("standard layout");
+        let bsl = b.as_slice().expect("standard layout");
+        let av = if ta {
+            MatRef::from_row_major_slice(asl, k, m).transpose()
+        } else {
+            MatRef::from_row_major_slice(asl, m, k)
+        };
+        let bv = if tb {
+            MatRef::from_row_major_slice(bsl, n, k).transpose()
+        } else {
+            MatRef::from_row_major_slice(bsl, k, n)
+        };
+        faer_matmul(
+            MatMut::from_row_major_slice_mut(dst, len, n),
+            Accum::Replace,
+            av.subrows(r0, len),
+            bv,
+            T::one(),
+            Par::Seq,
+        );
+    }
+    let (flags, dims) = ((ta, tb), (m, n, k));
+    let (top, bottom) = out.split_at_mut(mid * n);
+    if !parallel {
+        part(&a, &b, flags, dims, (0, mid), top);
+        part(&a, &b, flags, dims, (mid, m - mid), bottom);
+        false
+    } else if rayon::current_thread_index().is_some() {
+        rayon::join(
+            || part(&a, &b, flags, dims, (0, mid), top),
+            || part(&a, &b, flags, dims, (mid, m - mid), bottom),
+        );
+        false
+    } else {
+        let handoff = std::sync::Arc::new(Handoff::<T>::default());
+        {
+            let (a, b, handoff) = (a.clone(), b.clone(), handoff.clone());
+            rayon::spawn(move || {
+                if handoff.claim() {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut v = vec![T::zero(); (m - mid) * n];
+                        part(&a, &b, flags, dims, (mid, m - mid), &mut v);
+                        v
+                    }));
+                    handoff.deliver(r);
+                }
+            });
+        }
+        part(&a, &b, flags, dims, (0, mid), top);
+        if handoff.claim() {
+            part(&a, &b, flags, dims, (mid, m - mid), bottom);
+            false
+        } else {
+            match handoff.wait() {
+                Ok(v) => bottom.copy_from_slice(&v),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            true
+        }
+    }
+}
+
+/// One piece of work offered to a pool worker: whoever claims it first
+/// computes it; the worker delivers its result here.
+struct Handoff<T> {
+    claimed: std::sync::atomic::AtomicBool,
+    done: std::sync::atomic::AtomicBool,
+    result: parking_lot::Mutex<Option<std::thread::Result<Vec<T>>>>,
+}
+
+impl<T> Default for Handoff<T> {
+    fn default() -> Self {
+        Handoff {
+            claimed: std::sync::atomic::AtomicBool::new(false),
+            done: std::sync::atomic::AtomicBool::new(false),
+            result: parking_lot::Mutex::new(None),
+        }
+    }
+}
+
+impl<T> Handoff<T> {
+    /// True for the first caller only.
+    fn claim(&self) -> bool {
+        !self.claimed.swap(true, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    fn deliver(&self, r: std::thread::Result<Vec<T>>) {
+        *self.result.lock() = Some(r);
+        self.done.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// The worker's result, once it has delivered (it is running: it
+    /// claimed the work). The wait is about the time the caller's own half
+    /// took, so it spins, yielding the core now and then.
+    fn wait(&self) -> std::thread::Result<Vec<T>> {
+        let mut spins = 0u32;
+        while !self.done.load(std::sync::atomic::Ordering::Acquire) {
+            spins += 1;
+            if spins % 4096 == 0 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        self.result.lock().take().expect("delivered")
+    }
 }
 
 fn as_batched<T: Copy + Send + Sync>(
@@ -338,4 +496,120 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         })
     });
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn operands(
+        m: usize,
+        k: usize,
+        n: usize,
+        ta: bool,
+        tb: bool,
+    ) -> (ArcArray<f32, IxDyn>, ArcArray<f32, IxDyn>) {
+        let fill = |r: usize, c: usize, s: usize| {
+            let v: Vec<f32> = (0..r * c)
+                .map(|i| ((i * s) % 997) as f32 / 499.0 - 1.0)
+                .collect();
+            ArrayD::from_shape_vec(IxDyn(&[r, c]), v)
+                .unwrap()
+                .into_shared()
+        };
+        let a = if ta {
+            fill(k, m, 7919)
+        } else {
+            fill(m, k, 7919)
+        };
+        let b = if tb {
+            fill(n, k, 104729)
+        } else {
+            fill(k, n, 104729)
+        };
+        (a, b)
+    }
+
+    fn halves(
+        a: &ArcArray<f32, IxDyn>,
+        b: &ArcArray<f32, IxDyn>,
+        f: (bool, bool),
+        d: (usize, usize, usize),
+        parallel: bool,
+    ) -> (Vec<f32>, bool) {
+        let (m, k, n) = d;
+        let mut out = vec![0.0; m * n];
+        let by_worker = row_halves(a, b, f.0, f.1, m, n, k, &mut out, parallel);
+        (out, by_worker)
+    }
+
+    /// Whoever computes the bottom half (a worker, or the caller taking it
+    /// back), the bits are those of the one-thread split, and they match a
+    /// float64 reference.
+    #[test]
+    fn row_halves_give_the_same_bits_whoever_computes_them() {
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let d = (129, 784, 256);
+            let (a, b) = operands(d.0, d.1, d.2, ta, tb);
+            let (alone, _) = halves(&a, &b, (ta, tb), d, false);
+            let a64 = a
+                .mapv(f64::from)
+                .into_dimensionality::<ndarray::Ix2>()
+                .unwrap();
+            let b64 = b
+                .mapv(f64::from)
+                .into_dimensionality::<ndarray::Ix2>()
+                .unwrap();
+            let a64 = if ta { a64.t().to_owned() } else { a64 };
+            let b64 = if tb { b64.t().to_owned() } else { b64 };
+            let want = a64.dot(&b64);
+            for (got, want) in alone.iter().zip(want.iter()) {
+                assert!(
+                    (f64::from(*got) - want).abs() <= 1e-3 * (1.0 + want.abs()),
+                    "{got} vs {want}"
+                );
+            }
+            // A worker takes the bottom half at least once in a few tries.
+            let mut seen_worker = false;
+            for _ in 0..200 {
+                let (out, by_worker) = halves(&a, &b, (ta, tb), d, true);
+                assert!(out == alone, "ta={ta} tb={tb} by_worker={by_worker}");
+                seen_worker |= by_worker;
+                if seen_worker {
+                    break;
+                }
+            }
+            assert!(seen_worker || rayon::current_num_threads() < 2);
+        }
+    }
+
+    /// With every pool worker busy, the caller computes both halves itself
+    /// and does not wait for a worker; the offered half, run later, is a no-op.
+    #[test]
+    fn row_halves_take_back_the_half_no_worker_started() {
+        let workers = rayon::current_num_threads();
+        let started = Arc::new(AtomicUsize::new(0));
+        let release = Arc::new(AtomicBool::new(false));
+        for _ in 0..workers {
+            let (started, release) = (started.clone(), release.clone());
+            rayon::spawn(move || {
+                started.fetch_add(1, Ordering::SeqCst);
+                while !release.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+            });
+        }
+        while started.load(Ordering::SeqCst) < workers {
+            std::thread::yield_now();
+        }
+        let d = (64, 128, 96);
+        let (a, b) = operands(d.0, d.1, d.2, true, false);
+        let (alone, _) = halves(&a, &b, (true, false), d, false);
+        let (out, by_worker) = halves(&a, &b, (true, false), d, true);
+        release.store(true, Ordering::SeqCst);
+        assert!(!by_worker);
+        assert!(out == alone);
+    }
 }
