@@ -23,6 +23,22 @@ const PAR_FLOPS: usize = 1 << 22;
 /// against 0.28-0.41 ms).
 const HALVES_MAX_FLOPS: usize = 1 << 26;
 
+/// The float element types faer multiplies (f32, f64), as the kernels need them.
+trait GemmFloat:
+    faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + Send + Sync + 'static
+{
+}
+impl<T> GemmFloat for T where
+    T: faer::traits::ComplexField
+        + Copy
+        + num_traits::Zero
+        + num_traits::One
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// Float products via faer: strided views (transposes are free), one call per
 /// batch, threads split the output (never the reduction), so results do not
 /// depend on the thread count.
@@ -36,13 +52,7 @@ fn kernel_float<T>(
     n: usize,
 ) -> ArcArray<T, IxDyn>
 where
-    T: faer::traits::ComplexField
-        + Copy
-        + num_traits::Zero
-        + num_traits::One
-        + Send
-        + Sync
-        + 'static,
+    T: GemmFloat,
 {
     // faer multiplies a transposed (column-major) left operand at about
     // two thirds of its row-major speed (1024^3: 95-111 against 146-172
@@ -213,13 +223,7 @@ fn row_halves<T>(
     parallel: bool,
 ) -> bool
 where
-    T: faer::traits::ComplexField
-        + Copy
-        + num_traits::Zero
-        + num_traits::One
-        + Send
-        + Sync
-        + 'static,
+    T: GemmFloat,
 {
     let standard = |x: &ArcArray<T, IxDyn>| {
         if x.is_standard_layout() {
