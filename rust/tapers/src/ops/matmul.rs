@@ -39,6 +39,16 @@ impl<T> GemmFloat for T where
 {
 }
 
+/// `op(x)` as a faer view of a row-major slice: `rows x cols` is op(x)'s
+/// shape, so a transposed operand is stored `cols x rows`.
+fn op_view<T>(s: &[T], rows: usize, cols: usize, transposed: bool) -> MatRef<'_, T> {
+    if transposed {
+        MatRef::from_row_major_slice(s, cols, rows).transpose()
+    } else {
+        MatRef::from_row_major_slice(s, rows, cols)
+    }
+}
+
 /// Float products via faer: strided views (transposes are free), one call per
 /// batch, threads split the output (never the reduction), so results do not
 /// depend on the thread count.
@@ -109,12 +119,7 @@ where
     if b.ndim() == 2 && !ta && a.is_standard_layout() && a.shape()[..a.ndim() - 2] == *batch {
         let av = MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), nb * m, k);
         let b2 = b.as_standard_layout();
-        let bs = b2.as_slice().expect("standard layout");
-        let bv = if tb {
-            MatRef::from_row_major_slice(bs, n, k).transpose()
-        } else {
-            MatRef::from_row_major_slice(bs, k, n)
-        };
+        let bv = op_view(b2.as_slice().expect("standard layout"), k, n, tb);
         faer_matmul(
             MatMut::from_row_major_slice_mut(&mut out, nb * m, n),
             Accum::Replace,
@@ -138,12 +143,8 @@ where
     {
         let bv = MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), nb, k);
         let a2 = a.as_standard_layout();
-        let asl = a2.as_slice().expect("standard layout");
-        let at = if ta {
-            MatRef::from_row_major_slice(asl, k, m)
-        } else {
-            MatRef::from_row_major_slice(asl, m, k).transpose()
-        };
+        // op(a)^T: a's storage read as it is when `a` is transposed.
+        let at = op_view(a2.as_slice().expect("standard layout"), k, m, !ta);
         faer_matmul(
             MatMut::from_row_major_slice_mut(&mut out, nb, m),
             Accum::Replace,
@@ -158,17 +159,13 @@ where
     }
     let a3 = as_batched(a, batch);
     let b3 = as_batched(b, batch);
-    let (ra, ca) = (a3.shape()[1], a3.shape()[2]);
-    let (rb, cb) = (b3.shape()[1], b3.shape()[2]);
     let (asl, bsl) = (
         a3.as_slice().expect("standard layout"),
         b3.as_slice().expect("standard layout"),
     );
     let one = |i: usize, dst: &mut [T], p: Par| {
-        let av = MatRef::from_row_major_slice(&asl[i * ra * ca..(i + 1) * ra * ca], ra, ca);
-        let bv = MatRef::from_row_major_slice(&bsl[i * rb * cb..(i + 1) * rb * cb], rb, cb);
-        let av = if ta { av.transpose() } else { av };
-        let bv = if tb { bv.transpose() } else { bv };
+        let av = op_view(&asl[i * m * k..(i + 1) * m * k], m, k, ta);
+        let bv = op_view(&bsl[i * k * n..(i + 1) * k * n], k, n, tb);
         faer_matmul(
             MatMut::from_row_major_slice_mut(dst, m, n),
             Accum::Replace,
@@ -225,36 +222,20 @@ fn row_halves<T>(
 where
     T: GemmFloat,
 {
-    let standard = |x: &ArcArray<T, IxDyn>| {
-        if x.is_standard_layout() {
-            x.clone()
-        } else {
-            crate::kernels::standard_owned(x.view()).into_shared()
-        }
-    };
-    let (a, b) = (standard(a), standard(b));
+    // Row-major operands the worker can own (clones unless a copy is needed).
+    let (a, b) = (as_batched(a, &[]), as_batched(b, &[]));
     let mid = m / 2;
     // Rows `r0..r0 + len` of op(a) times op(b), into `dst` (len x n, row-major).
     fn part<T: faer::traits::ComplexField + Copy + num_traits::One>(
-        a: &ArcArray<T, IxDyn>,
-        b: &ArcArray<T, IxDyn>,
+        a: &ArcArray<T, ndarray::Ix3>,
+        b: &ArcArray<T, ndarray::Ix3>,
         (ta, tb): (bool, bool),
         (m, n, k): (usize, usize, usize),
         (r0, len): (usize, usize),
         dst: &mut [T],
     ) {
-        let asl = a.as_slice().expect("standard layout");
-        let bsl = b.as_slice().expect("standard layout");
-        let av = if ta {
-            MatRef::from_row_major_slice(asl, k, m).transpose()
-        } else {
-            MatRef::from_row_major_slice(asl, m, k)
-        };
-        let bv = if tb {
-            MatRef::from_row_major_slice(bsl, n, k).transpose()
-        } else {
-            MatRef::from_row_major_slice(bsl, k, n)
-        };
+        let av = op_view(a.as_slice().expect("standard layout"), m, k, ta);
+        let bv = op_view(b.as_slice().expect("standard layout"), k, n, tb);
         faer_matmul(
             MatMut::from_row_major_slice_mut(dst, len, n),
             Accum::Replace,
