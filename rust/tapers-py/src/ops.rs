@@ -262,7 +262,14 @@ pub fn matmul(
     let (x, y) = binary_operands(a, b)?;
     let (ta, tb) = (transpose_a || adjoint_a, transpose_b || adjoint_b);
     let h = x.numel().max(y.numel()) >= 4096;
-    out(py, compute(py, h, || ops::matmul(&x, &y, ta, tb)))
+    out(py, compute(py, h, || ops::matmul_with(
+            &x,
+            &y,
+            ops::MatmulOptions {
+                transpose_a: ta,
+                transpose_b: tb,
+            },
+        )))
 }
 
 /// Gives a tensor a new shape with the same elements in row-major order (``tf.reshape``).

@@ -69,10 +69,16 @@ impl PyTape {
             Unconnected::None
         };
         let tape = &self.tape;
-        // Tiny tapes are differentiated inline: releasing the GIL would cost more.
-        let big = !tape.is_small() || targets.iter().any(|t| t.numel() >= DETACH_THRESHOLD);
+        let stats = tape.stats();
+        // Tiny tapes are differentiated inline: releasing the GIL would cost
+        // more (at most 16 ops, all on small tensors).
+        let small = stats.ops <= 16 && stats.output_elements < 1 << 14;
+        // A pass that may take tens of milliseconds or more is made
+        // interruptible by Ctrl-C.
+        let long = stats.ops >= 4096 || stats.output_elements >= 1 << 22;
+        let big = !small || targets.iter().any(|t| t.numel() >= DETACH_THRESHOLD);
         if big {
-            crate::interrupt::run(py, tape.is_long(), |cancel| {
+            crate::interrupt::run(py, long, |cancel| {
                 tape.gradient_cancellable(targets, sources, og, unconnected, cancel)
             })
         } else {

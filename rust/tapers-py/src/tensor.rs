@@ -176,10 +176,10 @@ macro_rules! number_protocol {
                 $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::pow)
             }
             fn __matmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                $crate::tensor::binop(slf.as_any(), o, false, |a, b| tapers::ops::matmul(a, b, false, false))
+                $crate::tensor::binop(slf.as_any(), o, false, |a, b| tapers::ops::matmul(a, b))
             }
             fn __rmatmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                $crate::tensor::binop(slf.as_any(), o, true, |a, b| tapers::ops::matmul(a, b, false, false))
+                $crate::tensor::binop(slf.as_any(), o, true, |a, b| tapers::ops::matmul(a, b))
             }
             fn __neg__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
                 let t = $crate::convert::to_tensor(slf.as_any(), $crate::convert::Want::Any)?;

@@ -145,11 +145,9 @@ impl PyVariable {
         // The stored value must not be a tensor any tape tracks: reads alias it.
         let value = ops::stop_gradient(&value);
         Ok(PyVariable {
-            var: Variable::new(
-                value,
-                name.unwrap_or_else(|| "Variable".into()),
-                trainable.unwrap_or(true),
-            ),
+            var: Variable::new(value)
+                .with_name(name.unwrap_or_else(|| "Variable".into()))
+                .trainable(trainable.unwrap_or(true)),
         })
     }
 
@@ -170,7 +168,7 @@ impl PyVariable {
 
     #[getter]
     fn trainable(&self) -> bool {
-        self.var.trainable()
+        self.var.is_trainable()
     }
 
     #[getter]

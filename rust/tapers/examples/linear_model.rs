@@ -9,8 +9,8 @@ fn main() -> tapers::Result<()> {
     let ys: Vec<f32> = xs.iter().map(|x| 3.0 * x - 2.0).collect();
     let x = Tensor::from_vec(xs, &[64])?;
     let y = Tensor::from_vec(ys, &[64])?;
-    let w = Variable::new(Tensor::scalar(0.0f32), "w", true);
-    let b = Variable::new(Tensor::scalar(0.0f32), "b", true);
+    let w = Variable::new(Tensor::scalar(0.0f32)).with_name("w");
+    let b = Variable::new(Tensor::scalar(0.0f32)).with_name("b");
     let rule = Rule::Adam {
         beta_1: 0.9,
         beta_2: 0.999,
@@ -20,7 +20,11 @@ fn main() -> tapers::Result<()> {
     let slots: Vec<Vec<Variable>> = (0..2)
         .map(|_| {
             (0..rule.slots())
-                .map(|i| Variable::new(Tensor::scalar(0.0f32), format!("slot{i}"), false))
+                .map(|i| {
+                    Variable::new(Tensor::scalar(0.0f32))
+                        .with_name(format!("slot{i}"))
+                        .trainable(false)
+                })
                 .collect()
         })
         .collect();

@@ -6,7 +6,7 @@ use std::thread;
 use tapers::{ops, DType, GradientTape, Tensor, Variable};
 
 fn main() -> tapers::Result<()> {
-    let shared = Variable::new(Tensor::zeros(&[4], DType::F64)?, "shared", true);
+    let shared = Variable::new(Tensor::zeros(&[4], DType::F64)?).with_name("shared");
     let results: Vec<f64> = thread::scope(|s| {
         let handles: Vec<_> = (0..4)
             .map(|k| {

@@ -76,3 +76,38 @@ impl fmt::Display for DType {
         f.write_str(self.name())
     }
 }
+
+/// Lossy conversion to f64, used for scalar extraction and printing.
+pub trait ToF64: Copy {
+    /// The value as an f64.
+    fn to_f64(self) -> f64;
+}
+impl ToF64 for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl ToF64 for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+impl ToF64 for i32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl ToF64 for i64 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl ToF64 for bool {
+    fn to_f64(self) -> f64 {
+        if self {
+            1.0
+        } else {
+            0.0
+        }
+    }
+}

@@ -8,8 +8,8 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::dims::ShapeDisplay;
 use crate::dtype::DType;
-use crate::shape::ShapeDisplay;
 
 /// Result alias used throughout the crate.
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,37 +1,9 @@
 //! Shapes and NumPy broadcasting.
 
-use std::fmt;
-
 use smallvec::SmallVec;
 
+pub use crate::dims::{Dims, ShapeDisplay};
 use crate::error::{Error, Result};
-
-/// A shape as stored in tape entries: up to four dimensions inline.
-pub type Dims = SmallVec<[usize; 4]>;
-
-/// A shape printed the way TensorFlow prints it in error messages: `[2,3]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShapeDisplay(pub Dims);
-
-impl ShapeDisplay {
-    /// Wraps a shape for display.
-    pub fn of(shape: &[usize]) -> Self {
-        ShapeDisplay(shape.iter().copied().collect())
-    }
-}
-
-impl fmt::Display for ShapeDisplay {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[")?;
-        for (i, d) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{d}")?;
-        }
-        f.write_str("]")
-    }
-}
 
 /// The NumPy broadcast of two shapes, or `IncompatibleShapes` naming both.
 pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Dims> {
@@ -100,21 +72,6 @@ pub fn normalize_axis(axis: isize, rank: usize) -> Result<usize> {
 /// Number of elements of a shape, or an error if it overflows `usize`.
 pub fn checked_numel(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
-}
-
-/// A shape as a Python tuple: `()`, `(3,)`, `(2, 3)` (TensorFlow's `TensorShape` str).
-pub fn tuple_string(shape: &[usize]) -> String {
-    match shape {
-        [d] => format!("({d},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
 }
 
 #[cfg(test)]

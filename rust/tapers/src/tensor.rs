@@ -314,7 +314,7 @@ impl Tensor {
             )));
         }
         Ok(
-            with_storage!(&self.0.data, a => a.iter().next().map(|&v| crate::kernels::ToF64::to_f64(v)).unwrap_or(0.0)),
+            with_storage!(&self.0.data, a => a.iter().next().map(|&v| crate::dtype::ToF64::to_f64(v)).unwrap_or(0.0)),
         )
     }
 

@@ -67,12 +67,21 @@ fn broadcasting_binary_ops() {
 fn matmul_reduce_reshape_transpose() {
     let w = Tensor::from_vec((0..12).map(|i| (i as f64 - 5.0) / 7.0).collect(), &[3, 4]).unwrap();
     let x = vec![0.3, -1.2, 0.7, 1.9, -0.4, 0.1];
+    check(|t| ops::tanh(&ops::matmul(t, &w)?), x.clone(), &[2, 3]);
     check(
-        |t| ops::tanh(&ops::matmul(t, &w, false, false)?),
+        |t| {
+            ops::matmul_with(
+                &w,
+                t,
+                ops::MatmulOptions {
+                    transpose_a: true,
+                    transpose_b: false,
+                },
+            )
+        },
         x.clone(),
-        &[2, 3],
+        &[3, 2],
     );
-    check(|t| ops::matmul(&w, t, true, false), x.clone(), &[3, 2]);
     check(
         |t| ops::reduce_mean(&ops::mul(t, t)?, Some(&[0]), true),
         x.clone(),

@@ -81,7 +81,7 @@ fn every_reason_for_a_none_gradient() {
 #[test]
 fn a_spent_tape_remembers_why_sources_got_none() {
     let a = x();
-    let v = Variable::new(x(), "w", true);
+    let v = Variable::new(x()).with_name("w");
     let tape = GradientTape::new();
     let y = {
         let _r = tape.record().unwrap();
@@ -113,7 +113,7 @@ fn a_spent_tape_remembers_why_sources_got_none() {
 #[test]
 fn describe_and_dot_list_the_recording() {
     let a = x();
-    let v = Variable::new(x(), "weights", true);
+    let v = Variable::new(x()).with_name("weights");
     let tape = GradientTape::with_options(true, true);
     {
         let _r = tape.record().unwrap();

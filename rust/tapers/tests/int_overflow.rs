@@ -62,7 +62,7 @@ fn integer_reductions_wrap() {
         i32s(&ops::cumsum(&x, 1, false, false).unwrap()),
         vec![i32::MAX, i32::MIN, i32::MAX, i32::MIN]
     );
-    let m = ops::matmul(&x, &x, false, false).unwrap();
+    let m = ops::matmul(&x, &x).unwrap();
     // [[MAX*MAX + MAX, MAX + 1], ...] in two's complement.
     let want = i32::MAX.wrapping_mul(i32::MAX).wrapping_add(i32::MAX);
     assert_eq!(i32s(&m), vec![want, i32::MIN, want, i32::MIN]);

@@ -152,8 +152,10 @@ fn entering_twice_is_an_error() {
 
 #[test]
 fn variables_are_watched_when_read() {
-    let v = Variable::new(scalar(2.0), "v", true);
-    let frozen = Variable::new(scalar(5.0), "frozen", false);
+    let v = Variable::new(scalar(2.0)).with_name("v");
+    let frozen = Variable::new(scalar(5.0))
+        .with_name("frozen")
+        .trainable(false);
     let tape = GradientTape::new();
     let y = {
         let _r = tape.record().unwrap();
@@ -171,7 +173,7 @@ fn variables_are_watched_when_read() {
 
 #[test]
 fn variable_assign_checks_shape_and_dtype() {
-    let v = Variable::new(Tensor::zeros(&[2], DType::F32).unwrap(), "w", true);
+    let v = Variable::new(Tensor::zeros(&[2], DType::F32).unwrap()).with_name("w");
     assert!(v.assign(&Tensor::zeros(&[3], DType::F32).unwrap()).is_err());
     assert!(v.assign(&Tensor::zeros(&[2], DType::F64).unwrap()).is_err());
     v.assign_add(&Tensor::ones(&[2], DType::F32).unwrap())
@@ -249,7 +251,7 @@ fn tensors_tapes_and_variables_are_send_and_sync() {
 
 #[test]
 fn shared_variable_updates_from_threads() {
-    let v = Variable::new(Tensor::zeros(&[16], DType::F64).unwrap(), "acc", true);
+    let v = Variable::new(Tensor::zeros(&[16], DType::F64).unwrap()).with_name("acc");
     let one = Tensor::ones(&[16], DType::F64).unwrap();
     std::thread::scope(|s| {
         for _ in 0..8 {

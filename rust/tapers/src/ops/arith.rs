@@ -2,7 +2,9 @@
 
 use num_traits::Float;
 
-use super::{record, record_pointwise, rule, unbroadcast};
+use smallvec::SmallVec;
+
+use super::{describe_op, pointwise, record, record_pointwise, rule, unbroadcast};
 use crate::error::{Error, Result};
 use crate::kernels::{numeric_binary, numeric_unary};
 use crate::ops;
@@ -23,58 +25,73 @@ fn check_divisor(op: &'static str, b: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// The rule of `a + b`, or of `a - b` when `negate_b`: the gradient summed
-/// back over broadcast dims, negated for `b` in a difference.
-fn sum_rule(a: &Tensor, b: &Tensor, negate_b: bool) -> std::sync::Arc<dyn crate::tape::BackwardFn> {
-    let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
-    rule(move |g, needs| {
-        wanted(
-            needs,
-            || unbroadcast(&g[0], &sa),
-            || {
-                let gb = if negate_b { neg(&g[0])? } else { g[0].clone() };
-                unbroadcast(&gb, &sb)
-            },
-        )
-    })
-}
+pointwise!(
+    /// `d(a + b) = (g, g)`.
+    AddLocal {
+        arity: 2,
+        saves: Nothing,
+        through: [0, 1],
+        0: |g, a, b| g,
+        1: |g, a, b| g,
+    }
+);
+describe_op!(AddV2, "AddV2", |[a, b]| add(a, b), rows: true, pointwise: AddLocal, method: add);
 
-/// The two input gradients of a binary op's rule, each computed only if
-/// that input wants one.
-fn wanted(
-    needs: &[bool],
-    ga: impl FnOnce() -> Result<Tensor>,
-    gb: impl FnOnce() -> Result<Tensor>,
-) -> Result<Vec<Option<Tensor>>> {
-    Ok(vec![
-        needs[0].then(ga).transpose()?,
-        needs[1].then(gb).transpose()?,
-    ])
-}
+pointwise!(
+    /// `d(a - b) = (g, -g)`.
+    SubLocal {
+        arity: 2,
+        saves: Nothing,
+        through: [0],
+        0: |g, a, b| g,
+        1: |g, a, b| -g,
+    }
+);
+describe_op!(Sub, "Sub", |[a, b]| sub(a, b), rows: true, pointwise: SubLocal, method: sub);
+
+pointwise!(
+    /// `d(a * b) = (g b, g a)`.
+    MulLocal {
+        arity: 2,
+        saves: Inputs,
+        0: |g, a, b| g * b,
+        1: |g, a, b| g * a,
+    }
+);
+describe_op!(Mul, "Mul", |[a, b]| mul(a, b), rows: true, pointwise: MulLocal, method: mul);
+
+pointwise!(
+    /// `d(a / b) = (g / b, -g a / b^2)`.
+    DivLocal {
+        arity: 2,
+        saves: Inputs,
+        0: |g, a, b| g / b,
+        1: |g, a, b| -(g * ((a / b) / b)),
+    }
+);
+describe_op!(RealDiv, "RealDiv", |[a, b]| div(a, b), rows: true, pointwise: DivLocal, method: div);
+
+pointwise!(
+    /// `d(-a) = -g`.
+    NegLocal {
+        arity: 1,
+        saves: Nothing,
+        0: |g, a, b| -g,
+    }
+);
+describe_op!(Neg, "Neg", |[a]| neg(a), rows: true, pointwise: NegLocal, method: neg);
 
 /// `a + b` with broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = numeric_binary!("AddV2", a, b, |x, y| Arith::add(x, y))?;
-    record_pointwise(
-        "AddV2",
-        &[a, b],
-        &out,
-        || sum_rule(a, b, false),
-        || crate::fuse::Pointwise::Add([a.rank() == 0, b.rank() == 0]),
-    );
+    record_pointwise(AddV2, &[a, b], &out);
     Ok(out)
 }
 
 /// `a - b` with broadcasting.
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = numeric_binary!("Sub", a, b, |x, y| Arith::sub(x, y))?;
-    record_pointwise(
-        "Sub",
-        &[a, b],
-        &out,
-        || sum_rule(a, b, true),
-        || crate::fuse::Pointwise::Sub([a.rank() == 0, b.rank() == 0]),
-    );
+    record_pointwise(Sub, &[a, b], &out);
     Ok(out)
 }
 
@@ -101,22 +118,7 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Some(t) => t,
         None => numeric_binary!("Mul", a, b, |x, y| Arith::mul(x, y))?,
     };
-    record_pointwise(
-        "Mul",
-        &[a, b],
-        &out,
-        || {
-            let (a, b) = (a.clone(), b.clone());
-            rule(move |g, needs| {
-                wanted(
-                    needs,
-                    || unbroadcast(&mul(&g[0], &b)?, a.shape()),
-                    || unbroadcast(&mul(&g[0], &a)?, b.shape()),
-                )
-            })
-        },
-        || crate::fuse::Pointwise::Mul(a.clone(), b.clone()),
-    );
+    record_pointwise(Mul, &[a, b], &out);
     Ok(out)
 }
 
@@ -125,26 +127,7 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     check_divisor("RealDiv", b)?;
     let out = numeric_binary!("RealDiv", a, b, |x, y| crate::ops::arith::Arith::div(x, y))?;
-    record_pointwise(
-        "RealDiv",
-        &[a, b],
-        &out,
-        || {
-            let (a, b) = (a.clone(), b.clone());
-            rule(move |g, needs| {
-                wanted(
-                    needs,
-                    || unbroadcast(&div(&g[0], &b)?, a.shape()),
-                    || {
-                        // d(a/b)/db = -a / b^2
-                        let t = div(&div(&a, &b)?, &b)?;
-                        unbroadcast(&neg(&mul(&g[0], &t)?)?, b.shape())
-                    },
-                )
-            })
-        },
-        || crate::fuse::Pointwise::Div(a.clone(), b.clone()),
-    );
+    record_pointwise(RealDiv, &[a, b], &out);
     Ok(out)
 }
 
@@ -154,22 +137,25 @@ pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     numeric_binary!("FloorDiv", a, b, |x, y| Arith::floordiv(x, y))
 }
 
+describe_op!(FloorMod, "FloorMod", |[a, b]| floormod(a, b));
+
 /// Floor modulo `a % b`, with the sign of `b` as in Python (TF `FloorMod`).
 pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     check_divisor("FloorMod", b)?;
     let out = numeric_binary!("FloorMod", a, b, |x, y| Arith::floormod(x, y))?;
-    record("FloorMod", &[a, b], &out, || {
+    let rank = out.rank();
+    record(FloorMod, &[a, b], &[&out], || {
         let (a, b) = (a.clone(), b.clone());
         rule(move |g, needs| {
             Ok(vec![
                 if needs[0] {
-                    Some(unbroadcast(&g[0], a.shape())?)
+                    Some(unbroadcast(&g[0], rank, a.shape())?)
                 } else {
                     None
                 },
                 if needs[1] {
                     let q = floordiv(&a, &b)?;
-                    Some(unbroadcast(&neg(&mul(&g[0], &q)?)?, b.shape())?)
+                    Some(unbroadcast(&neg(&mul(&g[0], &q)?)?, rank, b.shape())?)
                 } else {
                     None
                 },
@@ -178,6 +164,8 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     });
     Ok(out)
 }
+
+describe_op!(Pow, "Pow", |[a, b]| pow(a, b), method: pow);
 
 /// `a ** b` with broadcasting.
 pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -192,14 +180,15 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         ));
     }
     let out = numeric_binary!("Pow", a, b, |x, y| Arith::pow(x, y))?;
-    record("Pow", &[a, b], &out, || {
+    let rank = out.rank();
+    record(Pow, &[a, b], &[&out], || {
         let (a, b, z) = (a.clone(), b.clone(), out.clone());
         rule(move |g, needs| {
             let ga = if needs[0] {
                 // b * a^(b-1)
                 let one = Tensor::ones(&[], b.dtype())?;
                 let t = mul(&b, &pow(&a, &sub(&b, &one)?)?)?;
-                Some(unbroadcast(&mul(&g[0], &t)?, a.shape())?)
+                Some(unbroadcast(&mul(&g[0], &t)?, rank, a.shape())?)
             } else {
                 None
             };
@@ -210,7 +199,11 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 let safe_a = ops::array::where_(&pos, &a, &Tensor::ones(&[], a.dtype())?)?;
                 let log_a =
                     ops::array::where_(&pos, &ops::log(&safe_a)?, &ops::array::zeros_like(&a)?)?;
-                Some(unbroadcast(&mul(&g[0], &mul(&z, &log_a)?)?, b.shape())?)
+                Some(unbroadcast(
+                    &mul(&g[0], &mul(&z, &log_a)?)?,
+                    rank,
+                    b.shape(),
+                )?)
             } else {
                 None
             };
@@ -223,25 +216,20 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `-a`.
 pub fn neg(a: &Tensor) -> Result<Tensor> {
     let out = numeric_unary!("Neg", a, |x| Arith::neg(x))?;
-    record_pointwise(
-        "Neg",
-        &[a],
-        &out,
-        || rule(|g, _| Ok(vec![Some(neg(&g[0])?)])),
-        || crate::fuse::Pointwise::Neg,
-    );
+    record_pointwise(Neg, &[a], &out);
     Ok(out)
 }
 
-fn select_grad(
-    name: &'static str,
+fn select_grad<O: crate::op::Op>(
+    op: O,
     a: &Tensor,
     b: &Tensor,
     pick_a: fn(&Tensor, &Tensor) -> Result<Tensor>,
     f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
 ) -> Result<Tensor> {
     let out = f(a, b)?;
-    record(name, &[a, b], &out, || {
+    let rank = out.rank();
+    record(op, &[a, b], &[&out], || {
         let (a, b) = (a.clone(), b.clone());
         rule(move |g, needs| {
             let mask = pick_a(&a, &b)?;
@@ -250,6 +238,7 @@ fn select_grad(
                 if needs[0] {
                     Some(unbroadcast(
                         &ops::array::where_(&mask, &g[0], &zeros)?,
+                        rank,
                         a.shape(),
                     )?)
                 } else {
@@ -258,6 +247,7 @@ fn select_grad(
                 if needs[1] {
                     Some(unbroadcast(
                         &ops::array::where_(&mask, &zeros, &g[0])?,
+                        rank,
                         b.shape(),
                     )?)
                 } else {
@@ -269,9 +259,12 @@ fn select_grad(
     Ok(out)
 }
 
+describe_op!(Maximum, "Maximum", |[a, b]| maximum(a, b), rows: true, method: maximum);
+describe_op!(Minimum, "Minimum", |[a, b]| minimum(a, b), rows: true, method: minimum);
+
 /// Elementwise maximum; at a tie the gradient goes to `a` (as TF).
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    select_grad("Maximum", a, b, ops::greater_equal, |a, b| {
+    select_grad(Maximum, a, b, ops::greater_equal, |a, b| {
         numeric_binary!("Maximum", a, b, |x, y| if Arith::is_nan(x) || x >= y {
             x
         } else {
@@ -282,7 +275,7 @@ pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Elementwise minimum; at a tie the gradient goes to `a` (as TF).
 pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    select_grad("Minimum", a, b, ops::less_equal, |a, b| {
+    select_grad(Minimum, a, b, ops::less_equal, |a, b| {
         numeric_binary!("Minimum", a, b, |x, y| if Arith::is_nan(x) || x <= y {
             x
         } else {
@@ -427,6 +420,23 @@ macro_rules! int_arith {
 int_arith!(i32);
 int_arith!(i64);
 
+/// The description of `AddN` (any number of inputs).
+struct AddN;
+
+impl crate::op::Op for AddN {
+    fn name(&self) -> &'static str {
+        "AddN"
+    }
+
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![add_n(inputs)?])
+    }
+
+    fn carries_rows(&self) -> bool {
+        true
+    }
+}
+
 /// Sums tensors of one shape and dtype in a single pass (TF's `AddN`). Each
 /// element is added in the order given, so the result equals the chain of
 /// pairwise [`add`]s bit for bit.
@@ -516,13 +526,10 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
             })
         }
     });
-    if crate::tape::is_recording() {
-        let ins: Vec<(crate::TensorId, crate::DType)> =
-            parts.iter().map(|p| (p.id(), p.dtype())).collect();
-        let n = parts.len();
-        crate::tape::record_op("AddN", &ins, &[&out], || {
-            rule(move |g, _| Ok(vec![Some(g[0].clone()); n]))
-        });
-    }
+    let n = parts.len();
+    let ins: SmallVec<[&Tensor; 4]> = parts.iter().collect();
+    record(AddN, &ins, &[&out], || {
+        rule(move |g, _| Ok(vec![Some(g[0].clone()); n]))
+    });
     Ok(out)
 }

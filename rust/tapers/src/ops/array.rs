@@ -2,10 +2,14 @@
 
 use ndarray::IxDyn;
 
-use super::{record, rule, unbroadcast};
+use smallvec::SmallVec;
+
+use super::{args, describe_op, record, rule, unbroadcast};
+use crate::dims::Dims;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::zip3_map;
+use crate::op::Op;
 use crate::shape::{broadcast_shapes, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
 use crate::{map_storage, with_storage};
@@ -52,10 +56,120 @@ fn resolve_shape(numel: usize, shape: &[isize]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+impl Tensor {
+    /// This tensor in another shape (see [`reshape`]).
+    pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
+        reshape(self, shape)
+    }
+
+    /// This tensor with its dims permuted (see [`transpose`]).
+    pub fn transpose(&self, perm: Option<&[usize]>) -> Result<Tensor> {
+        transpose(self, perm)
+    }
+
+    /// This tensor broadcast to `shape` (see [`broadcast_to`]).
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
+        broadcast_to(self, shape)
+    }
+
+    /// This tensor's elements as another dtype (see [`cast`]).
+    pub fn cast(&self, dtype: DType) -> Result<Tensor> {
+        cast(self, dtype)
+    }
+}
+
+/// The description of `Reshape`: the requested shape (`-1` inferred).
+struct Reshape {
+    shape: SmallVec<[isize; 4]>,
+}
+
+impl Op for Reshape {
+    fn name(&self) -> &'static str {
+        "Reshape"
+    }
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let [x] = args("Reshape", inputs)?;
+        Ok(vec![reshape(x, &self.shape)?])
+    }
+    fn carries_rows(&self) -> bool {
+        true
+    }
+}
+
+/// The description of `Transpose`: the permutation.
+struct Transpose {
+    perm: SmallVec<[usize; 4]>,
+}
+
+impl Op for Transpose {
+    fn name(&self) -> &'static str {
+        "Transpose"
+    }
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let [x] = args("Transpose", inputs)?;
+        Ok(vec![transpose(x, Some(&self.perm))?])
+    }
+    fn carries_rows(&self) -> bool {
+        true
+    }
+}
+
+/// The description of `BroadcastTo`: the target shape.
+struct BroadcastTo {
+    shape: Dims,
+}
+
+impl Op for BroadcastTo {
+    fn name(&self) -> &'static str {
+        "BroadcastTo"
+    }
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let [x] = args("BroadcastTo", inputs)?;
+        Ok(vec![broadcast_to(x, &self.shape)?])
+    }
+    fn carries_rows(&self) -> bool {
+        true
+    }
+}
+
+/// The description of `Cast`: the target dtype.
+struct Cast {
+    dtype: DType,
+}
+
+impl Op for Cast {
+    fn name(&self) -> &'static str {
+        "Cast"
+    }
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let [x] = args("Cast", inputs)?;
+        Ok(vec![cast(x, self.dtype)?])
+    }
+    fn carries_rows(&self) -> bool {
+        true
+    }
+}
+
+describe_op!(SelectV2, "SelectV2", |[c, a, b]| where_(c, a, b), rows: true);
+
+/// The description of `ConcatV2`: the axis (any number of inputs).
+struct ConcatV2 {
+    axis: isize,
+}
+
+impl Op for ConcatV2 {
+    fn name(&self) -> &'static str {
+        "ConcatV2"
+    }
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![concat(inputs, self.axis)?])
+    }
+}
+
 /// Reshapes (row-major); one dimension may be `-1`.
 pub fn reshape(x: &Tensor, shape: &[isize]) -> Result<Tensor> {
     let target = resolve_shape(x.numel(), shape)?;
-    if target.as_slice() == x.shape() && !crate::tape::is_recording() {
+    if target.as_slice() == x.shape() && !crate::record::is_recording() {
         return Ok(x.clone());
     }
     let out = Tensor::from_storage(map_storage!(x.storage(), a => {
@@ -65,17 +179,22 @@ pub fn reshape(x: &Tensor, shape: &[isize]) -> Result<Tensor> {
             crate::kernels::standard_owned(a.view()).into_shared().into_shape_with_order(IxDyn(&target)).expect("element counts match")
         }
     }));
-    record("Reshape", &[x], &out, || {
-        let back = x.shape().to_vec();
-        rule(move |g, _| {
-            // Keep the row dims of a vectorized Jacobian pass, if any.
-            let full: Vec<isize> = super::rows_then(&g[0], &back)
-                .into_iter()
-                .map(|d| d as isize)
-                .collect();
-            Ok(vec![Some(reshape(&g[0], &full)?)])
-        })
-    });
+    let rank = out.rank();
+    record(
+        Reshape {
+            shape: shape.iter().copied().collect(),
+        },
+        &[x],
+        &[&out],
+        || {
+            let back = x.shape().to_vec();
+            rule(move |g, _| {
+                // Keep the row dims of a vectorized Jacobian pass, if any.
+                let full = super::rows_then(&g[0], rank, &back);
+                Ok(vec![Some(reshape(&g[0], &full)?)])
+            })
+        },
+    );
     Ok(out)
 }
 
@@ -101,18 +220,25 @@ pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
     let out = Tensor::from_storage(map_storage!(x.storage(), a => {
         crate::kernels::standard_owned(a.view().permuted_axes(IxDyn(&perm))).into_shared()
     }));
-    record("Transpose", &[x], &out, || {
-        let mut inv = vec![0; perm.len()];
-        for (i, &p) in perm.iter().enumerate() {
-            inv[p] = i;
-        }
-        rule(move |g, _| {
-            // Row dims of a vectorized Jacobian pass stay in front.
-            let lead = super::row_dims().min(g[0].rank());
-            let p: Vec<usize> = (0..lead).chain(inv.iter().map(|&i| i + lead)).collect();
-            Ok(vec![Some(transpose(&g[0], Some(&p))?)])
-        })
-    });
+    record(
+        Transpose {
+            perm: perm.iter().copied().collect(),
+        },
+        &[x],
+        &[&out],
+        || {
+            let mut inv = vec![0; perm.len()];
+            for (i, &p) in perm.iter().enumerate() {
+                inv[p] = i;
+            }
+            rule(move |g, _| {
+                // Row dims of a vectorized Jacobian pass stay in front.
+                let lead = super::row_rank(&g[0], inv.len());
+                let p: Vec<usize> = (0..lead).chain(inv.iter().map(|&i| i + lead)).collect();
+                Ok(vec![Some(transpose(&g[0], Some(&p))?)])
+            })
+        },
+    );
     Ok(out)
 }
 
@@ -133,10 +259,18 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         map_storage!(x.storage(), a => crate::kernels::broadcast_owned(a, shape).into_shared()),
         ones,
     );
-    record("BroadcastTo", &[x], &out, || {
-        let s = x.shape().to_vec();
-        rule(move |g, _| Ok(vec![Some(unbroadcast(&g[0], &s)?)]))
-    });
+    let rank = out.rank();
+    record(
+        BroadcastTo {
+            shape: shape.iter().copied().collect(),
+        },
+        &[x],
+        &[&out],
+        || {
+            let s = x.shape().to_vec();
+            rule(move |g, _| Ok(vec![Some(unbroadcast(&g[0], rank, &s)?)]))
+        },
+    );
     Ok(out)
 }
 
@@ -153,23 +287,23 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     }
     let s = with_storage!(x.storage(), a => {
         match dtype {
-            DType::F32 => Storage::F32(conv!(a, f32, |v| crate::kernels::ToF64::to_f64(v) as f32)),
-            DType::F64 => Storage::F64(conv!(a, f64, |v| crate::kernels::ToF64::to_f64(v))),
-            DType::I32 => Storage::I32(conv!(a, i32, |v| crate::kernels::ToF64::to_f64(v) as i32)),
-            DType::I64 => Storage::I64(conv!(a, i64, |v| crate::kernels::ToF64::to_f64(v) as i64)),
-            DType::Bool => Storage::Bool(conv!(a, bool, |v| crate::kernels::ToF64::to_f64(v) != 0.0)),
+            DType::F32 => Storage::F32(conv!(a, f32, |v| crate::dtype::ToF64::to_f64(v) as f32)),
+            DType::F64 => Storage::F64(conv!(a, f64, |v| crate::dtype::ToF64::to_f64(v))),
+            DType::I32 => Storage::I32(conv!(a, i32, |v| crate::dtype::ToF64::to_f64(v) as i32)),
+            DType::I64 => Storage::I64(conv!(a, i64, |v| crate::dtype::ToF64::to_f64(v) as i64)),
+            DType::Bool => Storage::Bool(conv!(a, bool, |v| crate::dtype::ToF64::to_f64(v) != 0.0)),
         }
     });
     let out = Tensor::from_storage(s);
     if x.dtype().is_floating() && dtype.is_floating() {
-        record("Cast", &[x], &out, || {
+        record(Cast { dtype }, &[x], &[&out], || {
             let src = x.dtype();
             rule(move |g, _| Ok(vec![Some(cast(&g[0], src)?)]))
         });
-    } else if crate::tape::is_recording() {
-        crate::tape::record_cut(
+    } else if crate::record::is_recording() {
+        crate::record::record_cut(
             "Cast",
-            crate::tape::CutReason::NonFloat,
+            crate::record::CutReason::NonFloat,
             &[x.id()],
             out.id(),
         );
@@ -223,19 +357,20 @@ pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         )?),
         _ => unreachable!("dtypes checked equal"),
     };
-    record("SelectV2", &[cond, a, b], &out, || {
+    let rank = out.rank();
+    record(SelectV2, &[cond, a, b], &[&out], || {
         let (cond, sa, sb) = (cond.clone(), a.shape().to_vec(), b.shape().to_vec());
         rule(move |g, needs| {
             let z = zeros_like(&g[0])?;
             Ok(vec![
                 None,
                 if needs[1] {
-                    Some(unbroadcast(&where_(&cond, &g[0], &z)?, &sa)?)
+                    Some(unbroadcast(&where_(&cond, &g[0], &z)?, rank, &sa)?)
                 } else {
                     None
                 },
                 if needs[2] {
-                    Some(unbroadcast(&where_(&cond, &z, &g[0])?, &sb)?)
+                    Some(unbroadcast(&where_(&cond, &z, &g[0])?, rank, &sb)?)
                 } else {
                     None
                 },
@@ -363,11 +498,10 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
         DType::I64 => cat!(I64),
         DType::Bool => cat!(Bool),
     });
-    if crate::tape::is_recording() {
+    {
         let sizes: Vec<usize> = values.iter().map(|v| v.shape()[ax]).collect();
-        let ins: Vec<(crate::TensorId, DType)> =
-            values.iter().map(|v| (v.id(), v.dtype())).collect();
-        crate::tape::record_op("ConcatV2", &ins, &[&out], || {
+        let ins: Vec<&Tensor> = values.iter().collect();
+        record(ConcatV2 { axis }, &ins, &[&out], || {
             rule(move |g, _| {
                 let mut off = 0;
                 sizes

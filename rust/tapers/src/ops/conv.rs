@@ -5,7 +5,7 @@
 
 use ndarray::{ArcArray, Array4, IxDyn};
 
-use super::{record, rule};
+use super::{describe_attr_op, record, rule};
 use crate::error::{Error, Result};
 use crate::ops;
 use crate::shape::ShapeDisplay;
@@ -177,6 +177,20 @@ fn accumulate<T: super::arith::Arith>(a: &ArcArray<T, IxDyn>, g: &Geom) -> ArcAr
     out.into_dyn().into_shared()
 }
 
+describe_attr_op!(
+    ExtractImagePatches {
+        win: Window,
+        fill: f64
+    },
+    "ExtractImagePatches",
+    |op, [x]| patches(x, &op.win, op.fill)
+);
+describe_attr_op!(
+    ExtractImagePatchesGrad { input_shape: Vec<usize>, win: Window },
+    "ExtractImagePatchesGrad",
+    |op, [p]| patches_adjoint(p, &op.input_shape, &op.win)
+);
+
 /// Image patches: `[N, OH, OW, kh*kw*C]`, each patch flattened in (row, col,
 /// channel) order; positions outside the input read `fill`.
 pub fn patches(x: &Tensor, win: &Window, fill: f64) -> Result<Tensor> {
@@ -194,7 +208,8 @@ pub fn patches(x: &Tensor, win: &Window, fill: f64) -> Result<Tensor> {
             })
         }
     });
-    record("ExtractImagePatches", &[x], &out, || {
+    let op = ExtractImagePatches { win: *win, fill };
+    record(op, &[x], &[&out], || {
         let (shape, win) = (x.shape().to_vec(), *win);
         rule(move |gr, _| Ok(vec![Some(patches_adjoint(&gr[0], &shape, &win)?)]))
     });
@@ -225,7 +240,11 @@ pub fn patches_adjoint(p: &Tensor, input_shape: &[usize], win: &Window) -> Resul
             })
         }
     });
-    record("ExtractImagePatchesGrad", &[p], &out, || {
+    let op = ExtractImagePatchesGrad {
+        input_shape: input_shape.to_vec(),
+        win: *win,
+    };
+    record(op, &[p], &[&out], || {
         let win = *win;
         rule(move |gr, _| Ok(vec![Some(patches(&gr[0], &win, 0.0)?)]))
     });
@@ -260,7 +279,7 @@ pub fn conv2d(
     let p2 = ops::reshape(&p, &[(n * oh * ow) as isize, k])?;
     let w2 = ops::reshape(filters, &[k, f[3] as isize])?;
     ops::reshape(
-        &ops::matmul(&p2, &w2, false, false)?,
+        &ops::matmul(&p2, &w2)?,
         &[n as isize, oh as isize, ow as isize, f[3] as isize],
     )
 }

@@ -4,15 +4,19 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{record, rule};
+use super::{describe_op, record, rule};
 use crate::dtype::DType;
-use crate::tape::{self, BackwardFn};
+use crate::error::{Error, Result};
+use crate::op::{Op, OpRef};
+use crate::record::{self as recording, BackwardFn};
 use crate::tensor::{Tensor, TensorId};
+
+describe_op!(Identity, "Identity", |[x]| Ok::<_, Error>(identity(x)), rows: true);
 
 /// A new tensor equal to `x`, through which gradients pass unchanged.
 pub fn identity(x: &Tensor) -> Tensor {
     let out = x.alias();
-    record("Identity", &[x], &out, || {
+    record(Identity, &[x], &[&out], || {
         rule(|g, _| Ok(vec![Some(g[0].clone())]))
     });
     out
@@ -23,10 +27,10 @@ pub fn stop_gradient(x: &Tensor) -> Tensor {
     // Never recorded as an op: to every tape the result is a constant. Tapes
     // that track `x` note the cut, to explain the `None` gradient it causes.
     let out = x.alias();
-    if tape::is_recording() {
-        tape::record_cut(
+    if recording::is_recording() {
+        recording::record_cut(
             "StopGradient",
-            tape::CutReason::StopGradient,
+            recording::CutReason::StopGradient,
             &[x.id()],
             out.id(),
         );
@@ -46,11 +50,35 @@ pub fn custom_op(
     rule: Arc<dyn BackwardFn>,
 ) -> Vec<Tensor> {
     let outs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
-    if tape::is_recording() {
+    if recording::is_recording() {
         let ins: SmallVec<[(TensorId, DType); 3]> =
             inputs.iter().map(|t| (t.id(), t.dtype())).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
-        tape::record_op(name, &ins, &refs, || rule);
+        recording::record_op(
+            OpRef::Shared(Arc::new(Custom { name })),
+            &ins,
+            &refs,
+            || rule,
+        );
     }
     outs
+}
+
+/// The description of a user-defined op: its forward is the caller's code
+/// (often Python), which the core cannot run again.
+struct Custom {
+    name: &'static str,
+}
+
+impl Op for Custom {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn forward(&self, _inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        Err(Error::invalid(format!(
+            "{} is a custom op: its forward computation is the caller's and cannot be run again by tapers",
+            self.name
+        )))
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ndarray::{ArcArray, ArrayD, Axis, IxDyn, Slice};
 
-use super::{record, rule};
+use super::{describe_attr_op, record, rule};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::map_storage;
@@ -42,6 +42,15 @@ pub fn index_first(x: &Tensor, index: isize) -> Result<Tensor> {
     )
 }
 
+describe_attr_op!(SliceOp { ranges: Vec<(usize, usize)> }, "Slice", |op, [x]| slice_ranges(x, &op.ranges));
+describe_attr_op!(Pad { paddings: Vec<(usize, usize)>, value: f64 }, "Pad", |op, [x]| pad(x, &op.paddings, op.value));
+describe_attr_op!(GatherV2 { axis: usize, idx: Arc<Vec<usize>> }, "GatherV2", |op, [x]| take(x, op.axis, op.idx.clone()));
+describe_attr_op!(
+    ScatterAdd { axis: usize, idx: Arc<Vec<usize>>, n: usize },
+    "ScatterAdd",
+    |op, [x]| scatter_add(x, op.axis, op.idx.clone(), op.n)
+);
+
 /// Contiguous sub-block: along axis `k`, `len` elements from `start`
 /// (`ranges` may be shorter than the rank; missing axes are taken whole).
 pub fn slice_ranges(x: &Tensor, ranges: &[(usize, usize)]) -> Result<Tensor> {
@@ -67,7 +76,10 @@ pub fn slice_ranges(x: &Tensor, ranges: &[(usize, usize)]) -> Result<Tensor> {
         }
         v.to_owned().into_shared()
     }));
-    record("Slice", &[x], &out, || {
+    let op = SliceOp {
+        ranges: ranges.to_vec(),
+    };
+    record(op, &[x], &[&out], || {
         let shape = x.shape().to_vec();
         let pads: Vec<(usize, usize)> = (0..shape.len())
             .map(|k| match ranges.get(k) {
@@ -117,7 +129,11 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor
         Storage::I64(a) => Storage::I64(fill(a, &shape, paddings, value as i64)),
         Storage::Bool(a) => Storage::Bool(fill(a, &shape, paddings, value != 0.0)),
     });
-    record("Pad", &[x], &out, || {
+    let op = Pad {
+        paddings: paddings.to_vec(),
+        value,
+    };
+    record(op, &[x], &[&out], || {
         let ranges: Vec<(usize, usize)> = paddings
             .iter()
             .zip(x.shape())
@@ -148,7 +164,11 @@ pub fn take(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>) -> Result<Tensor> {
     let out = Tensor::from_storage(
         map_storage!(x.storage(), a => a.select(Axis(axis), &idx).into_shared()),
     );
-    record("GatherV2", &[x], &out, || {
+    let op = GatherV2 {
+        axis,
+        idx: idx.clone(),
+    };
+    record(op, &[x], &[&out], || {
         let idx = idx.clone();
         rule(move |g, _| Ok(vec![Some(scatter_add(&g[0], axis, idx.clone(), n)?)]))
     });
@@ -200,7 +220,12 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
             })
         }
     });
-    record("ScatterAdd", &[x], &out, || {
+    let op = ScatterAdd {
+        axis,
+        idx: idx.clone(),
+        n,
+    };
+    record(op, &[x], &[&out], || {
         let idx = idx.clone();
         rule(move |g, _| Ok(vec![Some(take(&g[0], axis, idx.clone())?)]))
     });

@@ -51,7 +51,7 @@ pub fn tensordot(a: &Tensor, b: &Tensor, a_axes: &[isize], b_axes: &[isize]) -> 
         .map(|&i| a.shape()[i])
         .chain(free_b.iter().map(|&i| b.shape()[i]))
         .collect();
-    ops::reshape(&ops::matmul(&a2, &b2, false, false)?, &isz(&out_shape))
+    ops::reshape(&ops::matmul(&a2, &b2)?, &isz(&out_shape))
 }
 
 /// Parses `"ij,jk->ik"` into input subscripts and the output subscript.
@@ -218,7 +218,7 @@ pub fn einsum(equation: &str, inputs: &[Tensor]) -> Result<Tensor> {
             let nb: isize = batch_dims.iter().product();
             let a3 = ops::reshape(&ops::transpose(&a, Some(&pa))?, &[nb, m, k])?;
             let b3 = ops::reshape(&ops::transpose(&b, Some(&pb))?, &[nb, k, n])?;
-            let r = ops::matmul(&a3, &b3, false, false)?;
+            let r = ops::matmul(&a3, &b3)?;
             let mut letters = batch.clone();
             letters.extend(&fa);
             letters.extend(&fb);

@@ -2,7 +2,7 @@
 
 use num_traits::Float;
 
-use super::{record, record_pointwise, rule};
+use super::{describe_op, pointwise, record, record_pointwise, rule};
 use crate::error::Result;
 use crate::kernels::{float_unary, numeric_unary};
 use crate::ops::{self, arith::Arith};
@@ -12,82 +12,67 @@ fn scalar_like(t: &Tensor, v: f64) -> Tensor {
     Tensor::scalar_of(t.dtype(), v)
 }
 
+pointwise!(
+    /// `d e^x = g y`.
+    ExpLocal { arity: 1, saves: Output, 0: |g, y, _y| g * y }
+);
+describe_op!(Exp, "Exp", |[x]| exp(x), rows: true, pointwise: ExpLocal, method: exp);
+
 /// `e^x`. float32 uses Cephes' polynomial (as TensorFlow's Eigen kernels
 /// do; within 1 ulp of the rounded true value), vectorized; float64 the
 /// platform's `exp`.
 pub fn exp(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Exp", x, map_simd, |v| FastExp::fast_exp(v))?;
-    record_pointwise(
-        "Exp",
-        &[x],
-        &y,
-        || {
-            let y = y.clone();
-            rule(move |g, _| Ok(vec![Some(ops::mul(&g[0], &y)?)]))
-        },
-        || crate::fuse::Pointwise::Exp(y.clone()),
-    );
+    record_pointwise(Exp, &[x], &y);
     Ok(y)
 }
+
+pointwise!(
+    /// `d ln x = g / x`.
+    LogLocal { arity: 1, saves: Inputs, 0: |g, x, _x| g / x }
+);
+describe_op!(Log, "Log", |[x]| log(x), rows: true, pointwise: LogLocal, method: log);
 
 /// Natural logarithm.
 pub fn log(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Log", x, |v| v.ln())?;
-    record_pointwise(
-        "Log",
-        &[x],
-        &y,
-        || {
-            let x = x.clone();
-            rule(move |g, _| Ok(vec![Some(ops::div(&g[0], &x)?)]))
-        },
-        || crate::fuse::Pointwise::Log(x.clone()),
-    );
+    record_pointwise(Log, &[x], &y);
     Ok(y)
 }
+
+pointwise!(
+    /// `d sqrt(x) = g / (2 y)`, as `(g * 0.5) / y` (TF's `SqrtGrad`).
+    SqrtLocal { arity: 1, saves: Output, 0: |g, y, _y| (g * y.lit(0.5)) / y }
+);
+describe_op!(Sqrt, "Sqrt", |[x]| sqrt(x), rows: true, pointwise: SqrtLocal, method: sqrt);
 
 /// Square root; its gradient at 0 is infinite (as TF).
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Sqrt", x, |v| v.sqrt())?;
-    record_pointwise(
-        "Sqrt",
-        &[x],
-        &y,
-        || {
-            let y = y.clone();
-            rule(move |g, _| {
-                let half = scalar_like(&y, 0.5);
-                Ok(vec![Some(ops::div(&ops::mul(&g[0], &half)?, &y)?)])
-            })
-        },
-        || crate::fuse::Pointwise::Sqrt(y.clone()),
-    );
+    record_pointwise(Sqrt, &[x], &y);
     Ok(y)
 }
+
+pointwise!(
+    /// `d x^2 = g (2 x)`.
+    SquareLocal { arity: 1, saves: Inputs, 0: |g, x, _x| g * (x * x.lit(2.0)) }
+);
+describe_op!(Square, "Square", |[x]| square(x), rows: true, pointwise: SquareLocal, method: square);
 
 /// `x * x`.
 pub fn square(x: &Tensor) -> Result<Tensor> {
     let y = numeric_unary!("Square", x, |v| Arith::mul(v, v))?;
-    record_pointwise(
-        "Square",
-        &[x],
-        &y,
-        || {
-            let x = x.clone();
-            rule(move |g, _| {
-                let two = scalar_like(&x, 2.0);
-                Ok(vec![Some(ops::mul(&g[0], &ops::mul(&x, &two)?)?)])
-            })
-        },
-        || crate::fuse::Pointwise::Square(x.clone()),
-    );
+    record_pointwise(Square, &[x], &y);
     Ok(y)
 }
+
+describe_op!(Sin, "Sin", |[x]| sin(x), rows: true, method: sin);
+describe_op!(Cos, "Cos", |[x]| cos(x), rows: true, method: cos);
 
 /// Sine.
 pub fn sin(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Sin", x, |v| v.sin())?;
-    record("Sin", &[x], &y, || {
+    record(Sin, &[x], &[&y], || {
         let x = x.clone();
         rule(move |g, _| Ok(vec![Some(ops::mul(&g[0], &cos(&x)?)?)]))
     });
@@ -97,82 +82,26 @@ pub fn sin(x: &Tensor) -> Result<Tensor> {
 /// Cosine.
 pub fn cos(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Cos", x, |v| v.cos())?;
-    record("Cos", &[x], &y, || {
+    record(Cos, &[x], &[&y], || {
         let x = x.clone();
         rule(move |g, _| Ok(vec![Some(ops::neg(&ops::mul(&g[0], &sin(&x)?)?)?)]))
     });
     Ok(y)
 }
 
+pointwise!(
+    /// `d tanh = g (1 - y^2)` (TF's `TanhGrad`).
+    TanhLocal { arity: 1, saves: Output, 0: |g, y, _y| g * (y.lit(1.0) - y * y) }
+);
+describe_op!(Tanh, "Tanh", |[x]| tanh(x), rows: true, pointwise: TanhLocal, method: tanh);
+
 /// Hyperbolic tangent. float32 uses Eigen's rational approximation (as TF
 /// does; within 4e-7 of the true value, and it vectorizes), float64 the
 /// platform's `tanh`.
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Tanh", x, map_simd, |v| FastTanh::fast_tanh(v))?;
-    record_pointwise(
-        "Tanh",
-        &[x],
-        &y,
-        || {
-            let y = y.clone();
-            rule(move |g, _| Ok(vec![Some(tanh_grad(&y, &g[0])?)]))
-        },
-        || crate::fuse::Pointwise::Tanh(y.clone()),
-    );
+    record_pointwise(Tanh, &[x], &y);
     Ok(y)
-}
-
-/// `g * (1 - y^2)`, the gradient of `tanh` given its output `y`, in one pass
-/// (TF's `TanhGrad`); differentiable in both arguments.
-pub fn tanh_grad(y: &Tensor, g: &Tensor) -> Result<Tensor> {
-    let out = crate::kernels::float_binary!("TanhGrad", y, g, |a, b| b * (one_of(a) - a * a))?;
-    record("TanhGrad", &[y, g], &out, || {
-        let (y, g) = (y.clone(), g.clone());
-        rule(move |go, needs| {
-            let gy = if needs[0] {
-                // d/dy = -2 y g
-                let t = ops::mul(&ops::mul(&y, &g)?, &scalar_like(&y, -2.0))?;
-                Some(ops::mul(&go[0], &t)?)
-            } else {
-                None
-            };
-            let gg = if needs[1] {
-                Some(tanh_grad(&y, &go[0])?)
-            } else {
-                None
-            };
-            Ok(vec![gy, gg])
-        })
-    });
-    Ok(out)
-}
-
-/// `g * y * (1 - y)`, the gradient of `sigmoid` given its output `y`, in one
-/// pass (TF's `SigmoidGrad`); differentiable in both arguments.
-pub fn sigmoid_grad(y: &Tensor, g: &Tensor) -> Result<Tensor> {
-    let out = crate::kernels::float_binary!("SigmoidGrad", y, g, |a, b| b * (a * (one_of(a) - a)))?;
-    record("SigmoidGrad", &[y, g], &out, || {
-        let (y, g) = (y.clone(), g.clone());
-        rule(move |go, needs| {
-            let gy = if needs[0] {
-                // d/dy = g (1 - 2y)
-                let t = ops::mul(
-                    &g,
-                    &ops::sub(&scalar_like(&y, 1.0), &ops::mul(&y, &scalar_like(&y, 2.0))?)?,
-                )?;
-                Some(ops::mul(&go[0], &t)?)
-            } else {
-                None
-            };
-            let gg = if needs[1] {
-                Some(sigmoid_grad(&y, &go[0])?)
-            } else {
-                None
-            };
-            Ok(vec![gy, gg])
-        })
-    });
-    Ok(out)
 }
 
 /// tanh for the element types: fast rational form for f32, libm for f64.
@@ -277,6 +206,12 @@ impl FastExp for f32 {
     }
 }
 
+pointwise!(
+    /// `d sigmoid = g y (1 - y)` (TF's `SigmoidGrad`).
+    SigmoidLocal { arity: 1, saves: Output, 0: |g, y, _y| g * (y * (y.lit(1.0) - y)) }
+);
+describe_op!(Sigmoid, "Sigmoid", |[x]| sigmoid(x), rows: true, pointwise: SigmoidLocal, method: sigmoid);
+
 /// Logistic sigmoid `1 / (1 + e^-x)`, computed without overflow.
 pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Sigmoid", x, map_simd, |v| {
@@ -291,24 +226,12 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
             e * s
         }
     })?;
-    record_pointwise(
-        "Sigmoid",
-        &[x],
-        &y,
-        || {
-            let y = y.clone();
-            rule(move |g, _| {
-                let one = scalar_like(&y, 1.0);
-                Ok(vec![Some(ops::mul(
-                    &g[0],
-                    &ops::mul(&y, &ops::sub(&one, &y)?)?,
-                )?)])
-            })
-        },
-        || crate::fuse::Pointwise::Sigmoid(y.clone()),
-    );
+    record_pointwise(Sigmoid, &[x], &y);
     Ok(y)
 }
+
+describe_op!(Abs, "Abs", |[x]| abs(x), rows: true, method: abs);
+describe_op!(Sign, "Sign", |[x]| sign(x), rows: true, method: sign);
 
 /// Absolute value; the gradient at 0 is 0 (as TF).
 pub fn abs(x: &Tensor) -> Result<Tensor> {
@@ -317,7 +240,7 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
     } else {
         v
     })?;
-    record("Abs", &[x], &y, || {
+    record(Abs, &[x], &[&y], || {
         let x = x.clone();
         rule(move |g, _| Ok(vec![Some(ops::mul(&g[0], &sign(&x)?)?)]))
     });
@@ -338,7 +261,7 @@ pub fn sign(x: &Tensor) -> Result<Tensor> {
             zero
         }
     })?;
-    record("Sign", &[x], &y, || {
+    record(Sign, &[x], &[&y], || {
         rule(|g, _| Ok(vec![Some(ops::array::zeros_like(&g[0])?)]))
     });
     Ok(y)
@@ -355,11 +278,13 @@ fn zero_of<T: num_traits::Zero>(_: T) -> T {
 /// Defines a float unary op whose gradient is `g * d(x, y)`, with `d` written
 /// using public ops on the input `x` and output `y`.
 macro_rules! unary_op {
-    ($(#[$doc:meta])* $name:ident, $tf:literal, |$v:ident| $fwd:expr, |$x:ident, $y:ident| $dydx:expr) => {
+    ($(#[$doc:meta])* $name:ident, $Op:ident, $tf:literal, |$v:ident| $fwd:expr, |$x:ident, $y:ident| $dydx:expr) => {
+        describe_op!($Op, $tf, |[x]| $name(x), rows: true, method: $name);
+
         $(#[$doc])*
         pub fn $name(x: &Tensor) -> Result<Tensor> {
             let y = float_unary!($tf, x, |$v| $fwd)?;
-            record($tf, &[x], &y, || {
+            record($Op, &[x], &[&y], || {
                 let ($x, $y) = (x.clone(), y.clone());
                 rule(move |g, _| {
                     #[allow(unused_variables)]
@@ -374,47 +299,47 @@ macro_rules! unary_op {
 
 unary_op!(
     /// `e^x - 1`, accurate near 0.
-    expm1, "Expm1", |v| v.exp_m1(), |x, y| ops::add(y, &scalar_like(y, 1.0))?
+    expm1, Expm1, "Expm1", |v| v.exp_m1(), |x, y| ops::add(y, &scalar_like(y, 1.0))?
 );
 unary_op!(
     /// `ln(1 + x)`, accurate near 0.
-    log1p, "Log1p", |v| v.ln_1p(), |x, y| ops::reciprocal(&ops::add(x, &scalar_like(x, 1.0))?)?
+    log1p, Log1p, "Log1p", |v| v.ln_1p(), |x, y| ops::reciprocal(&ops::add(x, &scalar_like(x, 1.0))?)?
 );
 unary_op!(
     /// `1 / sqrt(x)`.
-    rsqrt, "Rsqrt", |v| v.sqrt().recip(), |x, y| ops::mul(&ops::mul(y, &ops::mul(y, y)?)?, &scalar_like(y, -0.5))?
+    rsqrt, Rsqrt, "Rsqrt", |v| v.sqrt().recip(), |x, y| ops::mul(&ops::mul(y, &ops::mul(y, y)?)?, &scalar_like(y, -0.5))?
 );
 unary_op!(
     /// `1 / x`.
-    reciprocal, "Reciprocal", |v| v.recip(), |x, y| ops::neg(&ops::mul(y, y)?)?
+    reciprocal, Reciprocal, "Reciprocal", |v| v.recip(), |x, y| ops::neg(&ops::mul(y, y)?)?
 );
 unary_op!(
     /// Tangent.
-    tan, "Tan", |v| v.tan(), |x, y| ops::add(&ops::mul(y, y)?, &scalar_like(y, 1.0))?
+    tan, Tan, "Tan", |v| v.tan(), |x, y| ops::add(&ops::mul(y, y)?, &scalar_like(y, 1.0))?
 );
 unary_op!(
     /// Arcsine.
-    asin, "Asin", |v| v.asin(), |x, y| ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
+    asin, Asin, "Asin", |v| v.asin(), |x, y| ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
 );
 unary_op!(
     /// Arccosine.
-    acos, "Acos", |v| v.acos(), |x, y| ops::neg(&ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?)?
+    acos, Acos, "Acos", |v| v.acos(), |x, y| ops::neg(&ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?)?
 );
 unary_op!(
     /// Arctangent.
-    atan, "Atan", |v| v.atan(), |x, y| ops::reciprocal(&ops::add(&ops::mul(x, x)?, &scalar_like(x, 1.0))?)?
+    atan, Atan, "Atan", |v| v.atan(), |x, y| ops::reciprocal(&ops::add(&ops::mul(x, x)?, &scalar_like(x, 1.0))?)?
 );
 unary_op!(
     /// Hyperbolic sine.
-    sinh, "Sinh", |v| v.sinh(), |x, y| ops::cosh(x)?
+    sinh, Sinh, "Sinh", |v| v.sinh(), |x, y| ops::cosh(x)?
 );
 unary_op!(
     /// Hyperbolic cosine.
-    cosh, "Cosh", |v| v.cosh(), |x, y| ops::sinh(x)?
+    cosh, Cosh, "Cosh", |v| v.cosh(), |x, y| ops::sinh(x)?
 );
 unary_op!(
     /// `ln(1 + e^x)`, computed without overflow.
-    softplus, "Softplus", |v| {
+    softplus, Softplus, "Softplus", |v| {
         let zero = zero_of(v);
         let m = if v > zero { v } else { zero };
         m + (Float::exp(-Float::abs(v))).ln_1p()
@@ -422,26 +347,33 @@ unary_op!(
 );
 unary_op!(
     /// The error function.
-    erf, "Erf", |v| Erf::erf(v), |x, y| {
+    erf, Erf, "Erf", |v| ErfFn::erf(v), |x, y| {
         let two_over_sqrt_pi = scalar_like(x, std::f64::consts::FRAC_2_SQRT_PI);
         ops::mul(&two_over_sqrt_pi, &ops::exp(&ops::neg(&ops::mul(x, x)?)?)?)?
     }
 );
 
 /// The error function on both float widths.
-trait Erf {
+trait ErfFn {
     fn erf(self) -> Self;
 }
-impl Erf for f32 {
+impl ErfFn for f32 {
     fn erf(self) -> f32 {
         libm::erff(self)
     }
 }
-impl Erf for f64 {
+impl ErfFn for f64 {
     fn erf(self) -> f64 {
         libm::erf(self)
     }
 }
+
+pointwise!(
+    /// `d relu = g` where `x > 0`, else 0 (TF's `ReluGrad`).
+    ReluLocal { arity: 1, saves: Inputs, 0: |g, x, _x| x.where_positive(g) }
+);
+describe_op!(Relu, "Relu", |[x]| relu(x), rows: true, pointwise: ReluLocal, method: relu);
+describe_op!(Relu6, "Relu6", |[x]| relu6(x), method: relu6);
 
 /// Rectified linear unit; the gradient at 0 is 0 (as TF).
 pub fn relu(x: &Tensor) -> Result<Tensor> {
@@ -453,41 +385,8 @@ pub fn relu(x: &Tensor) -> Result<Tensor> {
             z
         }
     })?;
-    record_pointwise(
-        "Relu",
-        &[x],
-        &y,
-        || {
-            let x = x.clone();
-            rule(move |g, _| Ok(vec![Some(relu_grad(&x, &g[0])?)]))
-        },
-        || crate::fuse::Pointwise::Relu(x.clone()),
-    );
+    record_pointwise(Relu, &[x], &y);
     Ok(y)
-}
-
-/// `g` where `x > 0`, else 0, in one pass (TF's `ReluGrad`). Differentiable
-/// in `g` (with the same mask); `x` only selects, so it gets no gradient.
-pub fn relu_grad(x: &Tensor, g: &Tensor) -> Result<Tensor> {
-    let out = crate::kernels::float_binary!("ReluGrad", x, g, |a, b| if a > zero_of(a) {
-        b
-    } else {
-        zero_of(b)
-    })?;
-    record("ReluGrad", &[x, g], &out, || {
-        let x = x.clone();
-        rule(move |go, needs| {
-            Ok(vec![
-                None,
-                if needs[1] {
-                    Some(relu_grad(&x, &go[0])?)
-                } else {
-                    None
-                },
-            ])
-        })
-    });
-    Ok(out)
 }
 
 /// `min(max(x, 0), 6)`; the gradient is 1 strictly inside (0, 6).
@@ -503,7 +402,7 @@ pub fn relu6(x: &Tensor) -> Result<Tensor> {
             z
         }
     })?;
-    record("Relu6", &[x], &y, || {
+    record(Relu6, &[x], &[&y], || {
         let x = x.clone();
         rule(move |g, _| {
             let inside = ops::logical_and(

@@ -6,7 +6,7 @@ use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 
 use super::arith::Arith;
-use super::{record, rule, unbroadcast};
+use super::{describe_attr_op, record, rule, unbroadcast};
 use crate::error::{Error, Result};
 use crate::kernels::same_dtype;
 use crate::shape::{broadcast_shapes, ShapeDisplay};
@@ -391,9 +391,70 @@ fn kernel_int<T: Arith>(
         .into_shared()
 }
 
-/// Matrix product of the last two dims, `op(a) @ op(b)` where `op` transposes
-/// when the flag is set. Leading (batch) dims broadcast.
-pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
+/// TensorFlow's `transpose_a` / `transpose_b` flags of a matrix product.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MatmulOptions {
+    /// Use the transpose of `a`'s last two dims.
+    pub transpose_a: bool,
+    /// Use the transpose of `b`'s last two dims.
+    pub transpose_b: bool,
+}
+
+impl MatmulOptions {
+    /// Products of `a^T` (with `transpose_b` unset).
+    pub fn transpose_a() -> MatmulOptions {
+        MatmulOptions {
+            transpose_a: true,
+            transpose_b: false,
+        }
+    }
+
+    /// Products with `b^T` (with `transpose_a` unset).
+    pub fn transpose_b() -> MatmulOptions {
+        MatmulOptions {
+            transpose_a: false,
+            transpose_b: true,
+        }
+    }
+}
+
+describe_attr_op!(
+    MatMul { options: MatmulOptions },
+    "MatMul",
+    |op, [a, b]| matmul_with(a, b, op.options),
+    rows: true
+);
+
+/// Matrix product of the last two dims; leading (batch) dims broadcast.
+///
+/// ```
+/// use tapers::{ops, Tensor};
+/// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+/// let b = Tensor::from_vec(vec![1.0f32, 0.0, 0.0, 1.0], &[2, 2]).unwrap();
+/// assert_eq!(ops::matmul(&a, &b).unwrap().to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+/// ```
+pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    product(a, b, false, false)
+}
+
+/// [`matmul`] of `op(a) @ op(b)`, where `op` transposes as `options` say.
+pub fn matmul_with(a: &Tensor, b: &Tensor, options: MatmulOptions) -> Result<Tensor> {
+    product(a, b, options.transpose_a, options.transpose_b)
+}
+
+impl Tensor {
+    /// `self @ other` (see [`matmul`]).
+    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        matmul(self, other)
+    }
+
+    /// `op(self) @ op(other)` (see [`matmul_with`]).
+    pub fn matmul_with(&self, other: &Tensor, options: MatmulOptions) -> Result<Tensor> {
+        matmul_with(self, other, options)
+    }
+}
+
+fn product(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
     same_dtype("MatMul", a, b)?;
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() < 2 || sb.len() < 2 {
@@ -449,7 +510,12 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
             })
         }
     });
-    record("MatMul", &[a, b], &out, || {
+    let rank = out.rank();
+    let options = MatmulOptions {
+        transpose_a,
+        transpose_b,
+    };
+    record(MatMul { options }, &[a, b], &[&out], || {
         let (a, b) = (a.clone(), b.clone());
         let (ta, tb) = (transpose_a, transpose_b);
         rule(move |g, needs| {
@@ -457,23 +523,23 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
             // TensorFlow's _MatMulGrad, case by case.
             let ga = if needs[0] {
                 let r = match (ta, tb) {
-                    (false, false) => matmul(g, &b, false, true)?,
-                    (false, true) => matmul(g, &b, false, false)?,
-                    (true, false) => matmul(&b, g, false, true)?,
-                    (true, true) => matmul(&b, g, true, true)?,
+                    (false, false) => product(g, &b, false, true)?,
+                    (false, true) => product(g, &b, false, false)?,
+                    (true, false) => product(&b, g, false, true)?,
+                    (true, true) => product(&b, g, true, true)?,
                 };
-                Some(unbroadcast(&r, a.shape())?)
+                Some(unbroadcast(&r, rank, a.shape())?)
             } else {
                 None
             };
             let gb = if needs[1] {
                 let r = match (ta, tb) {
-                    (false, false) => matmul(&a, g, true, false)?,
-                    (false, true) => matmul(g, &a, true, false)?,
-                    (true, false) => matmul(&a, g, false, false)?,
-                    (true, true) => matmul(g, &a, true, true)?,
+                    (false, false) => product(&a, g, true, false)?,
+                    (false, true) => product(g, &a, true, false)?,
+                    (true, false) => product(&a, g, false, false)?,
+                    (true, true) => product(g, &a, true, true)?,
                 };
-                Some(unbroadcast(&r, b.shape())?)
+                Some(unbroadcast(&r, rank, b.shape())?)
             } else {
                 None
             };

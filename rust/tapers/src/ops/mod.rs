@@ -1,14 +1,22 @@
-//! Differentiable operations, one family per module. Each op's gradient rule
-//! sits beside its forward kernel and is written with these same ops, so it is
-//! recorded by outer tapes (higher derivatives).
+//! Differentiable operations, one family per module. Each op is described
+//! once in its family's file: its forward kernel, its description
+//! ([`crate::op::Op`]: name, how it runs again, whether its rule carries
+//! row dims, its pointwise derivative) and its gradient rule, written with
+//! these same ops so that outer tapes record it (higher derivatives).
+//!
+//! Elementwise ops with a pointwise derivative declare it with
+//! `pointwise!` (in `pointwise.rs`) and record with [`record_pointwise`],
+//! which builds their rule from that formula; other ops record with
+//! [`record`] and a rule of their own.
 
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
-use crate::error::Result;
-use crate::tape::{self, BackwardFn};
+use crate::error::{Error, Result};
+use crate::op::{Op, OpRef};
+use crate::record::{self, BackwardFn};
 use crate::tensor::{Tensor, TensorId};
 
 mod arith;
@@ -21,6 +29,7 @@ mod linalg;
 mod math;
 mod matmul;
 mod nn;
+mod pointwise;
 mod reduce;
 
 pub use arith::{add, add_n, div, floordiv, floormod, maximum, minimum, mul, neg, pow, sub};
@@ -40,10 +49,9 @@ pub use index::{
 pub use linalg::{einsum, norm, tensordot, trace, NormOrd};
 pub use math::{
     abs, acos, asin, atan, cos, cosh, erf, exp, expm1, is_finite, is_inf, is_nan, log, log1p,
-    reciprocal, relu, relu6, relu_grad, rsqrt, sigmoid, sigmoid_grad, sign, sin, sinh, softplus,
-    sqrt, square, tan, tanh, tanh_grad,
+    reciprocal, relu, relu6, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt, square, tan, tanh,
 };
-pub use matmul::matmul;
+pub use matmul::{matmul, matmul_with, MatmulOptions};
 pub use nn::{
     bias_add, dropout_with_mask, elu, gelu, l2_normalize, leaky_relu, log_softmax, selu,
     sigmoid_cross_entropy_with_logits, silu, softmax, softmax_cross_entropy_with_logits,
@@ -54,6 +62,8 @@ pub use reduce::{
     reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
 };
 
+pub(crate) use pointwise::{pointwise, record_pointwise, FUSE_MIN};
+
 /// The gradient-rule closure type every op builds.
 pub(crate) fn rule<F>(f: F) -> Arc<dyn BackwardFn>
 where
@@ -62,140 +72,172 @@ where
     Arc::new(f)
 }
 
-/// Records `out = op(inputs)` on the active tapes that track an input.
-#[inline]
-pub(crate) fn record(
-    name: &'static str,
-    inputs: &[&Tensor],
-    out: &Tensor,
-    make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
-) {
-    record_with(name, inputs, out, make_rule, || None);
+/// An op's description as a recorded entry holds it. Descriptions without
+/// attributes are zero-sized and cost no allocation.
+pub(crate) fn op_ref<O: Op>(op: O) -> OpRef {
+    if std::mem::size_of::<O>() == 0 {
+        // A zero-sized value: boxing and leaking it allocates nothing.
+        OpRef::Static(Box::leak(Box::new(op)))
+    } else {
+        OpRef::Shared(Arc::new(op))
+    }
 }
 
-/// [`record`] for a same-shape elementwise op, keeping its local derivative
-/// (`pointwise`, only asked for when recording) so the backward pass can fuse
-/// it with its neighbours. Only broadcasts of scalars (rank 0) may fuse;
-/// ops that broadcast otherwise record plainly.
+/// Records `outputs = op(inputs)` on the active tapes that track an input,
+/// with the gradient rule `make_rule` builds (called only if some tape
+/// records).
 #[inline]
-pub(crate) fn record_pointwise(
-    name: &'static str,
+pub(crate) fn record<O: Op>(
+    op: O,
     inputs: &[&Tensor],
-    out: &Tensor,
+    outputs: &[&Tensor],
     make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
-    pointwise: impl FnOnce() -> crate::fuse::Pointwise,
 ) {
-    record_with(name, inputs, out, make_rule, || {
-        let fusable = out.numel() >= crate::fuse::FUSE_MIN
-            && out.dtype().is_floating()
-            && inputs
-                .iter()
-                .all(|t| (t.shape() == out.shape() || t.rank() == 0) && t.dtype() == out.dtype());
-        fusable.then(pointwise)
-    });
-}
-
-/// [`record`] with the local derivative a fused backward pass may use
-/// (`None`: the op records plainly). `pointwise` runs only when recording.
-#[inline]
-pub(crate) fn record_with(
-    name: &'static str,
-    inputs: &[&Tensor],
-    out: &Tensor,
-    make_rule: impl FnOnce() -> Arc<dyn BackwardFn>,
-    pointwise: impl FnOnce() -> Option<crate::fuse::Pointwise>,
-) {
-    if !tape::is_recording() {
+    if !record::is_recording() {
         return;
     }
     let ins: SmallVec<[(TensorId, DType); 3]> =
         inputs.iter().map(|t| (t.id(), t.dtype())).collect();
-    tape::record_op_with(name, &ins, &[out], make_rule, pointwise);
+    record::record_op(op_ref(op), &ins, outputs, make_rule);
 }
 
-thread_local! {
-    /// Leading "row" dims every gradient carries during a vectorized Jacobian
-    /// pass (0 otherwise). Thread-local because that pass runs its rules on
-    /// the calling thread only.
-    static ROW_DIMS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+/// The inputs of a replayed op, checked against the count it takes.
+pub(crate) fn args<'a, const N: usize>(
+    op: &'static str,
+    inputs: &'a [Tensor],
+) -> Result<&'a [Tensor; N]> {
+    inputs.try_into().map_err(|_| {
+        Error::invalid(format!(
+            "{op} takes {N} input(s), but {} were given",
+            inputs.len()
+        ))
+    })
 }
 
-/// The row dims gradients carry on this thread (see [`with_row_dims`]).
-pub(crate) fn row_dims() -> usize {
-    ROW_DIMS.with(std::cell::Cell::get)
-}
+/// Declares the description of an op without attributes: a unit struct
+/// named after the op, its TensorFlow name, how it runs again on new inputs,
+/// and, optionally, that its rule carries row dims, its pointwise
+/// derivative, and the [`Tensor`] method that calls it (`x.tanh()`,
+/// `a.mul(&b)`).
+macro_rules! describe_op {
+    (@desc $Name:ident, $tf:literal, [$($x:ident),*], $fwd:expr, [$($rows:expr)?], [$($pw:expr)?]) => {
+        #[doc = concat!("The description of `", $tf, "`.")]
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct $Name;
 
-/// Runs `f` with every gradient carrying `dims` extra leading dims: one
-/// backward pass then computes many rows of a Jacobian at once (as `pfor`
-/// does in TensorFlow, or `vmap` in JAX). Only rules that
-/// [`rule_handles_rows`] may run inside.
-pub(crate) fn with_row_dims<R>(dims: usize, f: impl FnOnce() -> R) -> R {
-    struct Restore(usize);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            ROW_DIMS.with(|c| c.set(self.0));
+        impl $crate::op::Op for $Name {
+            fn name(&self) -> &'static str {
+                $tf
+            }
+
+            fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+                let [$($x),*] = $crate::ops::args($tf, inputs)?;
+                Ok(vec![$fwd?])
+            }
+
+            $(fn carries_rows(&self) -> bool {
+                $rows
+            })?
+
+            $(fn pointwise(&self) -> Option<&'static dyn $crate::op::Pointwise> {
+                Some(&$pw)
+            })?
         }
-    }
-    let _restore = Restore(ROW_DIMS.with(|c| c.replace(dims)));
-    f()
+    };
+    ($Name:ident, $tf:literal, |[$x:ident]| $fwd:expr
+        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?, method: $method:ident) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$x], $fwd, [$($rows)?], [$($pw)?]);
+
+        impl Tensor {
+            #[doc = concat!("`", $tf, "` of this tensor (see [`crate::ops::", stringify!($method), "`]).")]
+            pub fn $method(&self) -> Result<Tensor> {
+                let $x = self;
+                $fwd
+            }
+        }
+    };
+    ($Name:ident, $tf:literal, |[$a:ident, $b:ident]| $fwd:expr
+        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?, method: $method:ident) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$a, $b], $fwd, [$($rows)?], [$($pw)?]);
+
+        impl Tensor {
+            #[doc = concat!("`", $tf, "` of this tensor and `other` (see [`crate::ops::", stringify!($method), "`]).")]
+            pub fn $method(&self, other: &Tensor) -> Result<Tensor> {
+                let ($a, $b) = (self, other);
+                $fwd
+            }
+        }
+    };
+    ($Name:ident, $tf:literal, |[$($x:ident),*]| $fwd:expr $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$($x),*], $fwd, [$($rows)?], [$($pw)?]);
+    };
+}
+pub(crate) use describe_op;
+
+/// Declares the description of an op with attributes: a struct of them, its
+/// TensorFlow name, and how it runs again (`|op, [inputs]| call`).
+macro_rules! describe_attr_op {
+    (
+        $Name:ident { $($f:ident: $t:ty),* $(,)? }, $tf:literal,
+        |$s:ident, [$($x:ident),*]| $fwd:expr $(, rows: $rows:expr)?
+    ) => {
+        #[doc = concat!("The description of `", $tf, "` with its attributes.")]
+        pub(crate) struct $Name {
+            $($f: $t),*
+        }
+
+        impl $crate::op::Op for $Name {
+            fn name(&self) -> &'static str {
+                $tf
+            }
+
+            fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+                let $s = self;
+                let [$($x),*] = $crate::ops::args($tf, inputs)?;
+                Ok(vec![$fwd?])
+            }
+
+            $(fn carries_rows(&self) -> bool {
+                $rows
+            })?
+        }
+    };
+}
+pub(crate) use describe_attr_op;
+
+/// The rank of the leading "row" dims a gradient carries beyond the output
+/// (of rank `out_rank`) it is the gradient of: nonzero only in a vectorized
+/// Jacobian pass, which stacks many passes' gradients along them.
+pub(crate) fn row_rank(g: &Tensor, out_rank: usize) -> usize {
+    g.rank().saturating_sub(out_rank)
 }
 
-/// `shape` behind the row dims `g` carries (none outside a vectorized
-/// Jacobian pass): where a rule reshapes or broadcasts its gradient.
-pub(crate) fn rows_then(g: &Tensor, shape: &[usize]) -> Vec<usize> {
-    let lead = row_dims().min(g.rank());
-    g.shape()[..lead].iter().chain(shape).copied().collect()
+/// `shape` behind the row dims `g` carries beyond an output of rank
+/// `out_rank`: where a rule reshapes or broadcasts its gradient.
+pub(crate) fn rows_then(g: &Tensor, out_rank: usize, shape: &[usize]) -> Vec<isize> {
+    let lead = row_rank(g, out_rank);
+    g.shape()[..lead]
+        .iter()
+        .chain(shape)
+        .map(|&d| d as isize)
+        .collect()
 }
 
-/// Ops whose gradient rules stay correct when gradients carry extra leading
-/// row dims: rules built only from broadcasting elementwise ops, batched
-/// matmuls and [`unbroadcast`], or that place the row dims themselves
-/// (`Reshape`, `Sum`, `Transpose`, with [`rows_then`]). Any other op on the path makes a Jacobian fall back to one
-/// backward pass per row.
-pub(crate) fn rule_handles_rows(name: &str) -> bool {
-    matches!(
-        name,
-        "AddV2"
-            | "Sub"
-            | "Mul"
-            | "RealDiv"
-            | "Neg"
-            | "Identity"
-            | "Abs"
-            | "Exp"
-            | "Log"
-            | "Sqrt"
-            | "Square"
-            | "Sin"
-            | "Cos"
-            | "Tanh"
-            | "Sigmoid"
-            | "Relu"
-            | "MatMul"
-            | "Reshape"
-            | "BroadcastTo"
-            | "Sum"
-            | "Transpose"
-    )
-}
-
-/// Sums `g` down to `shape`, undoing NumPy broadcasting (keeping the
-/// leading row dims of a vectorized Jacobian pass, see [`with_row_dims`]).
-pub(crate) fn unbroadcast(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    let lead = row_dims();
-    if lead == 0 && g.shape() == shape {
+/// Sums `g`, the gradient of an output of rank `out_rank`, down to `shape`,
+/// undoing NumPy broadcasting (and keeping any leading row dims `g` carries
+/// beyond that rank).
+pub(crate) fn unbroadcast(g: &Tensor, out_rank: usize, shape: &[usize]) -> Result<Tensor> {
+    let lead = row_rank(g, out_rank);
+    if g.shape()[lead..] == *shape {
         return Ok(g.clone());
-    }
-    if g.rank() < lead + shape.len() {
-        return Err(crate::error::Error::invalid(format!(
-            "a gradient of shape {} cannot be reduced to {} with {lead} row dims",
-            crate::shape::ShapeDisplay::of(g.shape()),
-            crate::shape::ShapeDisplay::of(shape)
-        )));
     }
     let (rows, inner) = g.shape().split_at(lead);
-    if inner == shape {
-        return Ok(g.clone());
+    if inner.len() < shape.len() {
+        return Err(Error::invalid(format!(
+            "a gradient of shape {} cannot be reduced to {}",
+            crate::dims::ShapeDisplay::of(g.shape()),
+            crate::dims::ShapeDisplay::of(shape)
+        )));
     }
     let axes: Vec<isize> = crate::shape::broadcast_reduction_axes(shape, inner)
         .into_iter()

@@ -4,8 +4,11 @@
 use ndarray::{ArcArray, Axis, IxDyn};
 
 use super::arith::Arith;
+use smallvec::SmallVec;
+
 use super::{record, rule};
 use crate::error::{Error, Result};
+use crate::op::Op;
 use crate::ops;
 use crate::shape::normalize_axis;
 use crate::tensor::{Storage, Tensor};
@@ -110,6 +113,101 @@ where
     r.into_shared()
 }
 
+impl Tensor {
+    /// The sum over `axes` (see [`reduce_sum`]).
+    pub fn sum(&self, axes: &[isize], keepdims: bool) -> Result<Tensor> {
+        reduce_sum(self, Some(axes), keepdims)
+    }
+
+    /// The sum of every element, as a scalar.
+    pub fn sum_all(&self) -> Result<Tensor> {
+        reduce_sum(self, None, false)
+    }
+
+    /// The mean over `axes` (see [`reduce_mean`]).
+    pub fn mean(&self, axes: &[isize], keepdims: bool) -> Result<Tensor> {
+        reduce_mean(self, Some(axes), keepdims)
+    }
+
+    /// The mean of every element, as a scalar.
+    pub fn mean_all(&self) -> Result<Tensor> {
+        reduce_mean(self, None, false)
+    }
+}
+
+/// Which reduction a [`Reduce`] description runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReduceKind {
+    Sum,
+    Max,
+    Min,
+    Prod,
+}
+
+impl ReduceKind {
+    fn name(self) -> &'static str {
+        match self {
+            ReduceKind::Sum => "Sum",
+            ReduceKind::Max => "Max",
+            ReduceKind::Min => "Min",
+            ReduceKind::Prod => "Prod",
+        }
+    }
+}
+
+/// The description of a reduction: its kind, axes and `keepdims`.
+struct Reduce {
+    kind: ReduceKind,
+    axes: SmallVec<[isize; 4]>,
+    keepdims: bool,
+}
+
+impl Op for Reduce {
+    fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let [x] = super::args(self.name(), inputs)?;
+        let (axes, k) = (Some(&self.axes[..]), self.keepdims);
+        Ok(vec![match self.kind {
+            ReduceKind::Sum => reduce_sum(x, axes, k)?,
+            ReduceKind::Max => reduce_max(x, axes, k)?,
+            ReduceKind::Min => reduce_min(x, axes, k)?,
+            ReduceKind::Prod => reduce_prod(x, axes, k)?,
+        }])
+    }
+
+    /// Only the sum: its rule reshapes and broadcasts behind the row dims.
+    fn carries_rows(&self) -> bool {
+        self.kind == ReduceKind::Sum
+    }
+}
+
+/// The description of `Cumsum` / `Cumprod`.
+struct Scan {
+    product: bool,
+    axis: isize,
+    exclusive: bool,
+    reverse: bool,
+}
+
+impl Op for Scan {
+    fn name(&self) -> &'static str {
+        if self.product {
+            "Cumprod"
+        } else {
+            "Cumsum"
+        }
+    }
+
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let [x] = super::args(self.name(), inputs)?;
+        let f = if self.product { cumprod } else { cumsum };
+        Ok(vec![f(x, self.axis, self.exclusive, self.reverse)?])
+    }
+}
+
 /// Sum over `axes` (all if `None`), optionally keeping reduced dims as size 1.
 pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let ax = reduction_axes("Sum", x.rank(), axes)?;
@@ -126,26 +224,39 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
             })
         }
     });
-    let make_rule = || {
-        let shape = x.shape().to_vec();
-        let kept = kept_shape(&shape, &ax);
-        rule(move |g, _| {
-            // Row dims of a vectorized Jacobian pass stay in front.
-            let kept: Vec<isize> = super::rows_then(&g[0], &kept)
-                .into_iter()
-                .map(|d| d as isize)
-                .collect();
-            let full = super::rows_then(&g[0], &shape);
-            let g = ops::reshape(&g[0], &kept)?;
-            Ok(vec![Some(ops::broadcast_to(&g, &full)?)])
-        })
-    };
-    // A large sum to one value may head a fused elementwise region, which
-    // then never builds the broadcast gradient.
-    super::record_with("Sum", &[x], &out, make_rule, || {
-        (out.numel() == 1 && x.numel() >= crate::fuse::FUSE_MIN && x.dtype().is_floating())
-            .then(|| crate::fuse::Pointwise::SumAll(x.shape().into()))
-    });
+    if crate::record::is_recording() {
+        let out_rank = out.rank();
+        let make_rule = || {
+            let shape = x.shape().to_vec();
+            let kept = kept_shape(&shape, &ax);
+            rule(move |g, _| {
+                // Row dims of a vectorized Jacobian pass stay in front.
+                let lead = super::row_rank(&g[0], out_rank);
+                let kept = super::rows_then(&g[0], out_rank, &kept);
+                let full: Vec<usize> = g[0].shape()[..lead].iter().chain(&shape).copied().collect();
+                let g = ops::reshape(&g[0], &kept)?;
+                Ok(vec![Some(ops::broadcast_to(&g, &full)?)])
+            })
+        };
+        // A large sum to one value may head a fused elementwise region, which
+        // then never builds the broadcast gradient.
+        let fusable = || {
+            (out.numel() == 1 && x.numel() >= super::pointwise::FUSE_MIN && x.dtype().is_floating())
+                .then(|| crate::record::Fusable::SumAll(x.shape().into()))
+        };
+        let op = Reduce {
+            kind: ReduceKind::Sum,
+            axes: ax.iter().map(|&a| a as isize).collect(),
+            keepdims,
+        };
+        crate::record::record_entry(
+            super::op_ref(op),
+            &[(x.id(), x.dtype())],
+            &[&out],
+            make_rule,
+            fusable,
+        );
+    }
     Ok(out)
 }
 
@@ -190,12 +301,13 @@ fn kept_isize(shape: &[usize], axes: &[usize]) -> Vec<isize> {
 }
 
 fn extremum(
-    name: &'static str,
+    kind: ReduceKind,
     x: &Tensor,
     axes: Option<&[isize]>,
     keepdims: bool,
     max: bool,
 ) -> Result<Tensor> {
+    let name = kind.name();
     let ax = reduction_axes(name, x.rank(), axes)?;
     macro_rules! pick {
         ($a:expr, $lo:expr, $hi:expr) => {
@@ -232,7 +344,12 @@ fn extremum(
             })
         }
     });
-    record(name, &[x], &out, || {
+    let op = Reduce {
+        kind,
+        axes: ax.iter().map(|&a| a as isize).collect(),
+        keepdims,
+    };
+    record(op, &[x], &[&out], || {
         let (x, y) = (x.clone(), out.clone());
         let kept = kept_isize(x.shape(), &ax);
         let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
@@ -250,12 +367,12 @@ fn extremum(
 
 /// Maximum over `axes`; the gradient is split evenly between tied maxima (as TF).
 pub fn reduce_max(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-    extremum("Max", x, axes, keepdims, true)
+    extremum(ReduceKind::Max, x, axes, keepdims, true)
 }
 
 /// Minimum over `axes`; the gradient is split evenly between tied minima (as TF).
 pub fn reduce_min(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-    extremum("Min", x, axes, keepdims, false)
+    extremum(ReduceKind::Min, x, axes, keepdims, false)
 }
 
 /// Product over `axes`. The gradient is the product of the other elements, so
@@ -275,7 +392,12 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
             })
         }
     });
-    record("Prod", &[x], &out, || {
+    let op = Reduce {
+        kind: ReduceKind::Prod,
+        axes: ax.iter().map(|&a| a as isize).collect(),
+        keepdims,
+    };
+    record(op, &[x], &[&out], || {
         let x = x.clone();
         let ax = ax.clone();
         rule(move |g, _| {
@@ -502,7 +624,13 @@ fn scan_numeric(
 pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
     let ax = scan_axis("Cumsum", x, axis)?;
     let out = scan_numeric("Cumsum", x, ax, exclusive, reverse, false)?;
-    record("Cumsum", &[x], &out, || {
+    let op = Scan {
+        product: false,
+        axis: ax as isize,
+        exclusive,
+        reverse,
+    };
+    record(op, &[x], &[&out], || {
         rule(move |g, _| Ok(vec![Some(cumsum(&g[0], ax as isize, exclusive, !reverse)?)]))
     });
     Ok(out)
@@ -512,7 +640,13 @@ pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result
 pub fn cumprod(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
     let ax = scan_axis("Cumprod", x, axis)?;
     let out = scan_numeric("Cumprod", x, ax, exclusive, reverse, true)?;
-    record("Cumprod", &[x], &out, || {
+    let op = Scan {
+        product: true,
+        axis: ax as isize,
+        exclusive,
+        reverse,
+    };
+    record(op, &[x], &[&out], || {
         let (x, y) = (x.clone(), out.clone());
         // TF's _CumprodGrad (divides by x, so undefined at zeros, as in TF).
         rule(move |g, _| {

@@ -148,7 +148,14 @@ fn apply(bytes: &mut Bytes, pool: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
                 .collect();
             one(ops::pad(&a, &p, 0.5))
         }
-        31 => one(ops::matmul(&a, &b, bytes.flag(), bytes.flag())),
+        31 => one(ops::matmul_with(
+            &a,
+            &b,
+            ops::MatmulOptions {
+                transpose_a: bytes.flag(),
+                transpose_b: bytes.flag(),
+            },
+        )),
         32 => one(ops::softmax(&a, bytes.axis())),
         33 => one(ops::cumsum(&a, bytes.axis(), bytes.flag(), bytes.flag())),
         34 => one(ops::cast(&a, dtype_of(bytes.byte()))),
@@ -263,7 +270,7 @@ pub fn run(data: &[u8]) {
     let dtype = dtype_of(flags >> 2);
     let n_inputs = 1 + bytes.below(3);
     let inputs: Vec<Tensor> = (0..n_inputs).map(|_| input(&mut bytes, dtype)).collect();
-    let var = (flags & 64 != 0).then(|| Variable::new(inputs[0].clone(), "v", true));
+    let var = (flags & 64 != 0).then(|| Variable::new(inputs[0].clone()).with_name("v"));
 
     let outer = GradientTape::with_options(true, true);
     let tape = GradientTape::with_options(persistent, flags & 128 == 0);

@@ -11,9 +11,10 @@ use std::fmt::{self, Write as _};
 
 use rustc_hash::FxHashSet;
 
+use super::Source;
+use crate::dims::ShapeDisplay;
 use crate::dtype::DType;
-use crate::shape::ShapeDisplay;
-use crate::tape::{CutReason, Entry, GradientTape, Origin, Source, TapeData};
+use crate::record::{CutReason, Entry, Origin, TapeData};
 use crate::tensor::{Tensor, TensorId};
 
 /// Why the gradient of a target with respect to a source is (or is not) `None`.
@@ -168,185 +169,143 @@ fn watched_ids(d: &TapeData) -> Vec<TensorId> {
     ids
 }
 
-fn kind(tape: &GradientTape) -> &'static str {
-    if tape.persistent() {
-        "persistent"
-    } else {
-        "non-persistent"
-    }
-}
-
 fn short(id: TensorId) -> String {
     format!("t{}", id.as_u64())
 }
 
-impl GradientTape {
-    /// Why the gradient of `targets` (summed) with respect to `source` is, or
-    /// is not, `None`.
-    ///
-    /// On a live recording this inspects it; on a non-persistent tape already
-    /// spent by `gradient`, it returns what that call found for `source` (the
-    /// tape computes explanations then, only for sources that got `None`).
-    ///
-    /// ```
-    /// use tapers::{ops, Explanation, GradientTape, Tensor};
-    /// let x = Tensor::scalar(2.0f32);
-    /// let tape = GradientTape::with_options(true, true);
-    /// let y = {
-    ///     let _r = tape.record().unwrap();
-    ///     tape.watch(&x);
-    ///     ops::mul(&ops::stop_gradient(&x), &x).unwrap()
-    /// };
-    /// let z = {
-    ///     let _r = tape.record().unwrap();
-    ///     ops::stop_gradient(&y)
-    /// };
-    /// assert_eq!(tape.explain(&[y], &(&x).into()), Explanation::Connected);
-    /// assert!(matches!(tape.explain(&[z], &(&x).into()), Explanation::Cut { op: "StopGradient", .. }));
-    /// ```
-    pub fn explain(&self, targets: &[Tensor], source: &Source) -> Explanation {
-        self.with_data(|data| match data {
-            Some(d) => explain_in(d, &d.entries, targets, source),
-            None => self
-                .spent_explanation(source.id())
-                .unwrap_or(Explanation::NoRecording),
-        })
-    }
-
-    /// A plain-text listing of the recording: one line per op, with its
-    /// inputs, outputs, dtypes and shapes, then the watched tensors and
-    /// variables, and the connections that pass no gradient.
-    pub fn describe(&self) -> String {
-        self.with_data(|data| {
-            let mut s = String::new();
-            let Some(d) = data else {
-                let _ = writeln!(
-                    s,
-                    "GradientTape ({}): no recording (never entered, or spent)",
-                    kind(self)
-                );
-                return s;
-            };
-            let _ = writeln!(s, "GradientTape ({}): {} ops", kind(self), d.entries.len());
-            let watched = watched_ids(d);
-            let names: Vec<String> = watched
+/// A plain-text listing of the recording: one line per op, with its
+/// inputs, outputs, dtypes and shapes, then the watched tensors and
+/// variables, and the connections that pass no gradient.
+pub(crate) fn describe(data: Option<&TapeData>, kind: &str) -> String {
+    {
+        let mut s = String::new();
+        let Some(d) = data else {
+            let _ = writeln!(
+                s,
+                "GradientTape ({}): no recording (never entered, or spent)",
+                kind
+            );
+            return s;
+        };
+        let _ = writeln!(s, "GradientTape ({}): {} ops", kind, d.entries.len());
+        let watched = watched_ids(d);
+        let names: Vec<String> = watched
+            .iter()
+            .map(|id| match d.variables.get(id) {
+                Some(v) => format!("{} (Variable '{}')", short(*id), v.name()),
+                None => short(*id),
+            })
+            .collect();
+        let _ = writeln!(s, "  watched: {}", names.join(", "));
+        for (i, e) in d.entries.iter().enumerate() {
+            let ins: Vec<String> = e
+                .inputs
                 .iter()
-                .map(|id| match d.variables.get(id) {
-                    Some(v) => format!("{} (Variable '{}')", short(*id), v.name()),
-                    None => short(*id),
+                .map(|inp| match inp.origin {
+                    Origin::Untracked => format!("{} (constant)", short(inp.id)),
+                    _ => short(inp.id),
                 })
                 .collect();
-            let _ = writeln!(s, "  watched: {}", names.join(", "));
-            for (i, e) in d.entries.iter().enumerate() {
-                let ins: Vec<String> = e
-                    .inputs
-                    .iter()
-                    .map(|inp| match inp.origin {
-                        Origin::Untracked => format!("{} (constant)", short(inp.id)),
-                        _ => short(inp.id),
-                    })
-                    .collect();
-                let outs: Vec<String> = e
-                    .outputs
-                    .iter()
-                    .map(|o| {
-                        format!(
-                            "{}: {} {}",
-                            short(o.id),
-                            o.dtype,
-                            ShapeDisplay::of(&o.shape)
-                        )
-                    })
-                    .collect();
+            let outs: Vec<String> = e
+                .outputs
+                .iter()
+                .map(|o| {
+                    format!(
+                        "{}: {} {}",
+                        short(o.id),
+                        o.dtype,
+                        ShapeDisplay::of(&o.shape)
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "  #{i} {}({}) -> {}",
+                e.name(),
+                ins.join(", "),
+                outs.join(", ")
+            );
+        }
+        let mut cuts: Vec<_> = d.cuts.iter().collect();
+        cuts.sort_by_key(|(id, _)| **id);
+        for (id, c) in cuts {
+            let from: Vec<String> = c.from.iter().map(|f| short(*f)).collect();
+            let _ = writeln!(
+                s,
+                "  no gradient: {} from {} (cut by {})",
+                short(*id),
+                from.join(", "),
+                c.op
+            );
+        }
+        s
+    }
+}
+
+/// The recording as a Graphviz DOT digraph: ellipses for tensors (watched
+/// ones filled), boxes for ops, dashed edges where no gradient flows.
+pub(crate) fn to_dot(data: Option<&TapeData>) -> String {
+    {
+        let mut s =
+            String::from("digraph tape {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n");
+        let Some(d) = data else {
+            s.push_str("  empty [shape=plaintext, label=\"no recording\"];\n}\n");
+            return s;
+        };
+        let watched = watched_ids(d);
+        for id in watched {
+            let label = match d.variables.get(&id) {
+                Some(v) => format!("{}\\nVariable '{}'", short(id), v.name().replace('"', "'")),
+                None => format!("{}\\nwatched", short(id)),
+            };
+            let _ = writeln!(
+                s,
+                "  {} [shape=ellipse, style=filled, fillcolor=lightblue, label=\"{label}\"];",
+                short(id)
+            );
+        }
+        for (i, e) in d.entries.iter().enumerate() {
+            let _ = writeln!(s, "  op{i} [shape=box, label=\"#{i} {}\"];", e.name());
+            for inp in &e.inputs {
+                let style = if inp.origin == Origin::Untracked {
+                    " [style=dotted]"
+                } else {
+                    ""
+                };
+                let _ = writeln!(s, "  {} -> op{i}{style};", short(inp.id));
+            }
+            for o in &e.outputs {
                 let _ = writeln!(
                     s,
-                    "  #{i} {}({}) -> {}",
-                    e.name,
-                    ins.join(", "),
-                    outs.join(", ")
+                    "  {} [shape=ellipse, label=\"{}\\n{} {}\"];\n  op{i} -> {};",
+                    short(o.id),
+                    short(o.id),
+                    o.dtype,
+                    ShapeDisplay::of(&o.shape),
+                    short(o.id)
                 );
             }
-            let mut cuts: Vec<_> = d.cuts.iter().collect();
-            cuts.sort_by_key(|(id, _)| **id);
-            for (id, c) in cuts {
-                let from: Vec<String> = c.from.iter().map(|f| short(*f)).collect();
+        }
+        let mut cuts: Vec<_> = d.cuts.iter().collect();
+        cuts.sort_by_key(|(id, _)| **id);
+        for (id, c) in cuts {
+            let _ = writeln!(
+                s,
+                "  {} [shape=ellipse, style=dashed, label=\"{}\"];",
+                short(*id),
+                short(*id)
+            );
+            for f in &c.from {
                 let _ = writeln!(
                     s,
-                    "  no gradient: {} from {} (cut by {})",
+                    "  {} -> {} [style=dashed, color=red, label=\"{}\"];",
+                    short(*f),
                     short(*id),
-                    from.join(", "),
                     c.op
                 );
             }
-            s
-        })
-    }
-
-    /// The recording as a Graphviz DOT digraph: ellipses for tensors (watched
-    /// ones filled), boxes for ops, dashed edges where no gradient flows.
-    pub fn to_dot(&self) -> String {
-        self.with_data(|data| {
-            let mut s =
-                String::from("digraph tape {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n");
-            let Some(d) = data else {
-                s.push_str("  empty [shape=plaintext, label=\"no recording\"];\n}\n");
-                return s;
-            };
-            let watched = watched_ids(d);
-            for id in watched {
-                let label = match d.variables.get(&id) {
-                    Some(v) => format!("{}\\nVariable '{}'", short(id), v.name().replace('"', "'")),
-                    None => format!("{}\\nwatched", short(id)),
-                };
-                let _ = writeln!(
-                    s,
-                    "  {} [shape=ellipse, style=filled, fillcolor=lightblue, label=\"{label}\"];",
-                    short(id)
-                );
-            }
-            for (i, e) in d.entries.iter().enumerate() {
-                let _ = writeln!(s, "  op{i} [shape=box, label=\"#{i} {}\"];", e.name);
-                for inp in &e.inputs {
-                    let style = if inp.origin == Origin::Untracked {
-                        " [style=dotted]"
-                    } else {
-                        ""
-                    };
-                    let _ = writeln!(s, "  {} -> op{i}{style};", short(inp.id));
-                }
-                for o in &e.outputs {
-                    let _ = writeln!(
-                        s,
-                        "  {} [shape=ellipse, label=\"{}\\n{} {}\"];\n  op{i} -> {};",
-                        short(o.id),
-                        short(o.id),
-                        o.dtype,
-                        ShapeDisplay::of(&o.shape),
-                        short(o.id)
-                    );
-                }
-            }
-            let mut cuts: Vec<_> = d.cuts.iter().collect();
-            cuts.sort_by_key(|(id, _)| **id);
-            for (id, c) in cuts {
-                let _ = writeln!(
-                    s,
-                    "  {} [shape=ellipse, style=dashed, label=\"{}\"];",
-                    short(*id),
-                    short(*id)
-                );
-                for f in &c.from {
-                    let _ = writeln!(
-                        s,
-                        "  {} -> {} [style=dashed, color=red, label=\"{}\"];",
-                        short(*f),
-                        short(*id),
-                        c.op
-                    );
-                }
-            }
-            s.push_str("}\n");
-            s
-        })
+        }
+        s.push_str("}\n");
+        s
     }
 }

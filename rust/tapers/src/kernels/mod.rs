@@ -5,6 +5,8 @@
 
 use ndarray::{ArcArray, ArrayD, ArrayViewD, IxDyn, Zip};
 
+pub(crate) mod uninit;
+
 use crate::error::Result;
 use crate::shape::broadcast_shapes;
 
@@ -90,41 +92,6 @@ pub fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection
         counted: true,
         _not_send: std::marker::PhantomData,
     })
-}
-
-/// Lossy conversion to f64, used for scalar extraction and printing.
-pub trait ToF64: Copy {
-    /// The value as an f64.
-    fn to_f64(self) -> f64;
-}
-impl ToF64 for f32 {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-}
-impl ToF64 for f64 {
-    fn to_f64(self) -> f64 {
-        self
-    }
-}
-impl ToF64 for i32 {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-}
-impl ToF64 for i64 {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-}
-impl ToF64 for bool {
-    fn to_f64(self) -> f64 {
-        if self {
-            1.0
-        } else {
-            0.0
-        }
-    }
 }
 
 /// An owned, row-major copy of any view (broadcast, permuted or sliced).
@@ -248,7 +215,7 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
 /// that wheels are built for only has SSE2.
 struct SimdMap<'a, 'b, A, C, F> {
     src: &'a [A],
-    dst: &'a mut crate::uninit::ChunkOut<'b, C>,
+    dst: &'a mut crate::kernels::uninit::ChunkOut<'b, C>,
     f: &'a F,
 }
 
@@ -279,7 +246,7 @@ where
     const K: usize = 1 << 12;
     let par = parallel_section(s.len(), PAR_THRESHOLD);
     let work = vec![(); s.len().div_ceil(K)];
-    let out = crate::uninit::fill_chunked::<C, (), (), K>(
+    let out = crate::kernels::uninit::fill_chunked::<C, (), (), K>(
         s.len(),
         par.is_some(),
         work,
@@ -508,29 +475,6 @@ macro_rules! compare_binary {
     }};
 }
 pub(crate) use compare_binary;
-
-/// Dispatches a binary float kernel with broadcasting: `float_binary!(op, a, b, |x, y| expr)`.
-macro_rules! float_binary {
-    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
-        let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
-        $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
-            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            _ => Err($crate::Error::UnsupportedDType {
-                op: $op,
-                dtype: a.dtype(),
-                allowed: "float32, float64",
-            }),
-        })
-    }};
-}
-pub(crate) use float_binary;
 
 #[cfg(test)]
 mod tests {

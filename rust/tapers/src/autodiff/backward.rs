@@ -20,9 +20,10 @@ use parking_lot::Mutex;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
+use super::Source;
 use crate::error::{Error, Result};
 use crate::ops;
-use crate::tape::{Entry, Origin, Source};
+use crate::record::{Entry, Origin};
 use crate::tensor::{Tensor, TensorId};
 
 /// What `gradient` returns for a source no path connects to the targets
@@ -34,6 +35,46 @@ pub enum Unconnected {
     None,
     /// Zeros of the source's shape and dtype.
     Zero,
+}
+
+/// What backward passes did, counted as they run: whether fusion and
+/// vectorized Jacobians engaged (tests and diagnostics read it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassStats {
+    /// Backward passes run (a Jacobian runs one per row, or one per block
+    /// of rows when vectorized).
+    pub passes: usize,
+    /// Passes whose gradients carried leading row dims (vectorized Jacobians).
+    pub row_passes: usize,
+    /// Gradient rules run (a fused region's counts once).
+    pub rules: usize,
+    /// Fused elementwise regions.
+    pub fused_regions: usize,
+    /// Recorded ops contracted into those regions.
+    pub fused_ops: usize,
+}
+
+/// [`PassStats`] being counted, possibly from several threads.
+#[derive(Debug, Default)]
+pub(crate) struct PassCounter {
+    passes: AtomicUsize,
+    row_passes: AtomicUsize,
+    rules: AtomicUsize,
+    fused_regions: AtomicUsize,
+    fused_ops: AtomicUsize,
+}
+
+impl PassCounter {
+    /// What was counted.
+    pub fn get(&self) -> PassStats {
+        PassStats {
+            passes: self.passes.load(Ordering::Relaxed),
+            row_passes: self.row_passes.load(Ordering::Relaxed),
+            rules: self.rules.load(Ordering::Relaxed),
+            fused_regions: self.fused_regions.load(Ordering::Relaxed),
+            fused_ops: self.fused_ops.load(Ordering::Relaxed),
+        }
+    }
 }
 
 /// Pruned graphs with at least this many output elements in total run on the
@@ -94,6 +135,7 @@ type Flags = SmallVec<[bool; 32]>;
 
 struct Plan<'a> {
     entries: &'a [Entry],
+    stats: &'a PassCounter,
     /// Set by another thread to stop the pass between two rules.
     cancel: Option<&'a AtomicBool>,
     source_ids: IdSet,
@@ -140,11 +182,12 @@ impl Plan<'_> {
             })
             .collect::<Result<_>>()?;
         let needs = self.needs(e);
+        self.stats.rules.fetch_add(1, Ordering::Relaxed);
         let input_grads = e.rule.backward(&grads, &needs)?;
         if input_grads.len() != e.inputs.len() {
             return Err(Error::invalid(format!(
                 "the gradient of {} returned {} values for {} inputs",
-                e.name,
+                e.name(),
                 input_grads.len(),
                 e.inputs.len()
             )));
@@ -166,6 +209,7 @@ impl<'a> Plan<'a> {
         target_origins: &[Origin],
         sources: &[Source],
         cancel: Option<&'a AtomicBool>,
+        stats: &'a PassCounter,
     ) -> Self {
         let n = entries.len();
         let source_ids = IdSet::new(
@@ -193,6 +237,7 @@ impl<'a> Plan<'a> {
         }
         let mut plan = Plan {
             entries,
+            stats,
             cancel,
             source_ids,
             needed: smallvec::smallvec![false; n],
@@ -242,6 +287,8 @@ fn collect(
         .collect()
 }
 
+/// One backward pass (see the module docs); `stats` counts what it did.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     entries: &[Entry],
     target_origins: &[Origin],
@@ -250,19 +297,28 @@ pub(crate) fn run(
     output_gradients: Option<&[Tensor]>,
     unconnected: Unconnected,
     cancel: Option<&AtomicBool>,
+    stats: &PassCounter,
 ) -> Result<Vec<Option<Tensor>>> {
-    let plan = Plan::new(entries, target_origins, sources, cancel);
+    let plan = Plan::new(entries, target_origins, sources, cancel, stats);
     // Fuse elementwise regions, unless an outer tape must record each rule.
-    let recording = crate::tape::is_recording();
+    let recording = crate::record::is_recording();
     let fused = if recording {
         None
     } else {
-        crate::fuse::fuse(entries, &plan.needed, &plan.source_ids, targets)
+        super::fuse::fuse(entries, &plan.needed, &plan.source_ids, targets)
     };
     let (entries, plan) = match &fused {
-        Some(f) => (f.as_slice(), Plan::new(f, target_origins, sources, cancel)),
+        Some(f) => {
+            stats.fused_regions.fetch_add(f.regions, Ordering::Relaxed);
+            stats.fused_ops.fetch_add(f.ops, Ordering::Relaxed);
+            (
+                f.entries.as_slice(),
+                Plan::new(&f.entries, target_origins, sources, cancel, stats),
+            )
+        }
         None => (entries, plan),
     };
+    stats.passes.fetch_add(1, Ordering::Relaxed);
 
     // Seeds. A target that is itself a source gets its seed even if the tape
     // never saw it (TensorFlow: d x / d x = 1 always).
@@ -301,26 +357,25 @@ pub(crate) fn run(
     collect(sources, &finished, &pending, unconnected)
 }
 
-/// Many backward passes in one: `seed` is the target's shape with
-/// `row_dims` leading dims, each index of which is one pass's seed, and each
-/// source's gradient comes back with those leading dims. `Ok(None)` when an
-/// op on the path has a rule that cannot carry row dims
-/// ([`ops::rule_handles_rows`]); the caller then runs the passes one by one.
-///
-/// Rules run on the calling thread (the row dims are a thread-local
-/// setting), their kernels still in parallel; nothing may be recording.
+/// Many backward passes in one: `seed` is the target's shape with leading
+/// "row" dims, each index of which is one pass's seed, and each source's
+/// gradient comes back with those leading dims. `Ok(None)` when an op on the
+/// path has a rule that cannot carry row dims (its description says so,
+/// [`crate::op::Op::carries_rows`]); the caller then runs the passes one by
+/// one. Rules see the row dims as extra leading dims of their gradients
+/// (beyond their outputs' rank). Nothing may be recording.
 pub(crate) fn run_rows(
     entries: &[Entry],
     target_origins: &[Origin],
     target: &Tensor,
     sources: &[Source],
     seed: Tensor,
-    row_dims: usize,
+    stats: &PassCounter,
 ) -> Result<Option<Vec<Option<Tensor>>>> {
-    let plan = Plan::new(entries, target_origins, sources, None);
+    let plan = Plan::new(entries, target_origins, sources, None, stats);
     let all_handle_rows = (0..entries.len())
         .filter(|&i| plan.needed[i])
-        .all(|i| ops::rule_handles_rows(entries[i].name));
+        .all(|i| entries[i].op.carries_rows());
     if !all_handle_rows {
         return Ok(None);
     }
@@ -329,7 +384,9 @@ pub(crate) fn run_rows(
     } else {
         Seeds::new()
     };
-    let (finished, pending) = ops::with_row_dims(row_dims, || run_sequential(&plan, seeds))?;
+    let (finished, pending) = run_sequential(&plan, seeds)?;
+    stats.passes.fetch_add(1, Ordering::Relaxed);
+    stats.row_passes.fetch_add(1, Ordering::Relaxed);
     collect(sources, &finished, &pending, Unconnected::None).map(Some)
 }
 

@@ -33,84 +33,29 @@ use num_traits::Float;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
+use super::backward::IdSet;
+use crate::dims::ShapeDisplay;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::kernels::uninit::ChunkOut;
 use crate::kernels::{parallel_section, PAR_THRESHOLD};
-use crate::shape::{Dims, ShapeDisplay};
-use crate::tape::{BackwardFn, Entry, Input, Origin};
+use crate::op::{Acc, Op, Pointwise};
+use crate::ops::FUSE_MIN;
+use crate::record::{BackwardFn, Entry, Fusable, Input, Origin};
 use crate::tensor::{Element, Storage, Tensor, TensorId};
-use crate::uninit::ChunkOut;
 
 /// Elements per chunk: a dozen chunk buffers stay in L2.
 const CHUNK: usize = 1 << 12;
-
-/// Ops below this many elements are not worth fusing (nor is their local
-/// derivative kept when they are recorded).
-pub(crate) const FUSE_MIN: usize = 1 << 16;
-
-/// The local derivative of a same-shape elementwise op, with the values it
-/// needs (saved when the op was recorded, like its rule's).
-#[derive(Clone)]
-pub(crate) enum Pointwise {
-    /// `a + b`; which operands are broadcast scalars.
-    Add([bool; 2]),
-    /// `a - b`; which operands are broadcast scalars.
-    Sub([bool; 2]),
-    /// `-a`.
-    Neg,
-    /// `a * b`: inputs `a`, `b`.
-    Mul(Tensor, Tensor),
-    /// `a / b`: inputs `a`, `b`.
-    Div(Tensor, Tensor),
-    /// `tanh`: its output.
-    Tanh(Tensor),
-    /// `exp`: its output.
-    Exp(Tensor),
-    /// `sigmoid`: its output.
-    Sigmoid(Tensor),
-    /// `relu`: its input.
-    Relu(Tensor),
-    /// `square`: its input.
-    Square(Tensor),
-    /// `log`: its input.
-    Log(Tensor),
-    /// `sqrt`: its output.
-    Sqrt(Tensor),
-    /// A sum of every element (`reduce_sum`/`reduce_mean` to one value) of
-    /// a tensor of this shape: only ever a region's head, whose one-element
-    /// gradient every element then receives (the op-by-op rule broadcasts
-    /// it into a full-size tensor first).
-    SumAll(Dims),
-}
-
-impl Pointwise {
-    /// Which inputs are broadcast scalars (rank 0).
-    fn scalar_inputs(&self) -> [bool; 2] {
-        use Pointwise::*;
-        match self {
-            Add(m) | Sub(m) => *m,
-            Mul(a, b) | Div(a, b) => [a.rank() == 0, b.rank() == 0],
-            _ => [false, false],
-        }
-    }
-
-    fn saved(&self) -> SmallVec<[&Tensor; 2]> {
-        use Pointwise::*;
-        match self {
-            Add(_) | Sub(_) | Neg | SumAll(_) => SmallVec::new(),
-            Mul(a, b) | Div(a, b) => [a, b].into_iter().collect(),
-            Tanh(t) | Exp(t) | Sigmoid(t) | Relu(t) | Square(t) | Log(t) | Sqrt(t) => {
-                [t].into_iter().collect()
-            }
-        }
-    }
-}
 
 /// One op of a region: its local derivative, the slot of its output
 /// gradient and the slots its inputs' gradients accumulate in (`None` for a
 /// leaf that wants no gradient).
 struct Step {
-    local: Pointwise,
+    /// The op's local derivative (`None`: a full sum, whose gradient every
+    /// element receives as is).
+    local: Option<&'static dyn Pointwise>,
+    /// The values it reads.
+    saved: SmallVec<[Tensor; 2]>,
     out: usize,
     ins: SmallVec<[Option<usize>; 2]>,
 }
@@ -128,24 +73,34 @@ struct FusedRule {
     leaves: usize,
 }
 
-/// Finds fusable regions among the `needed` entries. `None` when there are
-/// none; otherwise a copy of `entries` in which each region's head is a
-/// synthetic entry (inputs: the region's leaves) and its other ops are no
-/// longer reached from any target.
+/// The entries of a backward pass with its fused regions contracted.
+pub(crate) struct Fused {
+    /// A copy of the entries in which each region's head is a synthetic
+    /// entry (inputs: the region's leaves) and its other ops are no longer
+    /// reached from any target.
+    pub entries: Vec<Entry>,
+    /// How many regions were contracted.
+    pub regions: usize,
+    /// How many recorded ops they hold.
+    pub ops: usize,
+}
+
+/// Finds fusable regions among the `needed` entries (`None` when there are
+/// none).
 pub(crate) fn fuse(
     entries: &[Entry],
     needed: &[bool],
-    source_ids: &crate::backward::IdSet,
+    source_ids: &IdSet,
     targets: &[Tensor],
-) -> Option<Vec<Entry>> {
+) -> Option<Fused> {
     let n = entries.len();
     // A scalar operand (broadcast) may only be a constant: its gradient
     // would be a reduction, not elementwise.
     let scalar_inputs_untracked = |e: &Entry| {
-        let scalar = e
-            .pointwise
-            .as_deref()
-            .map_or([false; 2], Pointwise::scalar_inputs);
+        let scalar = match e.fusable.as_deref() {
+            Some(Fusable::Pointwise { scalars, .. }) => *scalars,
+            _ => [false; 2],
+        };
         e.inputs
             .iter()
             .zip(scalar)
@@ -153,7 +108,7 @@ pub(crate) fn fuse(
     };
     let candidate = |i: usize| {
         needed[i]
-            && entries[i].pointwise.is_some()
+            && entries[i].fusable.is_some()
             && scalar_inputs_untracked(&entries[i])
             && entries[i].outputs.len() == 1
             && region_shape(&entries[i]).iter().product::<usize>() >= FUSE_MIN
@@ -179,7 +134,7 @@ pub(crate) fn fuse(
         }
     }
     let mut region_of: Vec<Option<usize>> = vec![None; n];
-    let mut out: Option<Vec<Entry>> = None;
+    let mut out: Option<Fused> = None;
     for (h, &head) in cands.iter().enumerate() {
         if region_of[head].is_some() {
             continue;
@@ -206,8 +161,14 @@ pub(crate) fn fuse(
         if members.len() < 2 {
             continue;
         }
-        let entries_out = out.get_or_insert_with(|| entries.to_vec());
-        entries_out[head] = region_entry(entries, &members);
+        let fused = out.get_or_insert_with(|| Fused {
+            entries: entries.to_vec(),
+            regions: 0,
+            ops: 0,
+        });
+        fused.entries[head] = region_entry(entries, &members);
+        fused.regions += 1;
+        fused.ops += members.len();
     }
     out
 }
@@ -215,8 +176,8 @@ pub(crate) fn fuse(
 /// The shape of the elements a candidate's region walks: its output's, or
 /// for a full sum its input's.
 fn region_shape(e: &Entry) -> &[usize] {
-    match e.pointwise.as_deref() {
-        Some(Pointwise::SumAll(shape)) => shape,
+    match e.fusable.as_deref() {
+        Some(Fusable::SumAll(shape)) => shape,
         _ => &e.outputs[0].shape,
     }
 }
@@ -244,8 +205,13 @@ fn region_entry(entries: &[Entry], members: &[usize]) -> Entry {
         .iter()
         .map(|&m| {
             let e = &entries[m];
+            let (local, saved) = match e.fusable.as_deref().expect("a candidate") {
+                Fusable::Pointwise { local, saved, .. } => (Some(*local), saved.clone()),
+                Fusable::SumAll(_) => (None, SmallVec::new()),
+            };
             Step {
-                local: e.pointwise.as_deref().expect("a candidate").clone(),
+                local,
+                saved,
                 out: slot_of[&e.outputs[0].id],
                 ins: e
                     .inputs
@@ -258,7 +224,7 @@ fn region_entry(entries: &[Entry], members: &[usize]) -> Entry {
         .collect();
     let head = &entries[members[0]];
     Entry {
-        name: "FusedElementwise",
+        op: crate::op::OpRef::Static(&FusedElementwise),
         inputs: leaves.iter().cloned().collect(),
         outputs: head.outputs.clone(),
         rule: Arc::new(FusedRule {
@@ -269,7 +235,23 @@ fn region_entry(entries: &[Entry], members: &[usize]) -> Entry {
             slots: slot_of.len(),
             leaves: leaves.len(),
         }),
-        pointwise: None,
+        fusable: None,
+    }
+}
+
+/// The description of a fused region's synthetic entry. It exists only
+/// inside one backward pass, never on a tape.
+struct FusedElementwise;
+
+impl Op for FusedElementwise {
+    fn name(&self) -> &'static str {
+        "FusedElementwise"
+    }
+
+    fn forward(&self, _inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        Err(Error::invalid(
+            "a fused region exists only inside a backward pass and has no forward",
+        ))
     }
 }
 
@@ -306,7 +288,7 @@ fn elements<T: Element>(t: &Tensor) -> std::borrow::Cow<'_, [T]> {
 }
 
 impl FusedRule {
-    fn run<T: Element + Float>(&self, g: &Tensor, needs: &[bool]) -> Vec<Option<Tensor>> {
+    fn run<T: Fusible>(&self, g: &Tensor, needs: &[bool]) -> Vec<Option<Tensor>> {
         // `backward` checked that `g` has the head's shape.
         let n: usize = self.shape.iter().product();
         // A seed of one value for every element (ones, known without reading
@@ -326,9 +308,8 @@ impl FusedRule {
             .steps
             .iter()
             .map(|s| {
-                s.local
-                    .saved()
-                    .into_iter()
+                s.saved
+                    .iter()
                     .map(|t| match t.numel() {
                         // A scalar operand: one chunk's worth of copies,
                         // read at chunk-local offsets.
@@ -355,7 +336,6 @@ impl FusedRule {
         if outputs == 0 {
             return vec![None; self.leaves];
         }
-        let arch = pulp::Arch::new();
         // One `with_capacity` per slot: `vec![buf; n]` would clone, and a
         // clone keeps no spare capacity, so each slot would grow on first use.
         let new_scratch = || Scratch {
@@ -363,7 +343,7 @@ impl FusedRule {
             filled: vec![false; self.slots],
         };
         let par = parallel_section(n, PAR_THRESHOLD);
-        let outs = crate::uninit::fill_chunked_many::<T, _, _, CHUNK>(
+        let outs = crate::kernels::uninit::fill_chunked_many::<T, _, _, CHUNK>(
             n,
             outputs,
             par.is_some(),
@@ -376,16 +356,7 @@ impl FusedRule {
                     Some(chunk) => &chunk[..hi - lo],
                     None => &g[lo..hi],
                 };
-                arch.dispatch(ChunkJob {
-                    rule: self,
-                    s,
-                    g,
-                    saved: &saved,
-                    n,
-                    range: lo..hi,
-                    output_of: &output_of,
-                    dst,
-                })
+                self.chunk(s, g, &saved, n, lo..hi, &output_of, dst)
             },
         );
         drop(par);
@@ -404,13 +375,11 @@ impl FusedRule {
             .collect()
     }
 
-    /// One chunk: every step on `range`, each wanted leaf's gradient into
-    /// its output's cursor (`dst[output_of[leaf]]`). Inlined into
-    /// [`ChunkJob`]'s SIMD dispatch, so its loops compile for the CPU's
-    /// vector width.
-    #[inline(always)]
+    /// One chunk: every step on `range` (each runs its local derivative's
+    /// SIMD-dispatched chunk kernel), then each wanted leaf's gradient into
+    /// its output's cursor (`dst[output_of[leaf]]`).
     #[allow(clippy::too_many_arguments)]
-    fn chunk<T: Element + Float>(
+    fn chunk<T: Fusible>(
         &self,
         s: &mut Scratch<T>,
         g: &[T],
@@ -433,54 +402,21 @@ impl FusedRule {
                 s.bufs[step.out] = taken;
                 continue;
             }
-            let v = |k: usize| match vals[k].len() {
-                l if l == n => &vals[k][range.clone()],
-                _ => &vals[k][..len],
+            let v = |k: usize| match vals.get(k) {
+                Some(v) if v.len() == n => &v[range.clone()],
+                Some(v) => &v[..len],
+                // Nothing saved: the formula does not read it.
+                None => go,
             };
-            let two = T::one() + T::one();
-            let half = T::one() / two;
-            let (i0, i1) = (step.ins[0], step.ins.get(1).copied().flatten());
-            match &step.local {
-                Pointwise::Add(_) => {
-                    s.acc(i0, go, |g| g);
-                    s.acc(i1, go, |g| g);
+            let v = [v(0), if vals.len() > 1 { v(1) } else { v(0) }];
+            for (k, slot) in step.ins.iter().enumerate() {
+                let Some(slot) = *slot else { continue };
+                let acc = Acc::new(&mut s.bufs[slot], &mut s.filled[slot]);
+                match step.local {
+                    Some(local) => T::chunk(local, k, go, v, acc),
+                    // A full sum: every element gets the sum's gradient.
+                    None => acc.add(go.iter().copied()),
                 }
-                Pointwise::Sub(_) => {
-                    s.acc(i0, go, |g| g);
-                    s.acc(i1, go, |g| -g);
-                }
-                Pointwise::Neg => s.acc(i0, go, |g| -g),
-                Pointwise::SumAll(_) => s.acc(i0, go, |g| g),
-                Pointwise::Mul(..) => {
-                    let (a, b) = (v(0), v(1));
-                    s.acc1(i0, go, b, |g, b| g * b);
-                    s.acc1(i1, go, a, |g, a| g * a);
-                }
-                Pointwise::Div(..) => {
-                    let (a, b) = (v(0), v(1));
-                    s.acc1(i0, go, b, |g, b| g / b);
-                    s.acc2(i1, go, a, b, |g, a, b| -(g * ((a / b) / b)));
-                }
-                Pointwise::Tanh(_) => s.acc1(i0, go, v(0), |g, y| g * (T::one() - y * y)),
-                Pointwise::Exp(_) => s.acc1(i0, go, v(0), |g, y| g * y),
-                Pointwise::Sigmoid(_) => s.acc1(i0, go, v(0), |g, y| g * (y * (T::one() - y))),
-                Pointwise::Relu(_) => {
-                    s.acc1(
-                        i0,
-                        go,
-                        v(0),
-                        |g, x| {
-                            if x > T::zero() {
-                                g
-                            } else {
-                                T::zero()
-                            }
-                        },
-                    )
-                }
-                Pointwise::Square(_) => s.acc1(i0, go, v(0), |g, x| g * (x * two)),
-                Pointwise::Log(_) => s.acc1(i0, go, v(0), |g, x| g / x),
-                Pointwise::Sqrt(_) => s.acc1(i0, go, v(0), |g, y| (g * half) / y),
             }
             s.bufs[step.out] = taken;
         }
@@ -496,33 +432,21 @@ impl FusedRule {
     }
 }
 
-/// One chunk of a fused backward pass, run through pulp's runtime SIMD
-/// dispatch (the wheel's baseline target has only SSE2).
-struct ChunkJob<'a, 'b, 'c, T: Element + Float> {
-    rule: &'a FusedRule,
-    s: &'a mut Scratch<T>,
-    g: &'a [T],
-    saved: &'a [SmallVec<[std::borrow::Cow<'b, [T]>; 2]>],
-    n: usize,
-    range: std::ops::Range<usize>,
-    output_of: &'a [Option<usize>],
-    dst: &'a mut [ChunkOut<'c, T>],
+/// The element types a fused region runs in: each picks its local
+/// derivatives' chunk kernel.
+trait Fusible: Element + Float {
+    fn chunk(p: &dyn Pointwise, k: usize, g: &[Self], v: [&[Self]; 2], acc: Acc<'_, Self>);
 }
 
-impl<T: Element + Float> pulp::WithSimd for ChunkJob<'_, '_, '_, T> {
-    type Output = ();
+impl Fusible for f32 {
+    fn chunk(p: &dyn Pointwise, k: usize, g: &[f32], v: [&[f32]; 2], acc: Acc<'_, f32>) {
+        p.chunk_f32(k, g, v, acc)
+    }
+}
 
-    #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        self.rule.chunk(
-            self.s,
-            self.g,
-            self.saved,
-            self.n,
-            self.range,
-            self.output_of,
-            self.dst,
-        );
+impl Fusible for f64 {
+    fn chunk(p: &dyn Pointwise, k: usize, g: &[f64], v: [&[f64]; 2], acc: Acc<'_, f64>) {
+        p.chunk_f64(k, g, v, acc)
     }
 }
 
@@ -533,34 +457,123 @@ struct Scratch<T> {
     filled: Vec<bool>,
 }
 
-impl<T: Float> Scratch<T> {
-    /// Adds `f(go[i], a[i], b[i])` into `slot` (the first contribution is
-    /// stored). The three-way zip has no bounds checks, so it vectorizes.
-    #[inline(always)]
-    fn acc2(&mut self, slot: Option<usize>, go: &[T], a: &[T], b: &[T], f: impl Fn(T, T, T) -> T) {
-        let Some(slot) = slot else { return };
-        let buf = &mut self.bufs[slot];
-        let vals = go.iter().zip(a).zip(b).map(|((&g, &a), &b)| f(g, a, b));
-        if self.filled[slot] {
-            for (d, v) in buf.iter_mut().zip(vals) {
-                *d = *d + v;
-            }
-        } else {
-            buf.clear();
-            buf.extend(vals);
-            self.filled[slot] = true;
+#[cfg(test)]
+mod tests {
+    use crate::{ops, GradientTape, Tensor};
+
+    fn big(n: usize, f: impl Fn(usize) -> f64) -> Tensor {
+        Tensor::from_vec((0..n).map(f).collect::<Vec<f64>>(), &[n]).unwrap()
+    }
+
+    /// `reduce_sum(tanh(x) * exp(-x * x) + x)` on a large tensor: the six
+    /// ops from the sum down are one region.
+    fn chain(x: &Tensor) -> Tensor {
+        let sq = ops::mul(x, x).unwrap();
+        let e = ops::exp(&ops::neg(&sq).unwrap()).unwrap();
+        let t = ops::mul(&ops::tanh(x).unwrap(), &e).unwrap();
+        ops::reduce_sum(&ops::add(&t, x).unwrap(), None, false).unwrap()
+    }
+
+    fn grad(x: &Tensor, f: impl Fn(&Tensor) -> Tensor) -> (Vec<f64>, crate::PassStats) {
+        let tape = GradientTape::new();
+        let y = {
+            let _r = tape.record().unwrap();
+            tape.watch(x);
+            f(x)
+        };
+        let g = tape.gradient(&[y], &[x.into()]).unwrap()[0]
+            .clone()
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        (g, tape.last_pass_stats())
+    }
+
+    #[test]
+    fn a_large_elementwise_chain_is_one_region_with_the_op_by_op_values() {
+        let n = 1 << 17;
+        let x = big(n, |i| (i as f64 / n as f64) * 4.0 - 2.0);
+        let (g, stats) = grad(&x, chain);
+        assert_eq!((stats.fused_regions, stats.fused_ops), (1, 7), "{stats:?}");
+        assert_eq!(stats.rules, 1, "the region runs as one rule: {stats:?}");
+        // The same formula op by op, in float64: d/dx = tanh' e + tanh e' + 1.
+        for (i, gi) in g.iter().enumerate().step_by(997) {
+            let v = (i as f64 / n as f64) * 4.0 - 2.0;
+            let (t, e) = (v.tanh(), (-v * v).exp());
+            let want = (1.0 - t * t) * e + t * (-2.0 * v * e) + 1.0;
+            assert!((gi - want).abs() < 1e-12, "x[{i}] = {v}: {gi} vs {want}");
         }
     }
 
-    /// [`Scratch::acc2`] with one saved value per element.
-    #[inline(always)]
-    fn acc1(&mut self, slot: Option<usize>, go: &[T], a: &[T], f: impl Fn(T, T) -> T) {
-        self.acc2(slot, go, a, a, |g, a, _| f(g, a));
+    #[test]
+    fn small_tensors_and_recording_outer_tapes_do_not_fuse() {
+        let x = big(1000, |i| i as f64 * 1e-3);
+        let (_, stats) = grad(&x, chain);
+        assert_eq!(stats.fused_regions, 0, "{stats:?}");
+        assert_eq!(stats.rules, 7, "{stats:?}");
+
+        let x = big(1 << 17, |i| i as f64 * 1e-6);
+        let outer = GradientTape::new();
+        let _o = outer.record().unwrap();
+        outer.watch(&x);
+        let (_, stats) = grad(&x, chain);
+        assert_eq!(stats.fused_regions, 0, "an outer tape records each rule");
     }
 
-    /// [`Scratch::acc2`] with no saved values.
-    #[inline(always)]
-    fn acc(&mut self, slot: Option<usize>, go: &[T], f: impl Fn(T) -> T) {
-        self.acc2(slot, go, go, go, |g, _, _| f(g));
+    #[test]
+    fn fused_and_unfused_passes_give_the_same_bits_in_float32() {
+        let n = 1 << 17;
+        let x = Tensor::from_vec(
+            (0..n)
+                .map(|i| (i as f32 / n as f32) * 3.0 - 1.5)
+                .collect::<Vec<f32>>(),
+            &[n],
+        )
+        .unwrap();
+        let f = |x: &Tensor| {
+            let s = ops::sigmoid(&ops::mul(x, x).unwrap()).unwrap();
+            let r = ops::relu(&ops::sub(x, &Tensor::scalar(0.25f32)).unwrap()).unwrap();
+            let q = ops::div(&ops::sqrt(&ops::add(&s, &r).unwrap()).unwrap(), &s).unwrap();
+            ops::reduce_sum(&ops::log(&ops::square(&q).unwrap()).unwrap(), None, false).unwrap()
+        };
+        let fused = {
+            let tape = GradientTape::new();
+            let y = {
+                let _r = tape.record().unwrap();
+                tape.watch(&x);
+                f(&x)
+            };
+            let g = tape.gradient(&[y], &[(&x).into()]).unwrap()[0]
+                .clone()
+                .unwrap();
+            assert!(tape.last_pass_stats().fused_regions > 0);
+            g.to_vec::<f32>().unwrap()
+        };
+        // Op by op: the same program in pieces below the fusion threshold.
+        let k = 1 << 12;
+        let mut unfused = Vec::with_capacity(n);
+        for c in 0..n / k {
+            let part = Tensor::from_vec(
+                x.to_vec::<f32>().unwrap()[c * k..(c + 1) * k].to_vec(),
+                &[k],
+            )
+            .unwrap();
+            let tape = GradientTape::new();
+            let y = {
+                let _r = tape.record().unwrap();
+                tape.watch(&part);
+                f(&part)
+            };
+            let g = tape.gradient(&[y], &[(&part).into()]).unwrap()[0]
+                .clone()
+                .unwrap();
+            assert_eq!(tape.last_pass_stats().fused_regions, 0);
+            unfused.extend(g.to_vec::<f32>().unwrap());
+        }
+        let same = fused
+            .iter()
+            .zip(&unfused)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(same, "fused and op-by-op gradients differ");
     }
 }

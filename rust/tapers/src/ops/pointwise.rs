@@ -1,0 +1,412 @@
+//! Pointwise local derivatives, written once per op.
+//!
+//! An elementwise op declares its derivative with [`pointwise!`]: one scalar
+//! formula per input, over the output gradient `g` and the saved values `a`,
+//! `b` (its inputs, or its output). The macro turns each formula into
+//! * a chunk kernel (SIMD-dispatched), which the op's own gradient rule runs
+//!   over whole tensors when nothing records it, and which the fused
+//!   backward pass runs chunk by chunk, so both give the same bits;
+//! * the same formula on tensors with the public ops ([`Expr`]), which the
+//!   rule uses when an outer tape records it (higher derivatives) or when
+//!   shapes differ (broadcast operands, a vectorized Jacobian's row dims).
+
+use std::ops::{Add, Div, Mul, Neg, Sub};
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use super::{op_ref, unbroadcast};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::op::{Acc, Op, Pointwise, Saves};
+use crate::record::{self, Fusable};
+use crate::tensor::{Element, Storage, Tensor, TensorId};
+
+/// Ops below this many elements are not worth fusing (nor is what fusion
+/// needs kept when they are recorded).
+pub(crate) const FUSE_MIN: usize = 1 << 16;
+
+/// What a derivative formula computes with: a scalar (chunk kernels) or a
+/// tensor expression (the public ops).
+pub(crate) trait Value:
+    Sized
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    /// The constant `v` in this value's type.
+    fn lit(&self, v: f64) -> Self;
+    /// `then` where `self > 0`, zero elsewhere (and where `self` is NaN).
+    fn where_positive(&self, then: impl Into<Self>) -> Self;
+}
+
+macro_rules! float_value {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            #[inline(always)]
+            fn lit(&self, v: f64) -> $t {
+                v as $t
+            }
+            #[inline(always)]
+            fn where_positive(&self, then: impl Into<$t>) -> $t {
+                if *self > 0.0 {
+                    then.into()
+                } else {
+                    0.0
+                }
+            }
+        }
+    )*};
+}
+float_value!(f32, f64);
+
+/// A tensor in a derivative formula: each operator runs the public op
+/// (recorded by active tapes); the first error is carried to the end.
+#[derive(Clone)]
+pub(crate) struct Expr(pub Result<Tensor>);
+
+impl Expr {
+    pub fn of(t: &Tensor) -> Expr {
+        Expr(Ok(t.clone()))
+    }
+
+    fn apply(&self, other: &Expr, f: impl FnOnce(&Tensor, &Tensor) -> Result<Tensor>) -> Expr {
+        Expr(match (&self.0, &other.0) {
+            (Ok(a), Ok(b)) => f(a, b),
+            (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+        })
+    }
+}
+
+macro_rules! expr_binary {
+    ($($Trait:ident $method:ident $op:path;)*) => {$(
+        impl $Trait for Expr {
+            type Output = Expr;
+            fn $method(self, o: Expr) -> Expr {
+                self.apply(&o, $op)
+            }
+        }
+        impl $Trait<&Expr> for Expr {
+            type Output = Expr;
+            fn $method(self, o: &Expr) -> Expr {
+                self.apply(o, $op)
+            }
+        }
+        impl $Trait<Expr> for &Expr {
+            type Output = Expr;
+            fn $method(self, o: Expr) -> Expr {
+                self.apply(&o, $op)
+            }
+        }
+        impl $Trait<&Expr> for &Expr {
+            type Output = Expr;
+            fn $method(self, o: &Expr) -> Expr {
+                self.apply(o, $op)
+            }
+        }
+    )*};
+}
+expr_binary!(
+    Add add super::add;
+    Sub sub super::sub;
+    Mul mul super::mul;
+    Div div super::div;
+);
+
+impl Neg for Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        Expr(self.0.and_then(|t| super::neg(&t)))
+    }
+}
+
+impl Neg for &Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        self.clone().neg()
+    }
+}
+
+impl Value for Expr {
+    fn lit(&self, v: f64) -> Expr {
+        Expr(
+            self.0
+                .as_ref()
+                .map(|t| Tensor::scalar_of(t.dtype(), v))
+                .map_err(Clone::clone),
+        )
+    }
+
+    fn where_positive(&self, then: impl Into<Expr>) -> Expr {
+        self.apply(&then.into(), |c, t| {
+            let positive = super::greater(c, &Tensor::scalar_of(c.dtype(), 0.0))?;
+            super::where_(&positive, t, &super::zeros_like(t)?)
+        })
+    }
+}
+
+/// Runs `f` inside pulp's runtime SIMD dispatch, so the loops inlined into
+/// it compile for the CPU's vector width (the wheel's baseline is SSE2).
+pub(crate) fn simd(f: impl FnOnce()) {
+    struct Job<F>(F);
+    impl<F: FnOnce()> pulp::WithSimd for Job<F> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _simd: S) {
+            (self.0)()
+        }
+    }
+    pulp::Arch::new().dispatch(Job(f))
+}
+
+/// Declares a pointwise local derivative: a unit struct implementing
+/// [`Pointwise`] from one formula per input (`k: |g, a, b| formula`, where
+/// `a`, `b` are the saved values: the inputs, or the output as `a`). Inputs
+/// listed in `through` receive the gradient unchanged.
+macro_rules! pointwise {
+    (
+        $(#[$m:meta])*
+        $Name:ident {
+            arity: $n:literal,
+            saves: $saves:ident,
+            $(through: [$($t:literal),*],)?
+            $($k:literal: |$g:ident, $a:ident, $b:ident| $f:expr),+ $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        pub(crate) struct $Name;
+
+        impl $Name {
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn chunk<T>(k: usize, g: &[T], v: [&[T]; 2], acc: $crate::op::Acc<'_, T>)
+            where
+                T: $crate::ops::pointwise::Value + Copy,
+            {
+                match k {
+                    $($k => acc.add(
+                        g.iter().zip(v[0]).zip(v[1]).map(|((&$g, &$a), &$b)| $f),
+                    ),)+
+                    _ => {}
+                }
+            }
+        }
+
+        impl $crate::op::Pointwise for $Name {
+            fn arity(&self) -> usize {
+                $n
+            }
+
+            fn saves(&self) -> $crate::op::Saves {
+                $crate::op::Saves::$saves
+            }
+
+            fn passes_through(&self, k: usize) -> bool {
+                [$($($t),*)?].contains(&k)
+            }
+
+            fn chunk_f32(&self, k: usize, g: &[f32], v: [&[f32]; 2], acc: $crate::op::Acc<'_, f32>) {
+                $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
+            }
+
+            fn chunk_f64(&self, k: usize, g: &[f64], v: [&[f64]; 2], acc: $crate::op::Acc<'_, f64>) {
+                $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
+            }
+
+            #[allow(unused_variables)]
+            fn tensors(&self, k: usize, g: &Tensor, v: [&Tensor; 2]) -> $crate::error::Result<Tensor> {
+                #[allow(unused_imports)]
+                use $crate::ops::pointwise::{Expr, Value as _};
+                let (eg, ea, eb) = (Expr::of(g), Expr::of(v[0]), Expr::of(v[1]));
+                match k {
+                    $($k => {
+                        let ($g, $a, $b) = (&eg, &ea, &eb);
+                        Expr::from($f).0
+                    })+
+                    _ => Err($crate::error::Error::invalid(format!(
+                        "{} has no input {k}",
+                        stringify!($Name)
+                    ))),
+                }
+            }
+        }
+    };
+}
+pub(crate) use pointwise;
+
+impl From<&Expr> for Expr {
+    fn from(e: &Expr) -> Expr {
+        e.clone()
+    }
+}
+
+/// Elements per chunk of the op-by-op kernels (as the fused pass's).
+const CHUNK: usize = 1 << 12;
+
+/// Input `k`'s gradient contribution in one pass of the chunk kernel, when
+/// `g` and the saved values all have `g`'s shape (or are scalars) and one
+/// float dtype; `None` otherwise.
+fn one_pass(p: &dyn Pointwise, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Option<Tensor> {
+    let fits = |t: &Tensor| (t.shape() == g.shape() || t.rank() == 0) && t.dtype() == g.dtype();
+    if !(fits(v[0]) && fits(v[1])) {
+        return None;
+    }
+    fn run<'a, T: Element + Copy + Send + Sync + Add<Output = T>>(
+        g: &'a Tensor,
+        v: [&'a Tensor; 2],
+        chunk: impl Fn(&[T], [&[T]; 2], Acc<'_, T>) + Sync + Send,
+    ) -> Option<Tensor> {
+        fn slice<T: Element + Copy>(t: &Tensor) -> Option<std::borrow::Cow<'_, [T]>> {
+            let a = T::unwrap(t.storage())?;
+            Some(match a.as_slice() {
+                Some(s) => std::borrow::Cow::Borrowed(s),
+                None => std::borrow::Cow::Owned(a.iter().copied().collect()),
+            })
+        }
+        let n = g.numel();
+        let gs = slice::<T>(g)?;
+        // A scalar operand: one chunk's worth of copies.
+        let widen = |t: &'a Tensor| -> Option<std::borrow::Cow<'a, [T]>> {
+            let s = slice::<T>(t)?;
+            Some(if s.len() == 1 && n > 1 {
+                std::borrow::Cow::Owned(vec![s[0]; CHUNK.min(n)])
+            } else {
+                s
+            })
+        };
+        let (a, b) = (widen(v[0])?, widen(v[1])?);
+        let par = crate::kernels::parallel_section(n, crate::kernels::PAR_THRESHOLD);
+        let out = crate::kernels::uninit::fill_chunked::<T, (), Vec<T>, CHUNK>(
+            n,
+            par.is_some(),
+            vec![(); n.div_ceil(CHUNK)],
+            || Vec::with_capacity(CHUNK),
+            |buf, c, (), dst| {
+                let lo = c * CHUNK;
+                let hi = lo + dst.len();
+                let part = |s: &[T]| -> std::ops::Range<usize> {
+                    if s.len() == n {
+                        lo..hi
+                    } else {
+                        0..hi - lo
+                    }
+                };
+                let mut filled = false;
+                chunk(
+                    &gs[lo..hi],
+                    [&a[part(&a)], &b[part(&b)]],
+                    Acc::new(buf, &mut filled),
+                );
+                dst.extend(buf.iter().copied());
+            },
+        );
+        drop(par);
+        Some(Tensor::from_array(
+            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(g.shape()), out).expect("sizes match"),
+        ))
+    }
+    match g.storage() {
+        Storage::F32(_) => run::<f32>(g, v, |g, v, acc| p.chunk_f32(k, g, v, acc)),
+        Storage::F64(_) => run::<f64>(g, v, |g, v, acc| p.chunk_f64(k, g, v, acc)),
+        _ => None,
+    }
+}
+
+/// Input `k`'s gradient contribution `g * d out / d input_k` (before any
+/// unbroadcasting): one pass of the chunk kernel when nothing records and
+/// shapes agree, the formula on tensors otherwise. A seed known to be all
+/// ones also takes the tensor form, where `1 * v` shares `v`'s elements.
+pub(crate) fn contribution(
+    p: &dyn Pointwise,
+    k: usize,
+    g: &Tensor,
+    v: [&Tensor; 2],
+) -> Result<Tensor> {
+    if p.passes_through(k) {
+        return Ok(g.clone());
+    }
+    if !g.is_all_ones() && !record::is_recording() {
+        if let Some(t) = one_pass(p, k, g, v) {
+            return Ok(t);
+        }
+    }
+    p.tensors(k, g, v)
+}
+
+/// Records an elementwise op described by `op`, whose description has a
+/// pointwise derivative: its gradient rule applies that derivative to each
+/// input that wants a gradient and sums broadcast dims back. Large
+/// same-shape float ops also keep what a fused backward pass needs.
+pub(crate) fn record_pointwise<O: Op>(op: O, inputs: &[&Tensor], out: &Tensor) {
+    if !record::is_recording() {
+        return;
+    }
+    let p = op
+        .pointwise()
+        .expect("record_pointwise is only called for ops with a pointwise derivative");
+    let saved: SmallVec<[Tensor; 2]> = match p.saves() {
+        Saves::Nothing => SmallVec::new(),
+        Saves::Inputs => inputs.iter().map(|t| (*t).clone()).collect(),
+        Saves::Output => smallvec::smallvec![out.clone()],
+    };
+    let ins: SmallVec<[(TensorId, DType); 3]> =
+        inputs.iter().map(|t| (t.id(), t.dtype())).collect();
+    let shapes: SmallVec<[crate::dims::Dims; 2]> = inputs
+        .iter()
+        .map(|t| t.shape().iter().copied().collect())
+        .collect();
+    let out_rank = out.rank();
+    let fusable = || {
+        let ok = out.numel() >= FUSE_MIN
+            && out.dtype().is_floating()
+            && inputs
+                .iter()
+                .all(|t| (t.shape() == out.shape() || t.rank() == 0) && t.dtype() == out.dtype());
+        ok.then(|| Fusable::Pointwise {
+            local: p,
+            saved: saved.clone(),
+            scalars: [
+                inputs.first().is_some_and(|t| t.rank() == 0),
+                inputs.get(1).is_some_and(|t| t.rank() == 0),
+            ],
+        })
+    };
+    let rule_saved = saved.clone();
+    record::record_entry(
+        op_ref(op),
+        &ins,
+        &[out],
+        move || {
+            Arc::new(move |g: &[Tensor], needs: &[bool]| {
+                let g = &g[0];
+                let v = match rule_saved.len() {
+                    0 => [g, g],
+                    1 => [&rule_saved[0], &rule_saved[0]],
+                    _ => [&rule_saved[0], &rule_saved[1]],
+                };
+                (0..p.arity())
+                    .map(|k| {
+                        if !needs.get(k).copied().unwrap_or(false) {
+                            return Ok(None);
+                        }
+                        let c = contribution(p, k, g, v)?;
+                        unbroadcast(&c, out_rank, &shapes[k]).map(Some)
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })
+        },
+        fusable,
+    );
+}
+
+/// The error of a pointwise op given a dtype its formula cannot run on.
+#[allow(dead_code)]
+fn unsupported(op: &'static str, dtype: DType) -> Error {
+    Error::UnsupportedDType {
+        op,
+        dtype,
+        allowed: "float32, float64",
+    }
+}
