@@ -5,7 +5,11 @@
 
 use ndarray::{ArcArray, ArrayD, ArrayViewD, IxDyn, Zip};
 
+mod arith;
+pub(crate) mod gemm;
 pub(crate) mod uninit;
+
+pub(crate) use arith::Arith;
 
 use crate::error::Result;
 use crate::shape::broadcast_shapes;

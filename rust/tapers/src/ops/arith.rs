@@ -1,8 +1,9 @@
 //! Arithmetic: + - * / // % pow, negation, maximum and minimum, with broadcasting.
 
-use num_traits::Float;
 
 use smallvec::SmallVec;
+
+pub(crate) use crate::kernels::Arith;
 
 use super::{describe_op, pointwise, record, record_pointwise, rule, unbroadcast};
 use crate::error::{Error, Result};
@@ -283,142 +284,6 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         })
     })
 }
-
-/// Element arithmetic whose meaning differs between floats and integers.
-///
-/// Integer `+ - *` wrap on overflow, as TensorFlow's kernels do (and as a
-/// release build would): never a panic, whatever the build profile. Every
-/// kernel that adds elements (reductions, add_n, scatter, conv, integer
-/// matmul) goes through `add` and the sums below.
-pub(crate) trait Arith: Copy + Send + Sync + num_traits::Zero {
-    fn add(self, o: Self) -> Self;
-    fn sub(self, o: Self) -> Self;
-    fn mul(self, o: Self) -> Self;
-    fn div(self, o: Self) -> Self;
-    fn floordiv(self, o: Self) -> Self;
-    fn floormod(self, o: Self) -> Self;
-    fn pow(self, o: Self) -> Self;
-    fn neg(self) -> Self;
-    fn is_nan(self) -> bool;
-    /// The sum of a slice, in an order fixed by the slice alone.
-    fn sum_slice(c: &[Self]) -> Self {
-        c.iter().fold(Self::zero(), |acc, &v| Arith::add(acc, v))
-    }
-    /// The sum along one axis.
-    fn sum_axis(a: ndarray::ArrayViewD<'_, Self>, ax: ndarray::Axis) -> ndarray::ArrayD<Self> {
-        a.fold_axis(ax, Self::zero(), |acc, &v| Arith::add(*acc, v))
-    }
-}
-
-macro_rules! float_arith {
-    ($t:ty) => {
-        impl Arith for $t {
-            fn add(self, o: Self) -> Self {
-                self + o
-            }
-            fn sub(self, o: Self) -> Self {
-                self - o
-            }
-            fn mul(self, o: Self) -> Self {
-                self * o
-            }
-            fn div(self, o: Self) -> Self {
-                self / o
-            }
-            fn floordiv(self, o: Self) -> Self {
-                (self / o).floor()
-            }
-            fn floormod(self, o: Self) -> Self {
-                let r = self % o;
-                if r != 0.0 && ((r < 0.0) != (o < 0.0)) {
-                    r + o
-                } else {
-                    r
-                }
-            }
-            fn pow(self, o: Self) -> Self {
-                Float::powf(self, o)
-            }
-            fn neg(self) -> Self {
-                -self
-            }
-            fn is_nan(self) -> bool {
-                Float::is_nan(self)
-            }
-            // ndarray's sums: several accumulators, vectorized.
-            fn sum_slice(c: &[Self]) -> Self {
-                ndarray::ArrayView1::from(c).sum()
-            }
-            fn sum_axis(
-                a: ndarray::ArrayViewD<'_, Self>,
-                ax: ndarray::Axis,
-            ) -> ndarray::ArrayD<Self> {
-                a.sum_axis(ax)
-            }
-        }
-    };
-}
-float_arith!(f32);
-float_arith!(f64);
-
-macro_rules! int_arith {
-    ($t:ty) => {
-        impl Arith for $t {
-            fn add(self, o: Self) -> Self {
-                self.wrapping_add(o)
-            }
-            fn sub(self, o: Self) -> Self {
-                self.wrapping_sub(o)
-            }
-            fn mul(self, o: Self) -> Self {
-                self.wrapping_mul(o)
-            }
-            fn div(self, o: Self) -> Self {
-                if o == 0 {
-                    0
-                } else {
-                    self.wrapping_div(o)
-                }
-            }
-            fn floordiv(self, o: Self) -> Self {
-                if o == 0 {
-                    return 0;
-                }
-                let q = self.wrapping_div(o);
-                // wrapping: MIN / -1 overflows, as in TF's kernels.
-                if (self.wrapping_rem(o) != 0) && ((self < 0) != (o < 0)) {
-                    q.wrapping_sub(1)
-                } else {
-                    q
-                }
-            }
-            fn floormod(self, o: Self) -> Self {
-                if o == 0 {
-                    return 0;
-                }
-                let r = self.wrapping_rem(o);
-                if r != 0 && ((r < 0) != (o < 0)) {
-                    r.wrapping_add(o)
-                } else {
-                    r
-                }
-            }
-            fn pow(self, o: Self) -> Self {
-                // Negative exponents are rejected before the kernel runs;
-                // exponents beyond u32 (only i64's) saturate.
-                self.wrapping_pow(u32::try_from(o.max(0)).unwrap_or(u32::MAX))
-            }
-            fn neg(self) -> Self {
-                self.wrapping_neg()
-            }
-            fn is_nan(self) -> bool {
-                false
-            }
-        }
-    };
-}
-int_arith!(i32);
-int_arith!(i64);
 
 /// The description of `AddN` (any number of inputs).
 struct AddN;

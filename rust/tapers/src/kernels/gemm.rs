@@ -1,0 +1,507 @@
+//! Matrix products: faer's kernels for floats, a blocked loop for integers,
+//! and the scheduling that decides who computes what (faer's own split for
+//! large products; two row halves, one on the calling thread, for
+//! mid-sized ones). Every split is fixed by the shapes, so the bits never
+//! depend on the thread count or on who ran a half.
+
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn};
+use rayon::prelude::*;
+
+use super::Arith;
+
+/// Work (multiply-adds) above which one product is split across threads:
+/// below about 4M, waking the pool costs more than it saves (faer 0.24 on
+/// 2 cores: 128^3 takes 47 us alone and 100 us split; 160^3 breaks even).
+const PAR_FLOPS: usize = 1 << 22;
+
+/// Plain products below this many multiply-adds run as two row halves
+/// ([`row_halves`]); above it faer's own split of the whole product wins
+/// (512^3: 2.5-2.7 ms split by faer, 2.7-3.4 ms as halves; 256^3: 0.36-0.54
+/// against 0.28-0.41 ms).
+const HALVES_MAX_FLOPS: usize = 1 << 26;
+
+/// The float element types faer multiplies (f32, f64), as the kernels need them.
+pub(crate) trait GemmFloat:
+    faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + Send + Sync + 'static
+{
+}
+impl<T> GemmFloat for T where
+    T: faer::traits::ComplexField
+        + Copy
+        + num_traits::Zero
+        + num_traits::One
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// `op(x)` as a faer view of a row-major slice: `rows x cols` is op(x)'s
+/// shape, so a transposed operand is stored `cols x rows`.
+fn op_view<T>(s: &[T], rows: usize, cols: usize, transposed: bool) -> MatRef<'_, T> {
+    if transposed {
+        MatRef::from_row_major_slice(s, cols, rows).transpose()
+    } else {
+        MatRef::from_row_major_slice(s, rows, cols)
+    }
+}
+
+/// Float products via faer: strided views (transposes are free), one call per
+/// batch, threads split the output (never the reduction), so results do not
+/// depend on the thread count.
+pub(crate) fn kernel_float<T>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    ta: bool,
+    tb: bool,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+) -> ArcArray<T, IxDyn>
+where
+    T: GemmFloat,
+{
+    // faer multiplies a transposed (column-major) left operand at about
+    // two thirds of its row-major speed (1024^3: 95-111 against 146-172
+    // GFLOP/s). A row-major copy of it costs m*k element moves against
+    // m*n*k multiply-adds, so it pays only for wide products; at MLP shapes
+    // (n = 256) the copy loses (784x128x256: 80-86 GFLOP/s with the copy,
+    // 119-139 without).
+    let k = if ta {
+        a.shape()[a.ndim() - 2]
+    } else {
+        a.shape()[a.ndim() - 1]
+    };
+    if ta && n >= 512 && m * n * k >= PAR_FLOPS {
+        let r = a.ndim();
+        let mut perm: Vec<usize> = (0..r).collect();
+        perm.swap(r - 2, r - 1);
+        let at = crate::kernels::standard_owned(a.view().permuted_axes(IxDyn(&perm))).into_shared();
+        return kernel_float(&at, b, false, tb, batch, m, n);
+    }
+    let mut shape = batch.to_vec();
+    shape.extend([m, n]);
+    let nb: usize = batch.iter().product();
+    let mut out = vec![T::zero(); nb * m * n];
+    if m * n == 0 {
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
+    // The section (if granted) lasts the whole product.
+    let section = crate::kernels::parallel_section(nb * m * n * k, PAR_FLOPS);
+    let par = |flops: usize| {
+        if section.is_some() && flops >= PAR_FLOPS {
+            Par::rayon(0)
+        } else {
+            Par::Seq
+        }
+    };
+    // Mid-sized plain products (an MLP layer's, 128x784x256) and transposed
+    // left operands below the copy's width (weight gradients, `x^T @ d`,
+    // at any size): the output's two row halves, one on this thread.
+    if nb == 1
+        && a.ndim() == 2
+        && b.ndim() == 2
+        && m >= 32
+        && m * n * k >= PAR_FLOPS
+        && (ta || m * n * k < HALVES_MAX_FLOPS)
+    {
+        let _ = row_halves(a, b, ta, tb, m, n, k, &mut out, section.is_some());
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
+    // A batched `a` against a plain matrix `b`: one tall product, no copies of `b`.
+    if b.ndim() == 2 && !ta && a.is_standard_layout() && a.shape()[..a.ndim() - 2] == *batch {
+        let av = MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), nb * m, k);
+        let b2 = b.as_standard_layout();
+        let bv = op_view(b2.as_slice().expect("standard layout"), k, n, tb);
+        faer_matmul(
+            MatMut::from_row_major_slice_mut(&mut out, nb * m, n),
+            Accum::Replace,
+            av,
+            bv,
+            T::one(),
+            par(nb * m * n * k),
+        );
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
+    // A plain matrix `a` against a batch of column vectors (a vectorized
+    // Jacobian's row products): out[i] = op(a) @ b[i] for all i is one
+    // product, [nb, k] @ op(a)^T, whose [nb, m] result is already `out`'s layout.
+    if a.ndim() == 2
+        && n == 1
+        && nb > 1
+        && b.is_standard_layout()
+        && b.shape()[..b.ndim() - 2] == *batch
+    {
+        let bv = MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), nb, k);
+        let a2 = a.as_standard_layout();
+        // op(a)^T: a's storage read as it is when `a` is transposed.
+        let at = op_view(a2.as_slice().expect("standard layout"), k, m, !ta);
+        faer_matmul(
+            MatMut::from_row_major_slice_mut(&mut out, nb, m),
+            Accum::Replace,
+            bv,
+            at,
+            T::one(),
+            par(nb * m * k),
+        );
+        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+            .expect("sizes match")
+            .into_shared();
+    }
+    let a3 = as_batched(a, batch);
+    let b3 = as_batched(b, batch);
+    let (asl, bsl) = (
+        a3.as_slice().expect("standard layout"),
+        b3.as_slice().expect("standard layout"),
+    );
+    let one = |i: usize, dst: &mut [T], p: Par| {
+        let av = op_view(&asl[i * m * k..(i + 1) * m * k], m, k, ta);
+        let bv = op_view(&bsl[i * k * n..(i + 1) * k * n], k, n, tb);
+        faer_matmul(
+            MatMut::from_row_major_slice_mut(dst, m, n),
+            Accum::Replace,
+            av,
+            bv,
+            T::one(),
+            p,
+        );
+    };
+    if nb > 1 && m * n * k < PAR_FLOPS && section.is_some() {
+        out.par_chunks_mut(m * n)
+            .enumerate()
+            .for_each(|(i, dst)| one(i, dst, Par::Seq));
+    } else {
+        for (i, dst) in out.chunks_mut(m * n).enumerate() {
+            one(i, dst, par(m * n * k));
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(&shape), out)
+        .expect("sizes match")
+        .into_shared()
+}
+
+/// `op(a) @ op(b)` for 2-D operands, written into `out` (row-major m x n) as
+/// two row halves, each one sequential faer product, so the result is the
+/// same bits whoever computes which half and whatever the thread count.
+///
+/// With a parallel section, the calling thread computes the top half while
+/// a pool worker computes the bottom one into a buffer of its own, copied
+/// in afterwards. If no worker has started on it by the time the top half is
+/// done, the caller computes it too. On this kind of virtual machine an
+/// idle worker takes from tens of microseconds to milliseconds to wake, and
+/// a caller outside the pool that hands the whole product to the pool
+/// (rayon::join, faer's own split) waits for that wake-up and then for its
+/// own: at an MLP layer's size (128x784x256, 100 us of other work between
+/// products) faer's split took 0.66-0.82 ms, no better than one thread
+/// (0.76-0.80), and this 0.48-0.49 ms. On a pool worker (a parallel backward
+/// pass) the halves are a rayon::join, whose caller takes back what is not
+/// stolen.
+///
+/// Returns whether a worker computed the bottom half (for tests).
+#[allow(clippy::too_many_arguments)]
+fn row_halves<T>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    ta: bool,
+    tb: bool,
+    m: usize,
+    n: usize,
+    k: usize,
+    out: &mut [T],
+    parallel: bool,
+) -> bool
+where
+    T: GemmFloat,
+{
+    // Row-major operands the worker can own (clones unless a copy is needed).
+    let (a, b) = (as_batched(a, &[]), as_batched(b, &[]));
+    let mid = m / 2;
+    // Rows `r0..r0 + len` of op(a) times op(b), into `dst` (len x n, row-major).
+    fn part<T: faer::traits::ComplexField + Copy + num_traits::One>(
+        a: &ArcArray<T, ndarray::Ix3>,
+        b: &ArcArray<T, ndarray::Ix3>,
+        (ta, tb): (bool, bool),
+        (m, n, k): (usize, usize, usize),
+        (r0, len): (usize, usize),
+        dst: &mut [T],
+    ) {
+        let av = op_view(a.as_slice().expect("standard layout"), m, k, ta);
+        let bv = op_view(b.as_slice().expect("standard layout"), k, n, tb);
+        faer_matmul(
+            MatMut::from_row_major_slice_mut(dst, len, n),
+            Accum::Replace,
+            av.subrows(r0, len),
+            bv,
+            T::one(),
+            Par::Seq,
+        );
+    }
+    let (flags, dims) = ((ta, tb), (m, n, k));
+    let (top, bottom) = out.split_at_mut(mid * n);
+    if !parallel {
+        part(&a, &b, flags, dims, (0, mid), top);
+        part(&a, &b, flags, dims, (mid, m - mid), bottom);
+        false
+    } else if rayon::current_thread_index().is_some() {
+        rayon::join(
+            || part(&a, &b, flags, dims, (0, mid), top),
+            || part(&a, &b, flags, dims, (mid, m - mid), bottom),
+        );
+        false
+    } else {
+        let handoff = std::sync::Arc::new(Handoff::<T>::default());
+        {
+            let (a, b, handoff) = (a.clone(), b.clone(), handoff.clone());
+            rayon::spawn(move || {
+                if handoff.claim() {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut v = vec![T::zero(); (m - mid) * n];
+                        part(&a, &b, flags, dims, (mid, m - mid), &mut v);
+                        v
+                    }));
+                    handoff.deliver(r);
+                }
+            });
+        }
+        part(&a, &b, flags, dims, (0, mid), top);
+        if handoff.claim() {
+            part(&a, &b, flags, dims, (mid, m - mid), bottom);
+            false
+        } else {
+            match handoff.wait() {
+                Ok(v) => bottom.copy_from_slice(&v),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            true
+        }
+    }
+}
+
+/// One piece of work offered to a pool worker: whoever claims it first
+/// computes it; the worker delivers its result here.
+struct Handoff<T> {
+    claimed: std::sync::atomic::AtomicBool,
+    done: std::sync::atomic::AtomicBool,
+    result: parking_lot::Mutex<Option<std::thread::Result<Vec<T>>>>,
+}
+
+impl<T> Default for Handoff<T> {
+    fn default() -> Self {
+        Handoff {
+            claimed: std::sync::atomic::AtomicBool::new(false),
+            done: std::sync::atomic::AtomicBool::new(false),
+            result: parking_lot::Mutex::new(None),
+        }
+    }
+}
+
+impl<T> Handoff<T> {
+    /// True for the first caller only.
+    fn claim(&self) -> bool {
+        !self.claimed.swap(true, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    fn deliver(&self, r: std::thread::Result<Vec<T>>) {
+        *self.result.lock() = Some(r);
+        self.done.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// The worker's result, once it has delivered (it is running: it
+    /// claimed the work). The wait is about the time the caller's own half
+    /// took, so it spins, yielding the core now and then.
+    fn wait(&self) -> std::thread::Result<Vec<T>> {
+        let mut spins = 0u32;
+        while !self.done.load(std::sync::atomic::Ordering::Acquire) {
+            spins += 1;
+            if spins % 4096 == 0 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        self.result.lock().take().expect("delivered")
+    }
+}
+
+fn as_batched<T: Copy + Send + Sync>(
+    a: &ArcArray<T, IxDyn>,
+    batch: &[usize],
+) -> ArcArray<T, ndarray::Ix3> {
+    let r = a.ndim();
+    let (rows, cols) = (a.shape()[r - 2], a.shape()[r - 1]);
+    let nb: usize = batch.iter().product();
+    let mut full: Vec<usize> = batch.to_vec();
+    full.extend([rows, cols]);
+    let owned = if a.shape() == full.as_slice() && a.is_standard_layout() {
+        a.clone()
+    } else {
+        crate::kernels::standard_owned(a.broadcast(IxDyn(&full)).expect("batch dims were checked"))
+            .into_shared()
+    };
+    owned
+        .into_shape_with_order((nb, rows, cols))
+        .expect("element counts match")
+}
+
+/// Integer matmul: a plain loop with wrapping arithmetic (TF's integer
+/// kernels wrap on overflow; ndarray's would panic in a debug build).
+pub(crate) fn kernel_int<T: Arith>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    ta: bool,
+    tb: bool,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+) -> ArcArray<T, IxDyn> {
+    let a3 = as_batched(a, batch);
+    let b3 = as_batched(b, batch);
+    let nb = a3.shape()[0];
+    let k = if ta { a3.shape()[1] } else { a3.shape()[2] };
+    let mut out = Array3::<T>::zeros((nb, m, n));
+    for i in 0..nb {
+        let av = a3.index_axis(Axis(0), i);
+        let bv = b3.index_axis(Axis(0), i);
+        let av = if ta { av.reversed_axes() } else { av };
+        let bv = if tb { bv.reversed_axes() } else { bv };
+        let mut o = out.index_axis_mut(Axis(0), i);
+        for r in 0..m {
+            for p in 0..k {
+                let x = av[[r, p]];
+                for c in 0..n {
+                    let d = &mut o[[r, c]];
+                    *d = Arith::add(*d, Arith::mul(x, bv[[p, c]]));
+                }
+            }
+        }
+    }
+    let mut shape = batch.to_vec();
+    shape.extend([m, n]);
+    out.into_shape_with_order(IxDyn(&shape))
+        .expect("element counts match")
+        .into_shared()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn operands(
+        m: usize,
+        k: usize,
+        n: usize,
+        ta: bool,
+        tb: bool,
+    ) -> (ArcArray<f32, IxDyn>, ArcArray<f32, IxDyn>) {
+        let fill = |r: usize, c: usize, s: usize| {
+            let v: Vec<f32> = (0..r * c)
+                .map(|i| ((i * s) % 997) as f32 / 499.0 - 1.0)
+                .collect();
+            ArrayD::from_shape_vec(IxDyn(&[r, c]), v)
+                .unwrap()
+                .into_shared()
+        };
+        let a = if ta {
+            fill(k, m, 7919)
+        } else {
+            fill(m, k, 7919)
+        };
+        let b = if tb {
+            fill(n, k, 104729)
+        } else {
+            fill(k, n, 104729)
+        };
+        (a, b)
+    }
+
+    fn halves(
+        a: &ArcArray<f32, IxDyn>,
+        b: &ArcArray<f32, IxDyn>,
+        f: (bool, bool),
+        d: (usize, usize, usize),
+        parallel: bool,
+    ) -> (Vec<f32>, bool) {
+        let (m, k, n) = d;
+        let mut out = vec![0.0; m * n];
+        let by_worker = row_halves(a, b, f.0, f.1, m, n, k, &mut out, parallel);
+        (out, by_worker)
+    }
+
+    /// Whoever computes the bottom half (a worker, or the caller taking it
+    /// back), the bits are those of the one-thread split, and they match a
+    /// float64 reference.
+    #[test]
+    fn row_halves_give_the_same_bits_whoever_computes_them() {
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let d = (129, 784, 256);
+            let (a, b) = operands(d.0, d.1, d.2, ta, tb);
+            let (alone, _) = halves(&a, &b, (ta, tb), d, false);
+            let a64 = a
+                .mapv(f64::from)
+                .into_dimensionality::<ndarray::Ix2>()
+                .unwrap();
+            let b64 = b
+                .mapv(f64::from)
+                .into_dimensionality::<ndarray::Ix2>()
+                .unwrap();
+            let a64 = if ta { a64.t().to_owned() } else { a64 };
+            let b64 = if tb { b64.t().to_owned() } else { b64 };
+            let want = a64.dot(&b64);
+            for (got, want) in alone.iter().zip(want.iter()) {
+                assert!(
+                    (f64::from(*got) - want).abs() <= 1e-3 * (1.0 + want.abs()),
+                    "{got} vs {want}"
+                );
+            }
+            // A worker takes the bottom half at least once in a few tries.
+            let mut seen_worker = false;
+            for _ in 0..200 {
+                let (out, by_worker) = halves(&a, &b, (ta, tb), d, true);
+                assert!(out == alone, "ta={ta} tb={tb} by_worker={by_worker}");
+                seen_worker |= by_worker;
+                if seen_worker {
+                    break;
+                }
+            }
+            assert!(seen_worker || rayon::current_num_threads() < 2);
+        }
+    }
+
+    /// With every pool worker busy, the caller computes both halves itself
+    /// and does not wait for a worker; the offered half, run later, is a no-op.
+    #[test]
+    fn row_halves_take_back_the_half_no_worker_started() {
+        let workers = rayon::current_num_threads();
+        let started = Arc::new(AtomicUsize::new(0));
+        let release = Arc::new(AtomicBool::new(false));
+        for _ in 0..workers {
+            let (started, release) = (started.clone(), release.clone());
+            rayon::spawn(move || {
+                started.fetch_add(1, Ordering::SeqCst);
+                while !release.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+            });
+        }
+        while started.load(Ordering::SeqCst) < workers {
+            std::thread::yield_now();
+        }
+        let d = (64, 128, 96);
+        let (a, b) = operands(d.0, d.1, d.2, true, false);
+        let (alone, _) = halves(&a, &b, (true, false), d, false);
+        let (out, by_worker) = halves(&a, &b, (true, false), d, true);
+        release.store(true, Ordering::SeqCst);
+        assert!(!by_worker);
+        assert!(out == alone);
+    }
+}
