@@ -1,12 +1,12 @@
 //! The gradient of a scalar function, and its second derivative, with nested
 //! tapes: `cargo run -p tapers --example gradient`.
 
-use tapers::{ops, GradientTape, Tensor};
+use tapers::{GradientTape, Tensor};
 
 /// f(x) = x^3 - 2x
 fn f(x: &Tensor) -> tapers::Result<Tensor> {
-    let cube = ops::mul(&ops::mul(x, x)?, x)?;
-    ops::sub(&cube, &ops::mul(x, &Tensor::scalar(2.0f64))?)
+    let cube = x.mul(x)?.mul(x)?;
+    cube.sub(&x.mul(&Tensor::scalar(2.0f64))?)
 }
 
 fn main() -> tapers::Result<()> {

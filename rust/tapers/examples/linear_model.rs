@@ -2,7 +2,7 @@
 //! applied in place: `cargo run -p tapers --example linear_model`.
 
 use tapers::optim::{apply, Rule};
-use tapers::{ops, GradientTape, Tensor, Variable};
+use tapers::{GradientTape, Tensor, Variable};
 
 fn main() -> tapers::Result<()> {
     let xs: Vec<f32> = (0..64).map(|i| i as f32 / 32.0 - 1.0).collect();
@@ -33,9 +33,9 @@ fn main() -> tapers::Result<()> {
         let tape = GradientTape::new();
         let loss = {
             let _rec = tape.record()?;
-            let pred = ops::add(&ops::mul(&x, &w.read())?, &b.read())?;
-            let err = ops::sub(&pred, &y)?;
-            ops::reduce_mean(&ops::mul(&err, &err)?, None, false)?
+            let pred = x.mul(&w.read())?.add(&b.read())?;
+            let err = pred.sub(&y)?;
+            err.square()?.mean_all()?
         };
         loss_value = loss.to_f64_scalar()?;
         let grads = tape.gradient(&[loss], &[(&w).into(), (&b).into()])?;

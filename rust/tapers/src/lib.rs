@@ -76,3 +76,8 @@ pub use shape::{broadcast_shapes, normalize_axis};
 pub use tape::{GradientTape, PausedGuard, RecordingGuard, TapeStats};
 pub use tensor::{Element, Storage, Tensor, TensorId};
 pub use variable::{ValueGuard, Variable};
+
+/// The README's Rust example runs as a doc-test.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -1,27 +1,29 @@
 //! Fused backward passes over regions of large, same-shape elementwise ops.
 //!
 //! Unfused, every rule of an elementwise chain makes a full pass over memory:
-//! `reduce_sum(tanh(x) * exp(-x * x) + x)` on 4M floats costs seven passes
-//! backward, each reading and writing 16 MB. Here such a region of the
+//! `reduce_sum(tanh(x) * exp(-x * x) + x)` costs seven passes backward,
+//! each reading and writing the whole tensor. Here such a region of the
 //! pruned graph becomes one synthetic entry whose rule walks the elements in
-//! cache-sized chunks and runs every op's local derivative on each chunk in
-//! turn, so only the region's incoming gradient, the values the rules need,
+//! cache-sized chunks and runs every op's local derivative (the chunk
+//! kernel of its description's `Pointwise` formula) on each chunk in turn,
+//! so only the region's incoming gradient, the values the rules need,
 //! and the gradients leaving the region touch memory.
 //!
 //! A region has one head (the only op whose output is used outside the
 //! region or is a target); every other op's output is used only inside it
 //! and is no source or target. A sum of every element may be the head: its
 //! one-value gradient then reaches each element without the full-size
-//! broadcast its op-by-op rule builds. Chunks run inside pulp's runtime SIMD
-//! dispatch, and every wanted leaf's gradient is written once, never
-//! zero-filled first (`uninit::fill_chunked_many`). Such a region is convex,
+//! broadcast its op-by-op rule builds. Each formula's chunk kernel runs
+//! inside pulp's runtime SIMD dispatch, and every wanted leaf's gradient is
+//! written once, never zero-filled first (`uninit::fill_chunked_many`). Such a region is convex,
 //! so contracting it to one entry keeps the graph acyclic. Fusion only runs
 //! when no outer tape records the pass (rules must then be recorded op by
 //! op), and decisions depend on the graph and shapes alone, never on the
 //! thread count.
 //!
 //! Each chunk sums a tensor's contributions in the unfused order (latest
-//! consumer first) with the unfused rules' formulas; gradients that stay
+//! consumer first) with the same compiled formulas the unfused rules run;
+//! gradients that stay
 //! inside the region are bitwise the same as unfused. Leaves that also get
 //! gradients from outside the region receive the region's share as one
 //! contribution, so their sum may round differently (still the same on
@@ -322,7 +324,7 @@ impl FusedRule {
             })
             .collect();
         // Each wanted leaf's gradient is one output of `fill_chunked_many`,
-        // written chunk by chunk (no zero-filled 16 MB first).
+        // written chunk by chunk (never zero-filled first).
         let mut output_of: Vec<Option<usize>> = Vec::with_capacity(self.leaves);
         let mut outputs = 0;
         for k in 0..self.leaves {

@@ -12,14 +12,12 @@ use rayon::prelude::*;
 use super::Arith;
 
 /// Work (multiply-adds) above which one product is split across threads:
-/// below about 4M, waking the pool costs more than it saves (faer 0.24 on
-/// 2 cores: 128^3 takes 47 us alone and 100 us split; 160^3 breaks even).
+/// below it, waking the pool costs more than it saves (measured in
+/// `benches/`; the README's Performance section has the figures).
 const PAR_FLOPS: usize = 1 << 22;
 
 /// Plain products below this many multiply-adds run as two row halves
-/// ([`row_halves`]); above it faer's own split of the whole product wins
-/// (512^3: 2.5-2.7 ms split by faer, 2.7-3.4 ms as halves; 256^3: 0.36-0.54
-/// against 0.28-0.41 ms).
+/// ([`row_halves`]); above it faer's own split of the whole product wins.
 const HALVES_MAX_FLOPS: usize = 1 << 26;
 
 /// The float element types faer multiplies (f32, f64), as the kernels need them.
@@ -63,12 +61,10 @@ pub(crate) fn kernel_float<T>(
 where
     T: GemmFloat,
 {
-    // faer multiplies a transposed (column-major) left operand at about
-    // two thirds of its row-major speed (1024^3: 95-111 against 146-172
-    // GFLOP/s). A row-major copy of it costs m*k element moves against
-    // m*n*k multiply-adds, so it pays only for wide products; at MLP shapes
-    // (n = 256) the copy loses (784x128x256: 80-86 GFLOP/s with the copy,
-    // 119-139 without).
+    // faer multiplies a transposed (column-major) left operand markedly
+    // slower than a row-major one. A row-major copy of it costs m*k element
+    // moves against m*n*k multiply-adds, so it pays only for wide products;
+    // at MLP shapes (narrow n) the copy loses.
     let k = if ta {
         a.shape()[a.ndim() - 2]
     } else {
@@ -195,13 +191,11 @@ where
 /// With a parallel section, the calling thread computes the top half while
 /// a pool worker computes the bottom one into a buffer of its own, copied
 /// in afterwards. If no worker has started on it by the time the top half is
-/// done, the caller computes it too. On this kind of virtual machine an
-/// idle worker takes from tens of microseconds to milliseconds to wake, and
-/// a caller outside the pool that hands the whole product to the pool
+/// done, the caller computes it too. An idle worker can take long to wake,
+/// and a caller outside the pool that hands the whole product to the pool
 /// (rayon::join, faer's own split) waits for that wake-up and then for its
-/// own: at an MLP layer's size (128x784x256, 100 us of other work between
-/// products) faer's split took 0.66-0.82 ms, no better than one thread
-/// (0.76-0.80), and this 0.48-0.49 ms. On a pool worker (a parallel backward
+/// own; here the caller never waits for a worker that has not started. On a
+/// pool worker (a parallel backward
 /// pass) the halves are a rayon::join, whose caller takes back what is not
 /// stolen.
 ///

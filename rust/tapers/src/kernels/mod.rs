@@ -48,10 +48,10 @@ fn epoch_us() -> u64 {
 /// Work of at least `threshold` units may go parallel, but only one thread
 /// from outside the pool holds the pool at a time, and once two threads have
 /// wanted it at once (two Python threads each training their own model),
-/// every thread runs its work inline for the next 50 ms: one thread per core
-/// beats one thread on the pool's cores while the other time-slices with it
-/// (a training step splits poorly anyway: one MLP step is only ~1.15x faster
-/// on two cores). Code already running on a pool worker (nested parallelism)
+/// every thread runs its work inline for a while (`CONTENTION_WINDOW_US`):
+/// one thread per core beats one thread on the pool's cores while the other
+/// time-slices with it, and a training step splits poorly anyway. Code
+/// already running on a pool worker (nested parallelism)
 /// is always allowed. Either way the results are the same: every parallel
 /// split here is deterministic.
 pub struct ParallelSection {
@@ -101,9 +101,9 @@ pub fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection
 /// An owned, row-major copy of any view (broadcast, permuted or sliced).
 ///
 /// ndarray's `to_owned`/`as_standard_layout` walk a non-contiguous view
-/// element by element through dynamic-rank indexing (~5 ns an element). Here
-/// `Zip` writes a prefilled row-major buffer along its innermost axis instead,
-/// in parallel when large: 5-10x faster for transposes and broadcasts.
+/// element by element through dynamic-rank indexing. Here `Zip` writes a
+/// prefilled row-major buffer along its innermost axis instead, in parallel
+/// when large.
 pub fn standard_owned<T: Copy + Send + Sync>(v: ArrayViewD<'_, T>) -> ArrayD<T> {
     if v.is_standard_layout() {
         return v.to_owned();
@@ -134,11 +134,10 @@ pub fn standard_owned<T: Copy + Send + Sync>(v: ArrayViewD<'_, T>) -> ArrayD<T> 
 /// matrix or batch of them), into the row-major `out` in square tiles. A
 /// row-by-row copy reads each output row's elements a whole column apart,
 /// one cache line per element, and at power-of-two widths those lines all
-/// fall in the same cache set (1024^2 float32: 2.7 ms, against 0.16 ms for a
-/// plain copy). Each 64x64 tile is instead read as 64 contiguous column
-/// pieces into a small buffer and written out as 64 contiguous row pieces,
-/// so every line is read and written whole: 0.59 ms at 1024^2 (tiles of 32:
-/// 1.9 ms, of 128: 1.4 ms). Row blocks run in parallel when
+/// fall in the same cache set. Each 64x64 tile (the best size measured in
+/// `benches/`) is instead read as 64 contiguous column pieces into a small
+/// buffer and written out as 64 contiguous row pieces, so every line is read
+/// and written whole. Row blocks run in parallel when
 /// large; each element is a plain copy, so the split cannot change the
 /// result. Returns `false` (nothing written) when the matrices are not
 /// transposes of contiguous memory.

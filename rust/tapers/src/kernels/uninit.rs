@@ -1,9 +1,9 @@
 //! Large outputs written once, without zero-filling them first.
 //!
 //! Safe Rust hands out only initialized memory, so a kernel that writes a
-//! 16 MB output chunk by chunk in parallel would first have to zero it: one
-//! more full pass over memory (~0.5-1 ms per 16 MB on this kind of machine,
-//! a tenth of an elementwise op's budget). [`fill_chunked`] instead lets
+//! large output chunk by chunk in parallel would first have to zero it: one
+//! more full pass over memory, a large share of a memory-bound elementwise
+//! op's time. [`fill_chunked`] instead lets
 //! each chunk write its slots through a [`ChunkOut`] cursor that counts what
 //! it wrote, and only marks the vector's length once every chunk has
 //! written all of its elements.
