@@ -54,4 +54,5 @@ def test_seed_programs_run_from_the_installed_wheel(wheel, tmp_path):
         assert run(src, python=python, cwd=str(tmp_path)) == expected, name
     # The typing marker and stubs ship in the wheel.
     pkg = pathlib.Path(where.strip()).parent
-    assert (pkg / "py.typed").exists() and (pkg / "_core.pyi").exists()
+    assert (pkg / "py.typed").exists() and (pkg / "_core" / "__init__.pyi").exists()
+    assert {p.name for p in (pkg / "_core").glob("*.pyi")} >= {"math.pyi", "nn.pyi", "linalg.pyi", "random.pyi"}

@@ -51,7 +51,7 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
             flat = _nest.flatten(r) if isinstance(r, (list, tuple)) else [r]
             return flat
 
-        recorded = _core.record_custom(inputs, flat_result, rule)
+        recorded = _core._record_custom(inputs, flat_result, rule)
         return _nest.pack_sequence_as(result, recorded)
 
     return wrapped

@@ -1,7 +1,7 @@
 """``GradientTape``: TensorFlow's tape API over the Rust core tape.
 
 The core does the recording and the backward pass. The binding's base class
-(``_core.GradientTape``) runs the per-iteration calls of a training loop (entering,
+(``_core._GradientTape``) runs the per-iteration calls of a training loop (entering,
 watching, differentiating single tensors) without a Python frame; this
 subclass adds nested structures of sources and targets, argument validation,
 and the rest of TensorFlow's API.
@@ -44,7 +44,7 @@ def _extract_watchable(x: Any) -> list[Any]:
     return out
 
 
-class GradientTape(_core.GradientTape):
+class GradientTape(_core._GradientTape):
     """Record operations for automatic differentiation (``tf.GradientTape``).
 
     Operations run inside ``with GradientTape() as tape:`` on watched tensors

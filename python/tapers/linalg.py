@@ -1,5 +1,4 @@
 """``tapers.linalg``: linear algebra, as ``tf.linalg``."""
 
-from ._core import einsum, eye, matmul, norm, tensordot, trace
-
-__all__ = ["einsum", "eye", "matmul", "norm", "tensordot", "trace"]
+from ._core.linalg import *  # noqa: F403
+from ._core.linalg import __all__ as __all__

@@ -5,29 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import _core, random
-from ._core import (
-    Tensor,
-    avg_pool2d,
-    bias_add,
-    conv2d,
-    elu,
-    gelu,
-    l2_normalize,
-    leaky_relu,
-    log_softmax,
-    max_pool2d,
-    relu,
-    relu6,
-    selu,
-    sigmoid,
-    sigmoid_cross_entropy_with_logits,
-    silu,
-    softmax,
-    softmax_cross_entropy_with_logits,
-    softplus,
-    sparse_softmax_cross_entropy_with_logits,
-    tanh,
-)
+from ._core import Tensor
+from ._core.nn import *  # noqa: F403
+from ._core.nn import __all__ as __all__
+from ._core.nn import avg_pool2d, max_pool2d, silu
 
 swish = silu
 max_pool = max_pool2d
@@ -69,32 +50,7 @@ def dropout(x: Any, rate: float, noise_shape: Any = None, seed: int | None = Non
     keep = random._keep_mask(shape, 1.0 - rate, seed)
     if list(keep.shape) != list(t.shape):
         keep = _core.cast(_core.broadcast_to(_core.cast(keep, "int32"), list(t.shape)), "bool")
-    return _core.dropout_with_mask(t, keep, rate)
+    return _core.nn._dropout_with_mask(t, keep, rate)
 
 
-__all__ = [
-    "avg_pool",
-    "avg_pool2d",
-    "bias_add",
-    "conv2d",
-    "dropout",
-    "elu",
-    "gelu",
-    "l2_normalize",
-    "leaky_relu",
-    "log_softmax",
-    "max_pool",
-    "max_pool2d",
-    "relu",
-    "relu6",
-    "selu",
-    "sigmoid",
-    "sigmoid_cross_entropy_with_logits",
-    "silu",
-    "softmax",
-    "softmax_cross_entropy_with_logits",
-    "softplus",
-    "sparse_softmax_cross_entropy_with_logits",
-    "swish",
-    "tanh",
-]
+__all__ = [*__all__, "avg_pool", "dropout", "max_pool", "swish"]

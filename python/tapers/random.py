@@ -13,10 +13,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ._core import Generator, Tensor, convert_to_tensor, gather
+from ._core import Tensor, convert_to_tensor, gather
+from ._core.random import *  # noqa: F403
+from ._core.random import Generator
+from ._core.random import __all__ as __all__
 from .dtypes import float32
 
-__all__ = ["Generator", "normal", "set_seed", "shuffle", "truncated_normal", "uniform", "get_global_generator"]
+__all__ = [*__all__, "get_global_generator", "normal", "set_seed", "shuffle", "truncated_normal", "uniform"]
 
 _DEFAULT_GRAPH_SEED = 87654321
 _lock = threading.Lock()

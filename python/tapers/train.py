@@ -144,7 +144,7 @@ class Checkpoint:
         items = [(n, v.value()) for n, v in graph.variables.items()]
         items += [(n, v.value()) for n, v in graph.slot_names().items()]
         items.append(("save_counter", self.save_counter.value()))
-        _core.save_safetensors(os.fspath(path), items, {"format": _FORMAT})
+        _core._save_safetensors(os.fspath(path), items, {"format": _FORMAT})
         return os.fspath(path)
 
     def save(self, path: str | os.PathLike[str]) -> str:
@@ -170,7 +170,7 @@ class Checkpoint:
         serve, then filled, so training resumes exactly where it stopped.
         """
         path = os.fspath(path)
-        items, _meta = _core.load_safetensors(path)
+        items, _meta = _core._load_safetensors(path)
         values = dict(items)
         graph = _Graph(self._roots)
         targets: dict[str, Variable] = dict(graph.variables)

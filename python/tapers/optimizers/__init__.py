@@ -90,7 +90,7 @@ class Optimizer:
     def _slots_for(self, var: Variable) -> list[Variable]:
         entry = self._slots.get(id(var))
         if entry is None or entry[0] is not var:
-            n = _core.optimizer_slots(self._kind, self._hyper)
+            n = _core._optimizer_slots(self._kind, self._hyper)
             slots = [
                 Variable(_core.zeros_like(var.value()), trainable=False, name=f"{var.name.split(':')[0]}_slot{i}")
                 for i in range(n)
@@ -146,7 +146,7 @@ class Optimizer:
     def _step(self, grads: list[Tensor], variables: list[Variable], lr: float, step: int, wd: float) -> None:
         if variables:
             slots = [self._slots_for(v) for v in variables]
-            _core.optimizer_step(self._kind, self._hyper, grads, variables, slots, lr, step, wd)
+            _core._optimizer_step(self._kind, self._hyper, grads, variables, slots, lr, step, wd)
 
     def minimize(self, loss: Any, var_list: Any, tape: GradientTape | None = None) -> Variable:
         """Computes gradients of ``loss`` (a callable, or a tensor recorded on ``tape``) and applies them."""

@@ -24,11 +24,21 @@ fn error_class<'py>(
 
 /// Converts a core error to the Python exception TensorFlow would raise.
 pub fn to_py(err: Error) -> PyErr {
+    to_py_named(err, None)
+}
+
+/// `to_py` for the error of an op called with `name=`: as in TensorFlow's
+/// eager mode, the message ends in ` name: <name>`. A Python exception raised
+/// by a callback (a custom gradient) passes through unchanged.
+pub fn to_py_named(err: Error, name: Option<&str>) -> PyErr {
     static INVALID: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static EXHAUSTED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static NOT_FOUND: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static DATA_LOSS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-    let msg = err.to_string();
+    let msg = match name {
+        Some(n) => format!("{err} name: {n}"),
+        None => err.to_string(),
+    };
     match err.kind() {
         ErrorKind::Runtime => PyRuntimeError::new_err(msg),
         ErrorKind::Value => PyValueError::new_err(msg),

@@ -1,20 +1,27 @@
 //! PyO3 bindings for the `tapers` core: the `tapers._core` extension module.
-//! Thin by design: argument conversion, GIL release, and error mapping
-//! (all in `errors.rs`); every computation lives in the core crate.
+//! Thin by design: typed argument conversion (`args.rs`), one call helper
+//! for the GIL policy (`call.rs`), and error mapping (`errors.rs`); every
+//! computation lives in the core crate.
+//!
+//! `tapers._core` holds what `tapers` re-exports (its `__all__`), with the
+//! submodules `math`, `nn`, `linalg` and `random` for TensorFlow's
+//! namespaces; names starting with `_` are internals the Python layer calls.
 
 use pyo3::prelude::*;
 
+mod args;
+mod call;
 mod checkpoint;
 mod convert;
 mod errors;
 mod interrupt;
-mod nn;
 mod ops;
 mod optimizers;
-mod random;
 mod tape;
 mod tensor;
 mod variable;
+
+use ops::{Exports, Ns};
 
 /// mimalloc keeps freed large buffers in the process for reuse, so a training
 /// loop does not pay the kernel's page faults for every fresh tensor buffer
@@ -25,16 +32,28 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     interrupt::init(m.py())?;
-    m.add_class::<tensor::PyTensor>()?;
-    m.add_class::<variable::PyVariable>()?;
-    m.add_class::<tape::PyTape>()?;
-    m.add_function(wrap_pyfunction!(tape::record_custom, m)?)?;
-    m.add_function(wrap_pyfunction!(checkpoint::save_safetensors, m)?)?;
-    m.add_function(wrap_pyfunction!(checkpoint::load_safetensors, m)?)?;
-    m.add_class::<random::PyGenerator>()?;
-    m.add_function(wrap_pyfunction!(optimizers::optimizer_step, m)?)?;
-    m.add_function(wrap_pyfunction!(optimizers::optimizer_slots, m)?)?;
-    ops::register(m)?;
-    nn::register(m)?;
-    Ok(())
+    let mut ex = Exports::new(m)?;
+    ex.class::<tensor::PyTensor>(&[Ns::Tf])?;
+    ex.class::<variable::PyVariable>(&[Ns::Tf])?;
+    ops::register(&mut ex)?;
+    // The Rust half of `tapers.GradientTape` and the helpers of the Python
+    // layer: internals, so underscored here (tape.rs keeps its own names).
+    let py = m.py();
+    ex.internal(
+        Ns::Tf,
+        "_GradientTape",
+        py.get_type::<tape::PyTape>().as_any(),
+    )?;
+    let internals = [
+        wrap_pyfunction!(tape::record_custom, m)?,
+        wrap_pyfunction!(checkpoint::save_safetensors, m)?,
+        wrap_pyfunction!(checkpoint::load_safetensors, m)?,
+        wrap_pyfunction!(optimizers::optimizer_step, m)?,
+        wrap_pyfunction!(optimizers::optimizer_slots, m)?,
+    ];
+    for f in internals {
+        let name: String = f.getattr("__name__")?.extract()?;
+        ex.internal(Ns::Tf, &format!("_{name}"), f.as_any())?;
+    }
+    ex.finish()
 }

@@ -9,11 +9,11 @@ use pyo3::types::{PyDict, PyTuple};
 
 use tapers::{ops, tuple_string, DType, Storage, Tensor};
 
+use crate::call::{call, Work};
 use crate::convert::{binary_operands, dtype_object, to_tensor, Want};
 use crate::errors::IntoPyResult;
 
-/// Elementwise work on tensors with at least this many elements releases the GIL.
-pub const DETACH_THRESHOLD: usize = 1 << 14;
+pub use crate::call::DETACH_THRESHOLD;
 
 /// An immutable n-dimensional array with a dtype (``tf.Tensor``).
 ///
@@ -46,15 +46,6 @@ pub struct PyTensor {
 impl PyTensor {
     pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyTensor>> {
         Bound::new(py, PyTensor { inner: t })
-    }
-}
-
-/// Runs a core computation, releasing the GIL when it is big enough to matter.
-pub fn compute<T: Send>(py: Python<'_>, heavy: bool, f: impl FnOnce() -> T + Send) -> T {
-    if heavy {
-        py.detach(f)
-    } else {
-        f()
     }
 }
 
@@ -183,7 +174,7 @@ macro_rules! number_protocol {
             }
             fn __neg__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
                 let t = $crate::convert::to_tensor(slf.as_any(), $crate::convert::Want::Any)?;
-                $crate::tensor::out(slf.py(), tapers::ops::neg(&t))
+                $crate::call::call(slf.py(), None, $crate::call::Work::of(&[&t]), || tapers::ops::neg(&t))
             }
             fn __pos__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
                 let t = $crate::convert::to_tensor(slf.as_any(), $crate::convert::Want::Any)?;
@@ -191,7 +182,7 @@ macro_rules! number_protocol {
             }
             fn __abs__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
                 let t = $crate::convert::to_tensor(slf.as_any(), $crate::convert::Want::Any)?;
-                $crate::tensor::out(slf.py(), tapers::ops::abs(&t))
+                $crate::call::call(slf.py(), None, $crate::call::Work::of(&[&t]), || tapers::ops::abs(&t))
             }
             fn __richcmp__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
                 $crate::tensor::richcmp(slf.as_any(), o, op)
@@ -289,8 +280,7 @@ pub fn binop(
     if let (Ok(a), Ok(b)) = (slf.cast::<PyTensor>(), other.cast::<PyTensor>()) {
         let (a, b) = (&a.get().inner, &b.get().inner);
         let (a, b) = if reflected { (b, a) } else { (a, b) };
-        let heavy = a.numel().max(b.numel()) >= DETACH_THRESHOLD;
-        return out(py, compute(py, heavy, || f(a, b)));
+        return call(py, None, Work::broadcast(&[a, b]), || f(a, b));
     }
     let pair = if reflected {
         binary_operands(other, slf)
@@ -302,8 +292,7 @@ pub fn binop(
         Err(e) if e.is_instance_of::<PyTypeError>(py) => return Ok(py.NotImplemented()),
         Err(e) => return Err(e),
     };
-    let heavy = a.numel().max(b.numel()) >= DETACH_THRESHOLD;
-    out(py, compute(py, heavy, || f(&a, &b)))
+    call(py, None, Work::broadcast(&[&a, &b]), || f(&a, &b))
 }
 
 /// Rich comparison: elementwise, bool tensors. `==`/`!=` against something that
@@ -342,14 +331,14 @@ pub fn richcmp(
         CompareOp::Eq => ops::equal,
         CompareOp::Ne => ops::not_equal,
     };
-    match f(&a, &b) {
+    call(py, None, Work::broadcast(&[&a, &b]), || match f(&a, &b) {
         // TF compares with incompatible_shape_error=False: unbroadcastable
         // shapes are simply "not equal", as a scalar bool tensor.
         Err(tapers::Error::IncompatibleShapes { .. }) if eq_ne => {
-            out(py, Ok(Tensor::scalar(matches!(op, CompareOp::Ne))))
+            Ok(Tensor::scalar(matches!(op, CompareOp::Ne)))
         }
-        r => out(py, r),
-    }
+        r => r,
+    })
 }
 
 number_protocol!(PyTensor);

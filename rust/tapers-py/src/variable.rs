@@ -7,11 +7,11 @@ use pyo3::types::{PyDict, PyTuple, PyWeakrefMethods, PyWeakrefReference};
 
 use tapers::{ops, tuple_string, Tensor, Variable};
 
+use crate::args::Name;
+use crate::call::{run, Work};
 use crate::convert::{dtype_object, parse_dtype, to_tensor, Want};
 use crate::errors::IntoPyResult;
-use crate::tensor::{
-    compute, number_protocol, numpy_text, numpy_value, out, to_numpy, PyTensor, DETACH_THRESHOLD,
-};
+use crate::tensor::{number_protocol, numpy_text, numpy_value, out, to_numpy, PyTensor};
 
 /// A named, mutable slot holding a tensor (``tf.Variable``).
 ///
@@ -87,11 +87,12 @@ impl PyVariable {
 fn update<'py>(
     slf: &Bound<'py, PyVariable>,
     value: &Bound<'py, PyAny>,
+    name: Option<Name>,
     f: fn(&Variable, &Tensor) -> tapers::Result<()>,
 ) -> PyResult<Bound<'py, PyVariable>> {
     let v = slf.get();
     let t = v.convert(value)?;
-    compute(slf.py(), t.numel() >= DETACH_THRESHOLD, || f(&v.var, &t)).py()?;
+    run(slf.py(), name, Work::of(&[&t]), || f(&v.var, &t))?;
     Ok(slf.clone())
 }
 
@@ -111,7 +112,7 @@ number_protocol!(PyVariable);
 impl PyVariable {
     #[new]
     #[pyo3(signature = (initial_value=None, trainable=None, validate_shape=true, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=None))]
-    #[allow(clippy::too_many_arguments, unused_variables)]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         initial_value: Option<&Bound<'_, PyAny>>,
@@ -128,6 +129,21 @@ impl PyVariable {
         shape: Option<&Bound<'_, PyAny>>,
         experimental_enable_variable_lifting: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        // Placement, graph import, constraints and distribution settings mean
+        // nothing to an eager CPU variable; assignments always keep the shape.
+        let _ = (
+            validate_shape,
+            caching_device,
+            variable_def,
+            import_scope,
+            constraint,
+        );
+        let _ = (
+            synchronization,
+            aggregation,
+            shape,
+            experimental_enable_variable_lifting,
+        );
         let init = initial_value
             .ok_or_else(|| PyTypeError::new_err("initial_value must be specified."))?;
         let init = if init.is_callable() && !init.is_instance_of::<PyTensor>() {
@@ -225,41 +241,44 @@ impl PyVariable {
 
     /// Replaces the value; shape and dtype must match. Returns the variable.
     #[pyo3(signature = (value, use_locking=None, name=None, read_value=true))]
-    #[allow(unused_variables)]
     fn assign<'py>(
         slf: &Bound<'py, Self>,
         value: &Bound<'py, PyAny>,
         use_locking: Option<bool>,
-        name: Option<&Bound<'py, PyAny>>,
+        name: Option<Name>,
         read_value: bool,
     ) -> PyResult<Bound<'py, Self>> {
-        update(slf, value, Variable::assign)
+        // Updates are always atomic, and the variable is returned either way.
+        let _ = (use_locking, read_value);
+        update(slf, value, name, Variable::assign)
     }
 
     /// Adds to the value atomically. Returns the variable.
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
-    #[allow(unused_variables)]
     fn assign_add<'py>(
         slf: &Bound<'py, Self>,
         delta: &Bound<'py, PyAny>,
         use_locking: Option<bool>,
-        name: Option<&Bound<'py, PyAny>>,
+        name: Option<Name>,
         read_value: bool,
     ) -> PyResult<Bound<'py, Self>> {
-        update(slf, delta, Variable::assign_add)
+        // Updates are always atomic, and the variable is returned either way.
+        let _ = (use_locking, read_value);
+        update(slf, delta, name, Variable::assign_add)
     }
 
     /// Subtracts from the value atomically. Returns the variable.
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
-    #[allow(unused_variables)]
     fn assign_sub<'py>(
         slf: &Bound<'py, Self>,
         delta: &Bound<'py, PyAny>,
         use_locking: Option<bool>,
-        name: Option<&Bound<'py, PyAny>>,
+        name: Option<Name>,
         read_value: bool,
     ) -> PyResult<Bound<'py, Self>> {
-        update(slf, delta, Variable::assign_sub)
+        // Updates are always atomic, and the variable is returned either way.
+        let _ = (use_locking, read_value);
+        update(slf, delta, name, Variable::assign_sub)
     }
 
     fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {

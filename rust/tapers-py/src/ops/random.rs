@@ -1,12 +1,14 @@
 //! `tapers.random.Generator`: seeded random tensors from the core.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use tapers::random::Generator;
 use tapers::DType;
 
-use crate::ops::{dtype_or, shape_arg};
-use crate::tensor::{compute, out};
+use super::Exports;
+use crate::args::{dtype_or, DTypeArg, Name, Shape};
+use crate::call::{call, Work};
 
 /// A stream of random tensors (``tf.random.Generator``).
 ///
@@ -42,8 +44,9 @@ impl PyGenerator {
     /// A generator whose stream is fixed by `seed`.
     #[staticmethod]
     #[pyo3(signature = (seed, alg=None))]
-    #[allow(unused_variables)]
     fn from_seed(seed: u64, alg: Option<&Bound<'_, PyAny>>) -> Self {
+        // TensorFlow's choice of algorithm; tapers has one (PCG64).
+        let _ = alg;
         PyGenerator {
             inner: Generator::from_seed(seed),
         }
@@ -58,78 +61,80 @@ impl PyGenerator {
     }
 
     #[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, name=None))]
-    #[allow(unused_variables)]
     fn normal(
         &self,
         py: Python<'_>,
-        shape: &Bound<'_, PyAny>,
+        shape: Shape,
         mean: f64,
         stddev: f64,
-        dtype: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
+        dtype: Option<DTypeArg>,
+        name: Option<Name>,
     ) -> PyResult<Py<PyAny>> {
-        let (s, d) = (shape_arg(shape)?, dtype_or(dtype, DType::F32)?);
+        let d = dtype_or(dtype, DType::F32);
         let g = &self.inner;
-        out(py, compute(py, true, || g.normal(&s, mean, stddev, d)))
+        call(py, name, Work::shape(&shape.0), || {
+            g.normal(&shape.0, mean, stddev, d)
+        })
     }
 
     #[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, name=None))]
-    #[allow(unused_variables)]
     fn truncated_normal(
         &self,
         py: Python<'_>,
-        shape: &Bound<'_, PyAny>,
+        shape: Shape,
         mean: f64,
         stddev: f64,
-        dtype: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
+        dtype: Option<DTypeArg>,
+        name: Option<Name>,
     ) -> PyResult<Py<PyAny>> {
-        let (s, d) = (shape_arg(shape)?, dtype_or(dtype, DType::F32)?);
+        let d = dtype_or(dtype, DType::F32);
         let g = &self.inner;
-        out(
-            py,
-            compute(py, true, || g.truncated_normal(&s, mean, stddev, d)),
-        )
+        call(py, name, Work::shape(&shape.0), || {
+            g.truncated_normal(&shape.0, mean, stddev, d)
+        })
     }
 
     #[pyo3(signature = (shape, minval=0.0, maxval=None, dtype=None, name=None))]
-    #[allow(unused_variables)]
     fn uniform(
         &self,
         py: Python<'_>,
-        shape: &Bound<'_, PyAny>,
+        shape: Shape,
         minval: f64,
         maxval: Option<f64>,
-        dtype: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
+        dtype: Option<DTypeArg>,
+        name: Option<Name>,
     ) -> PyResult<Py<PyAny>> {
-        let (s, d) = (shape_arg(shape)?, dtype_or(dtype, DType::F32)?);
+        let d = dtype_or(dtype, DType::F32);
         let hi = match maxval {
             Some(m) => m,
             None if d.is_floating() => 1.0,
             None => {
-                return Err(pyo3::exceptions::PyValueError::new_err(
+                return Err(PyValueError::new_err(
                     "Must specify maxval for integer dtype",
                 ))
             }
         };
         let g = &self.inner;
-        out(py, compute(py, true, || g.uniform(&s, minval, hi, d)))
+        call(py, name, Work::shape(&shape.0), || {
+            g.uniform(&shape.0, minval, hi, d)
+        })
     }
 
     /// A bool mask, `True` with probability `keep`.
-    fn bernoulli(
-        &self,
-        py: Python<'_>,
-        shape: &Bound<'_, PyAny>,
-        keep: f64,
-    ) -> PyResult<Py<PyAny>> {
-        let s = shape_arg(shape)?;
-        out(py, self.inner.bernoulli(&s, keep))
+    fn bernoulli(&self, py: Python<'_>, shape: Shape, keep: f64) -> PyResult<Py<PyAny>> {
+        let g = &self.inner;
+        call(py, None, Work::shape(&shape.0), || {
+            g.bernoulli(&shape.0, keep)
+        })
     }
 
     /// A random permutation of `range(n)` (int64).
     fn permutation(&self, py: Python<'_>, n: usize) -> PyResult<Py<PyAny>> {
-        out(py, self.inner.permutation(n))
+        let g = &self.inner;
+        call(py, None, Work::elems(n), || g.permutation(n))
     }
+}
+
+pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
+    ex.class::<PyGenerator>(&[super::Ns::Random])
 }
