@@ -64,11 +64,10 @@ def test_binary_gradients_with_broadcasting(name, op, ga, gb, sa, sb):
     a, b = ga(*sa), gb(*sb)
     if name == "floormod":
         # Keep away from the jumps of x mod y, where the derivative is undefined.
-        a = np.floor(a) + 0.5 * b - np.floor(0.5 * b) * 0 + 0.25
+        a = np.floor(a) + 0.5 * b + 0.25
     if name in ("maximum", "minimum"):
         b = b + 0.1  # no ties
-    grads = check_gradients(op, a, b)
-    assert grads[0].shape == np.shape(a) and grads[1].shape == np.shape(b)
+    check_gradients(op, a, b)  # also checks each gradient's shape
 
 
 def test_python_scalar_operands_have_gradients():
@@ -79,8 +78,6 @@ def test_python_scalar_operands_have_gradients():
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_reduce_sum_and_mean(axis, keepdims):
     x = any_(2, 3, 4)
-    if axis is not None and not isinstance(axis, int) and 2 in axis:
-        pass
     check_gradients(lambda t: tf.reduce_sum(t, axis=axis, keepdims=keepdims), x)
     check_gradients(lambda t: tf.reduce_mean(t, axis=axis, keepdims=keepdims), x)
     np.testing.assert_allclose(
