@@ -1,24 +1,29 @@
-"""Every public name has a docstring; the README lists every public module."""
+"""Every public name has a docstring; the README names every public module and
+only paths that exist."""
 
+import glob
+import importlib
 import inspect
-import pathlib
+import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
 import tapers as tf
 
-MODULES = {
-    "tapers": tf,
-    "tapers.math": tf.math,
-    "tapers.nn": tf.nn,
-    "tapers.linalg": tf.linalg,
-    "tapers.random": tf.random,
-    "tapers.optimizers": tf.optimizers,
-    "tapers.optimizers.schedules": tf.optimizers.schedules,
-    "tapers.train": tf.train,
-    "tapers.errors": tf.errors,
-    "tapers.experimental.dlpack": tf.experimental.dlpack,
-}
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+# Every module of the package whose dotted name has no private part, found by
+# walking the package: a new public module is checked without being listed here.
+PUBLIC_MODULES = ["tapers"] + sorted(
+    m.name
+    for m in pkgutil.walk_packages(tf.__path__, "tapers.")
+    if not any(part.startswith("_") for part in m.name.split("."))
+)
+# The API modules (the runnable examples are programs, not API).
+MODULES = {name: importlib.import_module(name) for name in PUBLIC_MODULES if not name.startswith("tapers.examples")}
 
 
 def public(module):
@@ -28,6 +33,13 @@ def public(module):
         if inspect.ismodule(obj) or not (callable(obj) or inspect.isclass(obj)):
             continue
         yield n, obj
+
+
+def test_the_public_modules_are_found():
+    # The walk finds what the package exposes as attributes (a broken walk finds nothing).
+    for attr in ("math", "nn", "linalg", "random", "optimizers", "train", "errors", "experimental"):
+        assert f"tapers.{attr}" in MODULES, attr
+    assert "tapers.optimizers.schedules" in MODULES and "tapers.experimental.dlpack" in MODULES
 
 
 @pytest.mark.parametrize("modname", list(MODULES))
@@ -62,8 +74,44 @@ def test_ops_document_parameters_and_tensorflow_differences():
     assert "Differences from TensorFlow" in tf.train.Checkpoint.__doc__
 
 
-def test_readme_lists_the_public_modules():
-    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
-    for modname in MODULES:
-        if modname != "tapers":
-            assert f"`{modname}" in readme or modname.split(".")[-1] in readme, modname
+@pytest.mark.parametrize("modname", PUBLIC_MODULES[1:])
+def test_readme_names_every_public_module(modname):
+    # By its full dotted name ("tapers.math"), not a word that prose uses anyway ("math").
+    assert re.search(rf"\b{re.escape(modname)}(?!\w)", README), f"the README never names {modname}"
+
+
+def exists(path: str, bases: list) -> bool:
+    return any(glob.glob(str(base / path)) for base in bases)
+
+
+def test_readme_layout_names_paths_that_exist():
+    block = README.split("\n## Layout\n", 1)[1].split("```\n", 2)[1]
+    rows = 0
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        head, _, rest = line.partition(" ")
+        if head:  # a row: the path, then what it holds (continuation lines start with spaces)
+            assert (ROOT / head).exists(), f"README Layout: {head} does not exist"
+            base = ROOT / head if (ROOT / head).is_dir() else ROOT
+            rows += 1
+        # Files and folders the description names (`_core.pyi`, `fuzz.sh`, `regressions/`;
+        # a crate's `ops/<family>` is in its src/).
+        for word in re.findall(r"[\w./-]+", rest):
+            if re.search(r"\.(py|pyi|rs|sh|toml|typed|json)$|/$", word):
+                assert exists(word, [base, base / "src", ROOT]), f"README Layout: {word} (in {base}) does not exist"
+    assert rows >= 5, "the Layout section lists the repository's folders"
+
+
+def test_readme_code_spans_name_paths_that_exist():
+    # A `code span` word is a path when its first part is at the repository root
+    # or in the core crate (`src/uninit.rs`); it, or its glob, must exist.
+    bases = [ROOT, ROOT / "rust" / "tapers"]
+    checked = []
+    for span in re.findall(r"`([^`\n]+)`", README):
+        for word in span.split():
+            first = word.split("/")[0]
+            if "/" in word and first and any((b / first).exists() for b in bases):
+                assert exists(word, bases), f"the README names {word}, which does not exist"
+                checked.append(word)
+    assert len(checked) >= 5, checked

@@ -1,5 +1,7 @@
-"""Every differentiable op: gradient against central finite differences in
-float64, plus shape and dtype edge cases."""
+"""Gradients of reductions, matmul and shape ops against central finite
+differences in float64, plus shape and dtype edge cases. The elementwise ops
+(values, gradients, kinks and ties) are driven by tests/data/op_table.json in
+test_op_table.py."""
 
 import numpy as np
 import pytest
@@ -11,64 +13,8 @@ from tapers.errors import InvalidArgumentError
 R = np.random.default_rng(7)
 
 
-def pos(*shape):
-    return R.uniform(0.5, 2.0, size=shape)
-
-
 def any_(*shape):
     return R.uniform(-2.0, 2.0, size=shape)
-
-
-UNARY = [
-    ("exp", tf.exp, any_),
-    ("log", tf.math.log, pos),
-    ("sqrt", tf.sqrt, pos),
-    ("square", tf.square, any_),
-    ("sin", tf.sin, any_),
-    ("cos", tf.cos, any_),
-    ("tanh", tf.tanh, any_),
-    ("sigmoid", tf.sigmoid, any_),
-    ("abs", tf.abs, pos),
-    ("negative", tf.negative, any_),
-    ("neg_operator", lambda x: -x, any_),
-    ("identity", tf.identity, any_),
-]
-
-
-@pytest.mark.parametrize("name, op, gen", UNARY, ids=[u[0] for u in UNARY])
-@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
-def test_unary_gradients(name, op, gen, shape):
-    check_gradients(op, gen(*shape))
-
-
-BINARY = [
-    ("add", tf.add, any_, any_),
-    ("subtract", tf.subtract, any_, any_),
-    ("multiply", tf.multiply, any_, any_),
-    ("divide", tf.divide, any_, pos),
-    ("pow", tf.pow, pos, any_),
-    ("maximum", tf.maximum, any_, any_),
-    ("minimum", tf.minimum, any_, any_),
-    ("floormod", tf.math.floormod, any_, pos),
-    ("op_add", lambda a, b: a + b, any_, any_),
-    ("op_sub", lambda a, b: a - b, any_, any_),
-    ("op_mul", lambda a, b: a * b, any_, any_),
-    ("op_div", lambda a, b: a / b, any_, pos),
-    ("op_pow", lambda a, b: a**b, pos, any_),
-]
-
-
-@pytest.mark.parametrize("name, op, ga, gb", BINARY, ids=[b[0] for b in BINARY])
-@pytest.mark.parametrize("sa, sb", [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 2)), ((4, 1, 3), (2, 1))])
-def test_binary_gradients_with_broadcasting(name, op, ga, gb, sa, sb):
-    a, b = ga(*sa), gb(*sb)
-    if name == "floormod":
-        # Keep away from the jumps of x mod y, where the derivative is undefined.
-        a = np.floor(a) + 0.5 * b - np.floor(0.5 * b) * 0 + 0.25
-    if name in ("maximum", "minimum"):
-        b = b + 0.1  # no ties
-    grads = check_gradients(op, a, b)
-    assert grads[0].shape == np.shape(a) and grads[1].shape == np.shape(b)
 
 
 def test_python_scalar_operands_have_gradients():
@@ -79,8 +25,6 @@ def test_python_scalar_operands_have_gradients():
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_reduce_sum_and_mean(axis, keepdims):
     x = any_(2, 3, 4)
-    if axis is not None and not isinstance(axis, int) and 2 in axis:
-        pass
     check_gradients(lambda t: tf.reduce_sum(t, axis=axis, keepdims=keepdims), x)
     check_gradients(lambda t: tf.reduce_mean(t, axis=axis, keepdims=keepdims), x)
     np.testing.assert_allclose(
@@ -170,48 +114,9 @@ def test_broadcast_to_cast_where_and_indexing():
         tf.broadcast_to(tf.ones([3]), [2, 2])
 
 
-def test_kinks_follow_tensorflow():
-    x = tf.constant([0.0, 0.0])
-    with tf.GradientTape(persistent=True) as t:
-        t.watch(x)
-        a = tf.abs(x)
-        s = tf.sqrt(x)
-        m = tf.maximum(x, tf.zeros([2]))
-        n = tf.minimum(x, tf.zeros([2]))
-    assert t.gradient(a, x).numpy().tolist() == [0.0, 0.0]  # abs'(0) = 0
-    assert t.gradient(s, x).numpy().tolist() == [np.inf, np.inf]  # sqrt'(0) = inf
-    assert t.gradient(m, x).numpy().tolist() == [1.0, 1.0]  # ties go to the first argument
-    assert t.gradient(n, x).numpy().tolist() == [1.0, 1.0]
-
-
-def test_pow_gradient_at_nonpositive_base():
-    x, p = tf.constant([0.0, -1.0]), tf.constant([2.0, 2.0])
-    with tf.GradientTape() as t:
-        t.watch([x, p])
-        y = x**p
-    gx, gp = t.gradient(y, [x, p])
-    assert gx.numpy().tolist() == [0.0, -2.0]
-    assert gp.numpy().tolist() == [0.0, 0.0]  # log(x) taken as 0 where x <= 0, as TF
-
-
-def test_sigmoid_is_stable_for_large_inputs():
-    r = tf.sigmoid(tf.constant([-1000.0, 0.0, 1000.0])).numpy()
-    assert r.tolist() == [0.0, 0.5, 1.0]
-
-
 def test_float_ops_reject_integers():
     with pytest.raises(InvalidArgumentError, match="Value for attr 'T' of int32 is not in the list of allowed values"):
         tf.exp(tf.constant(1))
-
-
-def test_float32_gradients_are_float32():
-    x = tf.constant([1.0, 2.0])
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.reduce_sum(tf.exp(x) * 2)
-    g = t.gradient(y, x)
-    assert g.dtype == tf.float32
-    np.testing.assert_allclose(g.numpy(), 2 * np.exp([1.0, 2.0]), rtol=1e-6)
 
 
 @pytest.mark.parametrize("ta", [False, True])

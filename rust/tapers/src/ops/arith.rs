@@ -1,6 +1,5 @@
 //! Arithmetic: + - * / // % pow, negation, maximum and minimum, with broadcasting.
 
-
 use smallvec::SmallVec;
 
 pub(crate) use crate::kernels::Arith;
