@@ -3,6 +3,8 @@
 The backward pass fuses such regions unless an outer tape records the pass
 (then every rule must be recorded op by op), so differentiating once plainly
 and once under an outer tape compares the fused pass against the unfused one.
+`GradientTape.last_pass_stats()` says whether (and how much) each pass fused,
+so these tests fail if fusion silently stops engaging.
 """
 
 import numpy as np
@@ -20,7 +22,10 @@ def grads(build, xs, fused, targets=None, persistent=False):
             t.watch(xs)
             out = build(*xs)
         ys = out if targets is None else [out[k] for k in targets]
-        return [None if g is None else g.numpy() for g in t.gradient(ys, xs)], t, ys
+        gs = [None if g is None else g.numpy() for g in t.gradient(ys, xs)]
+        # An outer tape records every rule: nothing may fuse then.
+        assert fused or t.last_pass_stats()["fused_regions"] == 0
+        return gs, t, ys
 
     if fused:
         return run()
@@ -52,7 +57,10 @@ def every_op_np(x):
 def test_fused_region_matches_unfused_bitwise_and_finite_differences(dtype):
     xv = R.normal(size=N).astype(dtype)
     x, one = tf.constant(xv), tf.constant(np.ones(N, dtype))
-    fused, _, _ = grads(lambda x: every_op(x, one), [x], fused=True)
+    fused, t, _ = grads(lambda x: every_op(x, one), [x], fused=True)
+    # Every op from the sum down is one region: 16 ops, one rule.
+    stats = t.last_pass_stats()
+    assert (stats["fused_regions"], stats["fused_ops"], stats["rules"]) == (1, 16, 1), stats
     plain, _, _ = grads(lambda x: every_op(x, one), [x], fused=False)
     # Every contribution to x comes from inside the region: same bits.
     assert_same(fused, plain, exact=True)
@@ -193,10 +201,15 @@ def test_a_full_sum_heads_its_region(dtype, head):
             t.watch(x)
             y = head(tf.tanh(x) * tf.exp(-x * x) + x)
         og = None if seed is None else tf.constant(np.full(y.shape, seed, dtype))
-        return t.gradient(y, x, output_gradients=og).numpy()
+        g = t.gradient(y, x, output_gradients=og).numpy()
+        run.stats = t.last_pass_stats()
+        return g
 
     for seed in [None, 2.5, -0.0]:
         fused = run(seed)
+        # The whole pass is one fused rule: the sum heads the region (a mean
+        # adds its division by the count, outside).
+        assert run.stats["fused_regions"] == 1 and run.stats["rules"] in (1, 2), run.stats
         with tf.GradientTape():
             plain = run(seed)
         assert fused.dtype == plain.dtype and fused.tobytes() == plain.tobytes()
@@ -216,6 +229,9 @@ def test_a_partial_sum_does_not_head_a_region():
         y = tf.reduce_sum(tf.tanh(x) * x, axis=1)
     og = tf.constant(np.arange(256, dtype=np.float64))
     g = t.gradient(y, x, output_gradients=og).numpy()
+    # tanh(x) * x fuses below the sum; the sum runs its own rule.
+    stats = t.last_pass_stats()
+    assert (stats["fused_regions"], stats["fused_ops"], stats["rules"]) == (1, 2, 2), stats
     th = np.tanh(xv)
     np.testing.assert_allclose(g, np.arange(256.0)[:, None] * ((1 - th * th) * xv + th), rtol=1e-12)
 

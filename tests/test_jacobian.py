@@ -143,6 +143,9 @@ def test_vectorized_jacobian_matches_one_pass_per_row():
         y = tf.reshape(tf.nn.relu(h @ tf.ones([5, 1], tf.float64)) + h, [2, 15])
     sources = [x, W, b, s]
     js = t.jacobian(y, sources)
+    # All 30 rows in one backward pass.
+    stats = t.last_pass_stats()
+    assert (stats["passes"], stats["row_passes"]) == (1, 1), stats
     for j, want in zip(js, _rows_by_gradient(t, y, sources)):
         assert j.shape == want.shape
         np.testing.assert_allclose(j.numpy(), want, rtol=1e-12, atol=1e-14)
@@ -178,6 +181,8 @@ def test_large_jacobian_runs_in_several_vectorized_passes():
         y = x * tf.constant(c) + 1.0
     j = t.jacobian(y, x).numpy()
     assert j.shape == (n, n)
+    stats = t.last_pass_stats()
+    assert stats["passes"] == stats["row_passes"] > 1, stats
     np.testing.assert_array_equal(j, np.diag(c))
 
 
@@ -192,3 +197,23 @@ def test_vectorized_batch_jacobian():
     assert bj.shape == (5, 4, 3)
     d = 1 - np.tanh(xv @ Wv) ** 2  # [5, 4]
     np.testing.assert_allclose(bj, d[:, :, None] * Wv.T[None], rtol=1e-12)
+
+
+@pytest.mark.parametrize("source_is_w", [False, True])
+def test_jacobian_through_matmul_with_a_column_vector_is_one_pass(source_is_w):
+    # tanh(W @ x) with x of shape (n, 1): the spelling TF users write. One
+    # vectorized pass whichever side of the product the source is on.
+    rng = np.random.default_rng(8)
+    n = 64
+    W = tf.constant(rng.normal(size=(n, n)).astype(np.float32))
+    x = tf.constant(rng.normal(size=(n, 1)).astype(np.float32))
+    src = W if source_is_w else x
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(src)
+        y = tf.tanh(W @ x)
+    j = t.jacobian(y, src)
+    stats = t.last_pass_stats()
+    assert (stats["passes"], stats["row_passes"]) == (1, 1), stats
+    assert j.shape == tuple(y.shape) + tuple(src.shape)
+    want = _rows_by_gradient(t, y, [src])[0]
+    np.testing.assert_allclose(j.numpy(), want, rtol=1e-6, atol=1e-7)

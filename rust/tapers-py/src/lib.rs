@@ -18,6 +18,7 @@ mod interrupt;
 mod ops;
 mod optimizers;
 mod tape;
+mod tape_stats;
 mod tensor;
 mod variable;
 

@@ -21,7 +21,7 @@ use crate::variable::PyVariable;
 /// through its `_watch_nested` and `_gradient_nested`.
 #[pyclass(module = "tapers._core", name = "GradientTape", frozen, subclass)]
 pub struct PyTape {
-    tape: GradientTape,
+    pub(crate) tape: GradientTape,
 }
 
 fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {

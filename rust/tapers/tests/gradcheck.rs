@@ -59,6 +59,7 @@ fn call_core(name: &str, p: &Params, x: &[Tensor]) -> Result<Tensor> {
         "floordiv" => ops::floordiv(&x[0], &x[1]),
         "floormod" => ops::floormod(&x[0], &x[1]),
         "pow" => ops::pow(&x[0], &x[1]),
+        "atan2" => ops::atan2(&x[0], &x[1]),
         "maximum" => ops::maximum(&x[0], &x[1]),
         "minimum" => ops::minimum(&x[0], &x[1]),
         "bias_add" => ops::bias_add(&x[0], &x[1]),

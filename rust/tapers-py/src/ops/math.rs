@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 
 use tapers::ops;
 
-use super::{export, unary, Exports};
+use super::{binary, export, unary, Exports};
 
 unary!(
     exp => ops::exp, "Elementwise e**x.";
@@ -36,10 +36,12 @@ unary!(
     is_inf => ops::is_inf, "Elementwise test for infinities (bool result, no gradient).";
 );
 
+binary!(@args y, x; atan2 => ops::atan2, "Elementwise angle of the point (x, y): atan(y / x) in the quadrant of (x, y).";);
+
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
     export!(ex, [Math, Tf]: exp, sqrt, square, sin, cos, abs, sign, tan, asin, acos, atan, sinh, cosh);
     export!(ex, [Math, Tf, Nn]: tanh, sigmoid);
-    export!(ex, [Math]: log, expm1, log1p, rsqrt, reciprocal, erf, is_nan, is_finite, is_inf);
+    export!(ex, [Math]: log, expm1, log1p, rsqrt, reciprocal, erf, is_nan, is_finite, is_inf, atan2);
     export!(ex, [Math, Nn]: softplus);
     export!(ex, [Nn]: relu, relu6);
     Ok(())

@@ -70,12 +70,15 @@ pub(crate) use unary;
 /// Defines binary elementwise wrappers (NumPy broadcasting):
 /// `binary!(add => ops::add, "Summary.";)`.
 macro_rules! binary {
-    ($($name:ident => $f:path, $doc:literal;)*) => {$(
+    ($($name:ident => $f:path, $doc:literal;)*) => {
+        $crate::ops::binary!(@args x, y; $($name => $f, $doc;)*);
+    };
+    (@args $x:ident, $y:ident; $($name:ident => $f:path, $doc:literal;)*) => {$(
         #[doc = concat!($doc, "
 
 Parameters
 ----------
-x, y : Tensor-like
+", stringify!($x), ", ", stringify!($y), " : Tensor-like
     Broadcast together with NumPy's rules. A Python number takes the other
     operand's dtype; two tensors of different dtypes are an error
     (``InvalidArgumentError``), as in TensorFlow.
@@ -87,14 +90,14 @@ Tensor
     The broadcast shape. Recorded on active tapes where TensorFlow's op is
     differentiable.")]
         #[pyo3::pyfunction]
-        #[pyo3(signature = (x, y, name=None))]
+        #[pyo3(signature = ($x, $y, name=None))]
         pub fn $name(
             py: pyo3::Python<'_>,
-            x: &pyo3::Bound<'_, pyo3::PyAny>,
-            y: &pyo3::Bound<'_, pyo3::PyAny>,
+            $x: &pyo3::Bound<'_, pyo3::PyAny>,
+            $y: &pyo3::Bound<'_, pyo3::PyAny>,
             name: Option<$crate::args::Name>,
         ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
-            let (a, b) = $crate::convert::binary_operands(x, y)?;
+            let (a, b) = $crate::convert::binary_operands($x, $y)?;
             $crate::call::call(py, name, $crate::call::Work::broadcast(&[&a, &b]), || $f(&a, &b))
         }
     )*};

@@ -479,6 +479,29 @@ macro_rules! compare_binary {
 }
 pub(crate) use compare_binary;
 
+/// Dispatches a binary float kernel with broadcasting: `float_binary!(op, a, b, |x, y| expr)`.
+macro_rules! float_binary {
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
+        let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
+        $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
+            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => {
+                $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body)
+                    .map($crate::Tensor::from_array)
+            }
+            _ => Err($crate::Error::UnsupportedDType {
+                op: $op,
+                dtype: a.dtype(),
+                allowed: "float32, float64",
+            }),
+        })
+    }};
+}
+pub(crate) use float_binary;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -419,6 +419,25 @@ pub fn relu6(x: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
+pointwise!(
+    /// `d atan2(y, x) = (g x, -g y) / (x^2 + y^2)` (TF's `Atan2` gradient).
+    Atan2Local {
+        arity: 2,
+        saves: Inputs,
+        0: |g, y, x| x * (g / (x * x + y * y)),
+        1: |g, y, x| -y * (g / (x * x + y * y)),
+    }
+);
+describe_op!(Atan2, "Atan2", |[y, x]| atan2(y, x), rows: true, pointwise: Atan2Local, method: atan2);
+
+/// The angle of the point `(x, y)`: `atan(y / x)` in the right quadrant,
+/// with broadcasting (TF's `tf.math.atan2(y, x)`).
+pub fn atan2(y: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let out = crate::kernels::float_binary!("Atan2", y, x, |a, b| a.atan2(b))?;
+    record_pointwise(Atan2, &[y, x], &out);
+    Ok(out)
+}
+
 /// Whether each element is NaN (floats only).
 pub fn is_nan(x: &Tensor) -> Result<Tensor> {
     float_unary!("IsNan", x, |v| v.is_nan())

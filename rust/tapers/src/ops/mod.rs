@@ -48,8 +48,9 @@ pub use index::{
 };
 pub use linalg::{einsum, norm, tensordot, trace, NormOrd};
 pub use math::{
-    abs, acos, asin, atan, cos, cosh, erf, exp, expm1, is_finite, is_inf, is_nan, log, log1p,
-    reciprocal, relu, relu6, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt, square, tan, tanh,
+    abs, acos, asin, atan, atan2, cos, cosh, erf, exp, expm1, is_finite, is_inf, is_nan, log,
+    log1p, reciprocal, relu, relu6, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt, square, tan,
+    tanh,
 };
 pub use matmul::{matmul, matmul_with, MatmulOptions};
 pub use nn::{
