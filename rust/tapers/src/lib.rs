@@ -58,8 +58,8 @@ pub use error::{CallbackError, Error, ErrorKind, Result};
 pub use inspect::Explanation;
 pub use shape::{broadcast_shapes, normalize_axis, tuple_string, Dims, ShapeDisplay};
 pub use tape::{
-    record_op, BackwardFn, CutReason, GradientTape, PausedGuard, RecordingContext, RecordingGuard,
-    Source,
+    record_op, BackwardFn, CutReason, GradientTape, PausedGuard, PendingSpend, RecordingContext,
+    RecordingGuard, Source,
 };
 pub use tensor::{Element, Storage, Tensor, TensorId};
 pub use variable::Variable;
