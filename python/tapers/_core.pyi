@@ -266,13 +266,6 @@ class GradientTape:
         output_gradients: Any = ...,
         unconnected_gradients: Any = ...,
     ) -> Any: ...
-    def _gradient_flat(
-        self,
-        targets: list[Any],
-        sources: list[Any],
-        output_gradients: list[Any] | None = ...,
-        zero: bool = ...,
-    ) -> list[Tensor | None]: ...
 
 def save_safetensors(
     path: str, items: Sequence[tuple[str, Tensor | Variable]], metadata: dict[str, str] | None = ...
