@@ -138,12 +138,12 @@ INTERRUPT_SCRIPT = textwrap.dedent(
 
     signal.signal(signal.SIGINT, on_sigint)
 
-    def scenario(name, ops, at, wait=False, nested=False):
+    def scenario(name, ops, at, wait=False, nested=False, fail=False):
         # `ops` custom-gradient ops (2 * ops + 1 on the tape with their
         # identities); the `at`-th rule the pass runs sends SIGINT (at == ops:
-        # the pass's last rule) and, with `wait`, returns only once the main
-        # thread has run the handler. Rules after it are slow: a pass that
-        # ignored Ctrl-C would run for seconds.
+        # the pass's last rule) and, with `wait`, returns (or with `fail`,
+        # raises) only once the main thread has run the handler. Rules after
+        # it are slow: a pass that ignored Ctrl-C would run for seconds.
         ran = [0]
 
         @tf.custom_gradient
@@ -154,6 +154,8 @@ INTERRUPT_SCRIPT = textwrap.dedent(
                     os.kill(os.getpid(), signal.SIGINT)
                     if wait:
                         handled.wait(60)
+                    if fail:
+                        raise ValueError("rule failed")
                 elif ran[0] > at:
                     time.sleep(0.001)
                 return dy
@@ -174,8 +176,12 @@ INTERRUPT_SCRIPT = textwrap.dedent(
             else:
                 tape.gradient(y, x)
             outcome = "not-interrupted"
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as e:
             outcome = "interrupted"
+            if e.__context__ is not None:
+                outcome += ":" + type(e.__context__).__name__
+        except Exception as e:
+            outcome = type(e).__name__
         try:
             again = float(tape.gradient(early, x))
         except Exception as e:
@@ -192,6 +198,9 @@ INTERRUPT_SCRIPT = textwrap.dedent(
     scenario("worker-last", LONG, LONG)
     # The same through the structure path (Python packs the result).
     scenario("worker-last-nested", LONG, LONG, nested=True)
+    # A pass that fails after the main thread saw the interrupt: the
+    # interrupt is raised, with the failure as its context.
+    scenario("worker-failed", LONG, 10, wait=True, fail=True)
     # Main thread (a short pass, with or without the GIL released): the
     # KeyboardInterrupt is raised inside the custom gradient's Python code.
     scenario("main-small", 4, 4)
@@ -214,13 +223,17 @@ def test_keyboard_interrupt_at_any_rule_stops_the_pass_and_keeps_the_tape():
         "worker-last-seen",
         "worker-last",
         "worker-last-nested",
+        "worker-failed",
         "main-small",
         "main-detached",
     ], r.stdout
     for name, (outcome, done, total, again) in results.items():
         # Interrupted, and nothing was spent: the tape still differentiates.
-        assert (outcome, again) == ("interrupted", "2.0"), (name, r.stdout)
-        if name == "worker-mid":
+        interrupted = "interrupted:ValueError" if name == "worker-failed" else "interrupted"
+        assert (outcome, again) == (interrupted, "2.0"), (name, r.stdout)
+        if name == "worker-failed":
+            assert done == 10, r.stdout
+        elif name == "worker-mid":
             # Stopped: not all of the 2,990 slow rules after the signal ran.
             assert done < total, r.stdout
         else:
