@@ -27,7 +27,8 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
         ``f`` wrapped so that tapes see one op from ``x`` to ``y`` whose
         gradient is ``grad_fn``. ``grad_fn`` runs with the GIL taken only
         around itself, even when the backward pass runs on worker threads;
-        an exception it raises comes out of ``gradient`` unchanged.
+        an exception it raises (``KeyboardInterrupt`` included) comes out of
+        ``gradient`` unchanged, and the tape keeps its recording.
 
     Notes
     -----

@@ -74,7 +74,7 @@ class GradientTape(_core._GradientTape):
     in the Rust base class, so a training loop's iteration runs no Python
     frame of this module when it watches and differentiates single tensors
     or variables; structures of them come back here (``_watch_nested``,
-    ``_gradient_nested``).
+    ``_gradient_args``, ``_gradient_pack``).
 
     Examples
     --------
@@ -114,9 +114,15 @@ class GradientTape(_core._GradientTape):
         finally:
             self._push()
 
-    def _gradient_nested(self, target: Any, sources: Any, output_gradients: Any, unconnected_gradients: Any) -> Any:
+    def _gradient_args(
+        self, target: Any, sources: Any, output_gradients: Any, unconnected_gradients: Any
+    ) -> tuple[list[Any], list[Any], list[Any] | None, bool]:
         # `gradient` of structures, or with `output_gradients` or
-        # `unconnected_gradients` given (the base class has warned already).
+        # `unconnected_gradients` given (the base class has warned already):
+        # the flat targets, sources and output gradients, and whether
+        # unconnected sources get zeros. The base class runs the pass, packs
+        # the gradients with `_gradient_pack`, and only then spends the tape
+        # (a KeyboardInterrupt raised here or there leaves it usable).
         if unconnected_gradients is None:
             unconnected = UnconnectedGradients.NONE
         else:
@@ -124,12 +130,14 @@ class GradientTape(_core._GradientTape):
                 unconnected = UnconnectedGradients(unconnected_gradients)
             except ValueError:
                 raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
-        flat_targets = _nest.flatten(target)
-        flat_sources = _nest.flatten(sources)
         flat_og = None
         if output_gradients is not None:
             flat_og = _nest.flatten(output_gradients)
-        flat_grads = self._gradient_flat(flat_targets, flat_sources, flat_og, unconnected is UnconnectedGradients.ZERO)
+        zero = unconnected is UnconnectedGradients.ZERO
+        return _nest.flatten(target), _nest.flatten(sources), flat_og, zero
+
+    def _gradient_pack(self, sources: Any, flat_grads: list[Any]) -> Any:
+        # The gradients in the structure of `sources`.
         return _nest.pack_sequence_as(sources, flat_grads)
 
     def explain(self, target: Any, source: Any) -> str:
@@ -168,11 +176,10 @@ class GradientTape(_core._GradientTape):
     ) -> Any:
         """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``.
 
-        When every op between ``target`` and the sources vectorizes
-        (elementwise arithmetic and math, ``matmul``, ``reshape``,
-        ``transpose``, ``reduce_sum``/``reduce_mean``, ``broadcast_to``), one
-        backward pass computes all rows at once, as TensorFlow's ``pfor``
-        does. Otherwise it is one pass per row, in parallel
+        When every op between ``target`` and the sources has a gradient rule
+        that carries leading row dims (each op's description in the core says
+        whether it does), one backward pass computes all rows at once, as
+        TensorFlow's ``pfor`` does; ``last_pass_stats()`` reports it. Otherwise it is one pass per row, in parallel
         (``parallel_iterations`` caps it; 1 runs them in order). Either way
         the result does not depend on ``parallel_iterations`` or the thread
         count. ``experimental_use_pfor`` is accepted and ignored.

@@ -163,13 +163,6 @@ class _GradientTape:
         output_gradients: Any = ...,
         unconnected_gradients: Any = ...,
     ) -> Any: ...
-    def _gradient_flat(
-        self,
-        targets: list[Any],
-        sources: list[Any],
-        output_gradients: list[Any] | None = ...,
-        zero: bool = ...,
-    ) -> list[Tensor | None]: ...
 
 # Binding internals called by the Python layer
 def _save_safetensors(

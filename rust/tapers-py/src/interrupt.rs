@@ -1,12 +1,26 @@
-//! Ctrl-C during a long backward pass.
+//! Ctrl-C during a backward pass.
 //!
 //! CPython runs signal handlers only on the main thread, and only when that
-//! thread holds the GIL and calls `PyErr_CheckSignals`. A long pass runs with
-//! the GIL released, so the main thread hands the pass to a scoped worker and
-//! watches: every 50 ms it takes the GIL and checks for signals; on
-//! `KeyboardInterrupt` it sets the pass's cancel flag, waits for the worker to
-//! stop at its next gradient rule, and raises the interrupt. The core leaves a
-//! cancelled tape as it was, so it can be differentiated again.
+//! thread holds the GIL and runs bytecode or calls `PyErr_CheckSignals`. A
+//! long pass runs with the GIL released, so the main thread hands the pass
+//! to a scoped worker and watches: every 50 ms it takes the GIL and checks
+//! for signals; on `KeyboardInterrupt` it sets the pass's cancel flag, waits
+//! for the worker to stop at its next gradient rule, and raises the
+//! interrupt. The core leaves a cancelled tape as it was, so it can be
+//! differentiated again.
+//!
+//! Ctrl-C can also land where no cancel flag is checked any more: during the
+//! pass's last rule, between the worker finishing and the main thread's next
+//! look, during a short pass run on the main thread, or in the Python code
+//! that packs a nested result; CPython would then raise it as soon as
+//! bytecode runs again, after a pass that had spent a non-persistent tape.
+//! So no pass spends the tape by itself: it returns the core's
+//! [`PendingSpend`], and [`settle`] commits it only after a last signal
+//! check on the main thread, once the result is ready to be returned. An
+//! interrupt seen there drops the pending spend, which puts the recording
+//! back. A signal that arrives after that check is raised by CPython once
+//! the call has returned, as for any builtin: the gradient was computed and
+//! the tape spent as asked.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -14,7 +28,7 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use tapers::RecordingContext;
+use tapers::{PendingSpend, RecordingContext};
 
 use crate::errors::IntoPyResult;
 
@@ -35,6 +49,10 @@ pub fn init(py: Python<'_>) -> PyResult<()> {
 /// Runs a cancellable core computation with the GIL released. On the main
 /// thread, and when `long` says it may take a while, Ctrl-C stops it
 /// (`KeyboardInterrupt`); elsewhere it simply runs.
+///
+/// An interrupt seen while `f` runs is raised even when `f` finished anyway;
+/// its result is then dropped, so it must commit nothing by itself (a
+/// gradient pass returns a [`PendingSpend`], which [`settle`] commits).
 pub fn run<T: Send>(
     py: Python<'_>,
     long: bool,
@@ -82,11 +100,28 @@ pub fn run<T: Send>(
         }
     });
     match (result, interrupt) {
-        (Err(tapers::Error::Cancelled), Some(e)) => Err(e),
-        // Finished before it saw the flag: keep the result, re-raise the
-        // interrupt so the program still stops.
-        (Ok(_), Some(e)) => Err(e),
         (r, None) => r.py(),
-        (Err(other), Some(_)) => Err(crate::errors::to_py(other)),
+        // Cancelled; or finished before it saw the flag, its uncommitted
+        // result dropped here; or failed otherwise, which spent nothing
+        // either: the program still stops, and the failure is kept as the
+        // interrupt's context.
+        (r, Some(e)) => {
+            if let Err(other) = r {
+                if !matches!(other, tapers::Error::Cancelled) {
+                    e.set_context(py, Some(crate::errors::to_py(other)));
+                }
+            }
+            Err(e)
+        }
     }
+}
+
+/// Spends the tape for a pass whose result is ready to be returned, unless
+/// Ctrl-C came first: a pending `KeyboardInterrupt` is raised instead and
+/// `spend` is dropped uncommitted, so the tape keeps its recording. Only the
+/// main thread sees signals; elsewhere this just commits.
+pub fn settle(py: Python<'_>, spend: PendingSpend) -> PyResult<()> {
+    py.check_signals()?;
+    spend.commit();
+    Ok(())
 }

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use tapers::{CallbackError, Error, GradientTape, Source, Tensor, Unconnected};
+use tapers::{CallbackError, Error, GradientTape, PendingSpend, Source, Tensor, Unconnected};
 
 use crate::convert::{to_tensor, Want};
 use crate::errors::IntoPyResult;
@@ -18,7 +19,7 @@ use crate::variable::PyVariable;
 /// iteration (`__enter__`, `__exit__`, `watch` and `gradient` of single
 /// tensors) run here without a Python frame; nested structures and the rest
 /// of TensorFlow's API are the Python subclass's (`_tape.py`), reached
-/// through its `_watch_nested` and `_gradient_nested`.
+/// through its `_watch_nested`, `_gradient_args` and `_gradient_pack`.
 #[pyclass(module = "tapers._core", name = "GradientTape", frozen, subclass)]
 pub struct PyTape {
     pub(crate) tape: GradientTape,
@@ -54,7 +55,10 @@ fn single_source(obj: &Bound<'_, PyAny>) -> Option<Source> {
 }
 
 impl PyTape {
-    /// Gradients of flat targets w.r.t. flat sources.
+    /// Gradients of flat targets w.r.t. flat sources. The tape is not spent
+    /// yet: the caller settles the returned spend (`interrupt::settle`) once
+    /// the result is ready to be returned, so that a Ctrl-C that lands after
+    /// the pass's last rule still leaves the tape usable.
     fn flat_gradient(
         &self,
         py: Python<'_>,
@@ -62,7 +66,7 @@ impl PyTape {
         sources: &[Source],
         og: Option<&[Tensor]>,
         zero: bool,
-    ) -> PyResult<Vec<Option<Tensor>>> {
+    ) -> PyResult<(Vec<Option<Tensor>>, PendingSpend)> {
         let unconnected = if zero {
             Unconnected::Zero
         } else {
@@ -79,11 +83,57 @@ impl PyTape {
         let big = !small || targets.iter().any(|t| t.numel() >= DETACH_THRESHOLD);
         if big {
             crate::interrupt::run(py, long, |cancel| {
-                tape.gradient_cancellable(targets, sources, og, unconnected, cancel)
+                tape.gradient_pending(targets, sources, og, unconnected, cancel)
             })
         } else {
-            tape.gradient_with(targets, sources, og, unconnected).py()
+            tape.gradient_pending(targets, sources, og, unconnected, None)
+                .py()
         }
+    }
+
+    /// [`flat_gradient`](Self::flat_gradient) of the lists `_gradient_args`
+    /// made of a structure: `None` output gradients are ones.
+    fn list_gradient(
+        &self,
+        py: Python<'_>,
+        targets: &Bound<'_, PyList>,
+        sources: &Bound<'_, PyList>,
+        output_gradients: Option<&Bound<'_, PyList>>,
+        zero: bool,
+    ) -> PyResult<(Vec<Option<Tensor>>, PendingSpend)> {
+        let targets: Vec<Tensor> = targets
+            .iter()
+            .map(|t| target_tensor(&t))
+            .collect::<PyResult<_>>()?;
+        let sources: Vec<Source> = sources
+            .iter()
+            .map(|s| source_of(&s))
+            .collect::<PyResult<_>>()?;
+        let og: Option<Vec<Tensor>> = match output_gradients {
+            None => None,
+            Some(l) => Some(
+                l.iter()
+                    .zip(&targets)
+                    .map(|(g, t)| {
+                        if g.is_none() {
+                            Tensor::ones(t.shape(), t.dtype()).py()
+                        } else {
+                            to_tensor(&g, Want::Hint(t.dtype()))
+                        }
+                    })
+                    .collect::<PyResult<_>>()?,
+            ),
+        };
+        if let Some(og) = &og {
+            if og.len() != targets.len() {
+                return Err(PyValueError::new_err(format!(
+                    "output_gradients has {} entries but target has {}",
+                    og.len(),
+                    targets.len()
+                )));
+            }
+        }
+        self.flat_gradient(py, &targets, &sources, og.as_deref(), zero)
     }
 }
 
@@ -281,7 +331,8 @@ impl PyTape {
     /// InvalidArgumentError
     ///     When ``output_gradients`` do not match their targets.
     /// KeyboardInterrupt
-    ///     On Ctrl-C during a long pass (the tape stays usable).
+    ///     On Ctrl-C during the call (a long pass stops at its next rule);
+    ///     the tape keeps its recording and can be differentiated again.
     ///
     /// Notes
     /// -----
@@ -303,66 +354,36 @@ impl PyTape {
         }
         if output_gradients.is_none() && unconnected_gradients.is_none() {
             if let (Some(t), Some(s)) = (single_tensor(target), single_source(sources)) {
-                let g = this.flat_gradient(py, &[t], &[s], None, false)?;
-                return match g.into_iter().next().flatten() {
-                    Some(g) => out(py, Ok(g)),
-                    None => Ok(py.None()),
+                let (g, spend) = this.flat_gradient(py, &[t], &[s], None, false)?;
+                let g = match g.into_iter().next().flatten() {
+                    Some(g) => out(py, Ok(g))?,
+                    None => py.None(),
                 };
+                crate::interrupt::settle(py, spend)?;
+                return Ok(g);
             }
         }
-        Ok(slf
-            .call_method1(
-                "_gradient_nested",
-                (target, sources, output_gradients, unconnected_gradients),
-            )?
-            .unbind())
-    }
-
-    /// Flat gradient: targets and sources are lists; returns a list with None
-    /// for unconnected sources (or zeros when `zero`).
-    #[pyo3(signature = (targets, sources, output_gradients=None, zero=false))]
-    fn _gradient_flat<'py>(
-        &self,
-        py: Python<'py>,
-        targets: &Bound<'py, PyList>,
-        sources: &Bound<'py, PyList>,
-        output_gradients: Option<&Bound<'py, PyList>>,
-        zero: bool,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let targets: Vec<Tensor> = targets
-            .iter()
-            .map(|t| target_tensor(&t))
-            .collect::<PyResult<_>>()?;
-        let sources: Vec<Source> = sources
-            .iter()
-            .map(|s| source_of(&s))
-            .collect::<PyResult<_>>()?;
-        let og: Option<Vec<Tensor>> = match output_gradients {
-            None => None,
-            Some(l) => Some(
-                l.iter()
-                    .zip(&targets)
-                    .map(|(g, t)| {
-                        if g.is_none() {
-                            Tensor::ones(t.shape(), t.dtype()).py()
-                        } else {
-                            to_tensor(&g, Want::Hint(t.dtype()))
-                        }
-                    })
-                    .collect::<PyResult<_>>()?,
-            ),
-        };
-        if let Some(og) = &og {
-            if og.len() != targets.len() {
-                return Err(PyValueError::new_err(format!(
-                    "output_gradients has {} entries but target has {}",
-                    og.len(),
-                    targets.len()
-                )));
-            }
-        }
-        let grads = self.flat_gradient(py, &targets, &sources, og.as_deref(), zero)?;
-        to_py_list(py, grads)
+        // Structures: Python flattens them and packs the result. The tape is
+        // spent only after the packing, whose bytecode may raise a pending
+        // KeyboardInterrupt.
+        let args = slf.call_method1(
+            intern!(py, "_gradient_args"),
+            (target, sources, output_gradients, unconnected_gradients),
+        )?;
+        type Args<'py> = (
+            Bound<'py, PyList>,
+            Bound<'py, PyList>,
+            Option<Bound<'py, PyList>>,
+            bool,
+        );
+        let (targets, flat_sources, og, zero): Args<'py> = args.extract()?;
+        let (grads, spend) = this.list_gradient(py, &targets, &flat_sources, og.as_ref(), zero)?;
+        let packed = slf.call_method1(
+            intern!(py, "_gradient_pack"),
+            (sources, to_py_list(py, grads)?),
+        )?;
+        crate::interrupt::settle(py, spend)?;
+        Ok(packed.unbind())
     }
 }
 

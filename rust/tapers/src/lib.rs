@@ -73,7 +73,7 @@ pub use dtype::{DType, ToF64};
 pub use error::{CallbackError, Error, ErrorKind, Result};
 pub use record::{is_recording, record_op, BackwardFn, CutReason, RecordingContext};
 pub use shape::{broadcast_shapes, normalize_axis};
-pub use tape::{GradientTape, PausedGuard, RecordingGuard, TapeStats};
+pub use tape::{GradientTape, PausedGuard, PendingSpend, RecordingGuard, TapeStats};
 pub use tensor::{Element, Storage, Tensor, TensorId};
 pub use variable::{ValueGuard, Variable};
 

@@ -304,6 +304,72 @@ fn a_failed_gradient_leaves_the_tape_usable() {
 }
 
 #[test]
+fn a_pending_spend_spends_only_when_committed() {
+    let v = Variable::new(Tensor::scalar(3.0f64)).with_name("v");
+    let unconnected = scalar(1.0);
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&unconnected);
+        ops::mul(&v.read(), &v.read()).unwrap()
+    };
+    let sources = [Source::from(&v), Source::from(&unconnected)];
+    let pass = || {
+        tape.gradient_pending(
+            std::slice::from_ref(&y),
+            &sources,
+            None,
+            Unconnected::None,
+            None,
+        )
+        .unwrap()
+    };
+    // Dropped: the recording is back, whole.
+    let ops = tape.len();
+    let (g, spend) = pass();
+    assert_eq!(value(g[0].as_ref().unwrap()), 6.0);
+    assert_eq!(tape.len(), 0);
+    drop(spend);
+    assert_eq!(tape.len(), ops);
+    // Committed: spent, answering for what the pass saw.
+    let (_, spend) = pass();
+    spend.commit();
+    assert!(matches!(
+        tape.gradient(std::slice::from_ref(&y), &sources),
+        Err(Error::TapeSpent)
+    ));
+    assert_eq!(tape.watched_variables().len(), 1);
+    assert_eq!(
+        tape.explain(std::slice::from_ref(&y), &sources[1]),
+        tapers::Explanation::NotConnected
+    );
+    // Entered again while a pass was pending: dropping it keeps the new recording.
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&unconnected);
+        ops::mul(&unconnected, &unconnected).unwrap()
+    };
+    let (_, spend) = tape
+        .gradient_pending(
+            &[y],
+            &[(&unconnected).into()],
+            None,
+            Unconnected::None,
+            None,
+        )
+        .unwrap();
+    let z = {
+        let _r = tape.record().unwrap();
+        tape.watch(&unconnected);
+        ops::add(&unconnected, &unconnected).unwrap()
+    };
+    drop(spend);
+    assert_eq!(tape.len(), 1);
+    assert_eq!(value(&grad1(&tape, &z, &unconnected).unwrap()), 2.0);
+}
+
+#[test]
 fn long_chains_do_not_recurse() {
     let x = scalar(1.0);
     let tape = GradientTape::new();

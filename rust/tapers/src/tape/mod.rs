@@ -347,6 +347,44 @@ impl GradientTape {
         unconnected: Unconnected,
         cancel: Option<&AtomicBool>,
     ) -> Result<Vec<Option<Tensor>>> {
+        let (grads, spend) =
+            self.gradient_pending(targets, sources, output_gradients, unconnected, cancel)?;
+        spend.commit();
+        Ok(grads)
+    }
+
+    /// [`gradient_cancellable`](Self::gradient_cancellable) that leaves the
+    /// decision to spend a non-persistent tape to the caller: the gradients
+    /// come with a [`PendingSpend`], and the tape is spent only when that is
+    /// committed. Dropping it instead puts the recording back, so a caller
+    /// can still abandon a pass that finished (for example when Ctrl-C came
+    /// during its last rule) and leave the tape as a failed pass does.
+    ///
+    /// ```
+    /// use tapers::{GradientTape, Tensor, Unconnected};
+    /// let x = Tensor::scalar(2.0f64);
+    /// let tape = GradientTape::new();
+    /// let y = {
+    ///     let _r = tape.record().unwrap();
+    ///     tape.watch(&x);
+    ///     x.mul(&x).unwrap()
+    /// };
+    /// let sources = [(&x).into()];
+    /// let (g, spend) = tape.gradient_pending(&[y.clone()], &sources, None, Unconnected::None, None).unwrap();
+    /// assert_eq!(g[0].as_ref().unwrap().to_vec::<f64>().unwrap(), vec![4.0]);
+    /// drop(spend); // abandoned: nothing was spent
+    /// let (_, spend) = tape.gradient_pending(&[y.clone()], &sources, None, Unconnected::None, None).unwrap();
+    /// spend.commit();
+    /// assert!(tape.gradient(&[y], &sources).is_err()); // spent
+    /// ```
+    pub fn gradient_pending(
+        &self,
+        targets: &[Tensor],
+        sources: &[Source],
+        output_gradients: Option<&[Tensor]>,
+        unconnected: Unconnected,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(Vec<Option<Tensor>>, PendingSpend)> {
         if let Some(og) = output_gradients {
             if og.len() != targets.len() {
                 return Err(Error::invalid(format!(
@@ -366,20 +404,17 @@ impl GradientTape {
                 crate::kernels::same_dtype("GradientTape.gradient", t, g)?;
             }
         }
+        // Why sources got `None`, kept for `explain` once the tape is spent
+        // (nothing when every source got a gradient).
         let explain = |grads: &Vec<Option<Tensor>>, data: &TapeData, entries: &[Entry]| {
-            // Nothing to keep when every source got a gradient: push() cleared
-            // the list when this recording began.
-            if grads.iter().all(Option::is_some) {
-                return;
-            }
-            *self.inner.spent_explanations.lock() = grads
+            grads
                 .iter()
                 .zip(sources)
                 .filter(|(g, _)| g.is_none())
                 .map(|(_, s)| (s.id(), autodiff::explain_in(data, entries, targets, s)))
-                .collect();
+                .collect()
         };
-        self.with_snapshot(targets, explain, |entries, origins, stats| {
+        self.with_snapshot_pending(targets, explain, |entries, origins, stats| {
             autodiff::run(
                 entries,
                 origins,
@@ -405,8 +440,28 @@ impl GradientTape {
         on_spend: impl FnOnce(&R, &TapeData, &[Entry]),
         f: impl FnOnce(&[Entry], &[Origin], &PassCounter) -> Result<R>,
     ) -> Result<R> {
+        let explain = |r: &R, data: &TapeData, entries: &[Entry]| {
+            on_spend(r, data, entries);
+            Vec::new()
+        };
+        let (r, spend) = self.with_snapshot_pending(targets, explain, f)?;
+        spend.commit();
+        Ok(r)
+    }
+
+    /// [`with_snapshot`](Self::with_snapshot) that does not spend the tape
+    /// yet: a successful `f` leaves a non-persistent tape's recording in the
+    /// returned [`PendingSpend`] (with what `explain` says about the result,
+    /// for `explain` after the spend); a failing one puts it back at once.
+    /// What the passes did is kept for [`last_pass_stats`](Self::last_pass_stats).
+    fn with_snapshot_pending<R>(
+        &self,
+        targets: &[Tensor],
+        explain: impl FnOnce(&R, &TapeData, &[Entry]) -> Vec<(TensorId, Explanation)>,
+        f: impl FnOnce(&[Entry], &[Origin], &PassCounter) -> Result<R>,
+    ) -> Result<(R, PendingSpend)> {
         let stats = PassCounter::default();
-        let r = self.snapshot_run(targets, on_spend, |e, o| f(e, o, &stats));
+        let r = self.snapshot_run(targets, explain, |e, o| f(e, o, &stats));
         *self.inner.last_pass.lock() = stats.get();
         r
     }
@@ -414,9 +469,9 @@ impl GradientTape {
     fn snapshot_run<R>(
         &self,
         targets: &[Tensor],
-        on_spend: impl FnOnce(&R, &TapeData, &[Entry]),
+        explain: impl FnOnce(&R, &TapeData, &[Entry]) -> Vec<(TensorId, Explanation)>,
         f: impl FnOnce(&[Entry], &[Origin]) -> Result<R>,
-    ) -> Result<R> {
+    ) -> Result<(R, PendingSpend)> {
         // TensorFlow: a non-persistent tape stops recording for good when its
         // gradient is taken inside the `with` block.
         if !self.inner.persistent && self.is_recording() {
@@ -435,31 +490,64 @@ impl GradientTape {
                     .unwrap_or(Origin::Untracked)
             })
             .collect();
+        let mut spend = PendingSpend {
+            tape: self.inner.clone(),
+            taken: None,
+        };
         if self.inner.persistent {
             let entries = data.entries.clone();
             // Never hold the tape's lock while differentiating: a persistent tape
             // inside its `with` block records the gradient ops on itself.
             drop(guard);
-            return f(&entries, &target_origins);
+            return f(&entries, &target_origins).map(|r| (r, spend));
         }
-        // Non-persistent: take everything out so saved tensors are freed with
-        // the entries; on failure put it back, so a failed call spends nothing.
+        // Non-persistent: take everything out, so that saved tensors are freed
+        // with the entries when the spend is committed; on failure (or when
+        // the spend is dropped) `spend` puts it back, so nothing is spent.
         let mut data = guard.take().expect("checked above");
         drop(guard);
         let entries = std::mem::take(&mut data.entries);
-        match f(&entries, &target_origins) {
-            Ok(r) => {
-                *self.inner.spent_variables.lock() = data.variables.values().cloned().collect();
-                on_spend(&r, &data, &entries);
-                Ok(r)
-            }
-            Err(e) => {
-                data.entries = entries;
-                let mut guard = self.inner.rec.data.lock();
-                if guard.is_none() {
-                    *guard = Some(data);
-                }
-                Err(e)
+        let r = f(&entries, &target_origins);
+        let explanations = match &r {
+            Ok(r) => explain(r, &data, &entries),
+            Err(_) => Vec::new(),
+        };
+        data.entries = entries;
+        spend.taken = Some((data, explanations));
+        r.map(|r| (r, spend))
+    }
+}
+
+/// A finished gradient pass's hold on a non-persistent tape's recording
+/// (see [`GradientTape::gradient_pending`]). [`commit`](Self::commit) spends
+/// the tape: the recording and the tensors it saved are freed. Dropping it
+/// uncommitted puts the recording back, as after a failed pass. For a
+/// persistent tape there is nothing to spend and both do nothing.
+#[must_use = "dropping a PendingSpend puts the recording back; commit() spends the tape"]
+pub struct PendingSpend {
+    tape: Arc<TapeInner>,
+    /// The recording taken out by the pass, and why sources got `None`.
+    taken: Option<(TapeData, Vec<(TensorId, Explanation)>)>,
+}
+
+impl PendingSpend {
+    /// Spends the tape: a later `gradient` fails as TensorFlow's does, and
+    /// `watched_variables` and `explain` answer from what the pass saw.
+    pub fn commit(mut self) {
+        if let Some((data, explanations)) = self.taken.take() {
+            *self.tape.spent_variables.lock() = data.variables.values().cloned().collect();
+            *self.tape.spent_explanations.lock() = explanations;
+        }
+    }
+}
+
+impl Drop for PendingSpend {
+    fn drop(&mut self) {
+        if let Some((data, _)) = self.taken.take() {
+            let mut guard = self.tape.rec.data.lock();
+            // Entered again since the pass took it: keep the new recording.
+            if guard.is_none() {
+                *guard = Some(data);
             }
         }
     }
