@@ -85,7 +85,7 @@ def exists(path: str, bases: list) -> bool:
 
 
 def test_readme_layout_names_paths_that_exist():
-    block = README.split("\n## Layout\n", 1)[1].split("```\n", 2)[1]
+    block = re.search(r"\n## Layout\n+```\w*\n(.*?)```", README, re.S).group(1)
     rows = 0
     for line in block.splitlines():
         if not line.strip():

@@ -4,7 +4,7 @@ use ndarray::IxDyn;
 
 use smallvec::SmallVec;
 
-use super::{args, describe_op, record, rule, unbroadcast};
+use super::{describe_attr_op, describe_op, record, rule, unbroadcast};
 use crate::dims::Dims;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -78,78 +78,25 @@ impl Tensor {
     }
 }
 
-/// The description of `Reshape`: the requested shape (`-1` inferred).
-struct Reshape {
-    shape: SmallVec<[isize; 4]>,
-}
-
-impl Op for Reshape {
-    fn name(&self) -> &'static str {
-        "Reshape"
-    }
-    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        let [x] = args("Reshape", inputs)?;
-        Ok(vec![reshape(x, &self.shape)?])
-    }
-    fn carries_rows(&self) -> bool {
-        true
-    }
-}
-
-/// The description of `Transpose`: the permutation.
-struct Transpose {
-    perm: SmallVec<[usize; 4]>,
-}
-
-impl Op for Transpose {
-    fn name(&self) -> &'static str {
-        "Transpose"
-    }
-    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        let [x] = args("Transpose", inputs)?;
-        Ok(vec![transpose(x, Some(&self.perm))?])
-    }
-    fn carries_rows(&self) -> bool {
-        true
-    }
-}
-
-/// The description of `BroadcastTo`: the target shape.
-struct BroadcastTo {
-    shape: Dims,
-}
-
-impl Op for BroadcastTo {
-    fn name(&self) -> &'static str {
-        "BroadcastTo"
-    }
-    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        let [x] = args("BroadcastTo", inputs)?;
-        Ok(vec![broadcast_to(x, &self.shape)?])
-    }
-    fn carries_rows(&self) -> bool {
-        true
-    }
-}
-
-/// The description of `Cast`: the target dtype.
-struct Cast {
-    dtype: DType,
-}
-
-impl Op for Cast {
-    fn name(&self) -> &'static str {
-        "Cast"
-    }
-    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        let [x] = args("Cast", inputs)?;
-        Ok(vec![cast(x, self.dtype)?])
-    }
-    fn carries_rows(&self) -> bool {
-        true
-    }
-}
-
+describe_attr_op!(
+    Reshape { shape: SmallVec<[isize; 4]> },
+    "Reshape",
+    |op, [x]| reshape(x, &op.shape),
+    rows: true
+);
+describe_attr_op!(
+    Transpose { perm: SmallVec<[usize; 4]> },
+    "Transpose",
+    |op, [x]| transpose(x, Some(&op.perm)),
+    rows: true
+);
+describe_attr_op!(
+    BroadcastTo { shape: Dims },
+    "BroadcastTo",
+    |op, [x]| broadcast_to(x, &op.shape),
+    rows: true
+);
+describe_attr_op!(Cast { dtype: DType }, "Cast", |op, [x]| cast(x, op.dtype), rows: true);
 describe_op!(SelectV2, "SelectV2", |[c, a, b]| where_(c, a, b), rows: true);
 
 /// The description of `ConcatV2`: the axis (any number of inputs).
