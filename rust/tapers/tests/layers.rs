@@ -89,5 +89,9 @@ fn imports_only_go_down() {
     }
     bad.sort();
     bad.dedup();
-    assert!(bad.is_empty(), "imports that do not go down:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "imports that do not go down:\n{}",
+        bad.join("\n")
+    );
 }
