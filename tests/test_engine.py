@@ -2,6 +2,7 @@
 counts, Python callbacks on worker threads, long chains, and a concurrency
 stress test."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -44,6 +45,8 @@ def test_results_are_bitwise_identical_with_one_or_two_rayon_threads():
     outs = set()
     for threads in ("1", "2", "4"):
         env = {"RAYON_NUM_THREADS": threads, "PATH": "/usr/bin:/bin"}
+        if "PYTHONPATH" in os.environ:  # a source checkout rather than an installed package
+            env["PYTHONPATH"] = os.path.abspath(os.environ["PYTHONPATH"])
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
         outs.add(r.stdout)
     assert len(outs) == 1, outs
