@@ -344,16 +344,15 @@ pub(crate) fn run(
                 .sum::<usize>()
         })
         .sum();
-    let section = if !recording {
-        crate::kernels::parallel_section(work, PARALLEL_WORK)
-    } else {
-        None
-    };
-    let (finished, pending) = if section.is_some() {
-        run_parallel(&plan, seeds)?
-    } else {
-        run_sequential(&plan, seeds)?
-    };
+    // An outer tape records the rules in order: then the pass runs here.
+    let work = if recording { 0 } else { work };
+    let (finished, pending) = crate::kernels::parallel(work, PARALLEL_WORK, |par| {
+        if par {
+            run_parallel(&plan, seeds)
+        } else {
+            run_sequential(&plan, seeds)
+        }
+    })?;
     collect(sources, &finished, &pending, unconnected)
 }
 

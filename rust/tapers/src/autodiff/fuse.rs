@@ -40,7 +40,7 @@ use crate::dims::ShapeDisplay;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::uninit::ChunkOut;
-use crate::kernels::{parallel_section, PAR_THRESHOLD};
+use crate::kernels::{parallel, PAR_THRESHOLD};
 use crate::op::{Acc, Op, Pointwise};
 use crate::ops::FUSE_MIN;
 use crate::record::{BackwardFn, Entry, Fusable, Input, Origin};
@@ -344,24 +344,24 @@ impl FusedRule {
             bufs: (0..self.slots).map(|_| Vec::with_capacity(CHUNK)).collect(),
             filled: vec![false; self.slots],
         };
-        let par = parallel_section(n, PAR_THRESHOLD);
-        let outs = crate::kernels::uninit::fill_chunked_many::<T, _, _, CHUNK>(
-            n,
-            outputs,
-            par.is_some(),
-            vec![(); n.div_ceil(CHUNK)],
-            new_scratch,
-            |s, c, (), dst| {
-                let lo = c * CHUNK;
-                let hi = (lo + CHUNK).min(n);
-                let g = match &seed_chunk {
-                    Some(chunk) => &chunk[..hi - lo],
-                    None => &g[lo..hi],
-                };
-                self.chunk(s, g, &saved, n, lo..hi, &output_of, dst)
-            },
-        );
-        drop(par);
+        let outs = parallel(n, PAR_THRESHOLD, |par| {
+            crate::kernels::uninit::fill_chunked_many::<T, _, _, CHUNK>(
+                n,
+                outputs,
+                par,
+                vec![(); n.div_ceil(CHUNK)],
+                new_scratch,
+                |s, c, (), dst| {
+                    let lo = c * CHUNK;
+                    let hi = (lo + CHUNK).min(n);
+                    let g = match &seed_chunk {
+                        Some(chunk) => &chunk[..hi - lo],
+                        None => &g[lo..hi],
+                    };
+                    self.chunk(s, g, &saved, n, lo..hi, &output_of, dst)
+                },
+            )
+        });
         let mut outs = outs.into_iter();
         output_of
             .iter()

@@ -145,16 +145,20 @@ pub(crate) fn rows(
             )
         })
     };
-    let section = if ctx.is_empty() && parallel != Some(1) {
-        crate::kernels::parallel_section(count, 2)
+    // Under an outer tape (or when asked) the rows run in order, so the
+    // outer recording is the same on every run.
+    let work = if ctx.is_empty() && parallel != Some(1) {
+        count
     } else {
-        None
+        0
     };
-    let per_row: Vec<Vec<Option<Tensor>>> = if section.is_some() {
-        (0..count).into_par_iter().map(one).collect::<Result<_>>()?
-    } else {
-        (0..count).map(one).collect::<Result<_>>()?
-    };
+    let per_row: Vec<Vec<Option<Tensor>>> = crate::kernels::parallel(work, 2, |par| {
+        if par {
+            (0..count).into_par_iter().map(one).collect::<Result<_>>()
+        } else {
+            (0..count).map(one).collect::<Result<_>>()
+        }
+    })?;
     // Transpose to per-source rows, stacked.
     (0..sources.len())
         .map(|k| stack_rows(per_row.iter().map(|r| r[k].clone()).collect(), &sources[k]))

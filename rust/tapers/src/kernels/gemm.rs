@@ -80,16 +80,37 @@ where
     let mut shape = batch.to_vec();
     shape.extend([m, n]);
     let nb: usize = batch.iter().product();
-    let mut out = vec![T::zero(); nb * m * n];
+    let out = vec![T::zero(); nb * m * n];
     if m * n == 0 {
         return ArrayD::from_shape_vec(IxDyn(&shape), out)
             .expect("sizes match")
             .into_shared();
     }
     // The section (if granted) lasts the whole product.
-    let section = crate::kernels::parallel_section(nb * m * n * k, PAR_FLOPS);
+    super::parallel(nb * m * n * k, PAR_FLOPS, |granted| {
+        product_in_section(a, b, ta, tb, batch, m, n, k, nb, shape, out, granted)
+    })
+}
+
+/// The rest of [`kernel_float`], inside its parallel section (`granted`
+/// says whether it may split work across the pool).
+#[allow(clippy::too_many_arguments)]
+fn product_in_section<T: GemmFloat>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    ta: bool,
+    tb: bool,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+    k: usize,
+    nb: usize,
+    shape: Vec<usize>,
+    mut out: Vec<T>,
+    granted: bool,
+) -> ArcArray<T, IxDyn> {
     let par = |flops: usize| {
-        if section.is_some() && flops >= PAR_FLOPS {
+        if granted && flops >= PAR_FLOPS {
             Par::rayon(0)
         } else {
             Par::Seq
@@ -105,7 +126,7 @@ where
         && m * n * k >= PAR_FLOPS
         && (ta || m * n * k < HALVES_MAX_FLOPS)
     {
-        let _ = row_halves(a, b, ta, tb, m, n, k, &mut out, section.is_some());
+        let _ = row_halves(a, b, ta, tb, m, n, k, &mut out, granted);
         return ArrayD::from_shape_vec(IxDyn(&shape), out)
             .expect("sizes match")
             .into_shared();
@@ -170,7 +191,7 @@ where
             p,
         );
     };
-    if nb > 1 && m * n * k < PAR_FLOPS && section.is_some() {
+    if nb > 1 && m * n * k < PAR_FLOPS && granted {
         out.par_chunks_mut(m * n)
             .enumerate()
             .for_each(|(i, dst)| one(i, dst, Par::Seq));

@@ -54,7 +54,7 @@ fn epoch_us() -> u64 {
 /// already running on a pool worker (nested parallelism)
 /// is always allowed. Either way the results are the same: every parallel
 /// split here is deterministic.
-pub struct ParallelSection {
+struct ParallelSection {
     counted: bool,
     /// Dropped on the thread that took it (it clears a thread-local flag).
     _not_send: std::marker::PhantomData<*const ()>,
@@ -69,8 +69,18 @@ impl Drop for ParallelSection {
     }
 }
 
+/// Runs `f` inside a parallel section: `f(true)` when `work >= threshold`
+/// and the pool is free for this thread (the permission lasts until `f`
+/// returns), `f(false)` otherwise, when `f` must run its work inline.
+pub fn parallel<R>(work: usize, threshold: usize, f: impl FnOnce(bool) -> R) -> R {
+    let section = parallel_section(work, threshold);
+    let r = f(section.is_some());
+    drop(section);
+    r
+}
+
 /// A [`ParallelSection`] if `work >= threshold` and the pool is free for this thread.
-pub fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection> {
+fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection> {
     use std::sync::atomic::Ordering;
     if work < threshold || rayon::current_num_threads() < 2 {
         return None;
@@ -122,11 +132,13 @@ pub fn standard_owned<T: Copy + Send + Sync>(v: ArrayViewD<'_, T>) -> ArrayD<T> 
         return out;
     }
     let z = Zip::from(&mut out).and(&v);
-    if let Some(_par) = parallel_section(v.len(), PAR_THRESHOLD) {
-        z.par_for_each(|o, &x| *o = x);
-    } else {
-        z.for_each(|o, &x| *o = x);
-    }
+    parallel(v.len(), PAR_THRESHOLD, |par| {
+        if par {
+            z.par_for_each(|o, &x| *o = x);
+        } else {
+            z.for_each(|o, &x| *o = x);
+        }
+    });
     out
 }
 
@@ -182,11 +194,13 @@ fn transpose_tiled<T: Copy + Send + Sync>(
             }
         }
     };
-    if let Some(_par) = parallel_section(m * n, PAR_THRESHOLD) {
-        d.par_chunks_mut(B * n).enumerate().for_each(block);
-    } else {
-        d.chunks_mut(B * n).enumerate().for_each(block);
-    }
+    parallel(m * n, PAR_THRESHOLD, |par| {
+        if par {
+            d.par_chunks_mut(B * n).enumerate().for_each(block);
+        } else {
+            d.chunks_mut(B * n).enumerate().for_each(block);
+        }
+    });
     true
 }
 
@@ -202,11 +216,13 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
     if a.len() == 1 && n > 0 {
         let v = *a.iter().next().expect("one element");
         let mut out = Vec::with_capacity(n);
-        if let Some(_par) = parallel_section(n, PAR_THRESHOLD) {
-            out.par_extend(rayon::iter::repeat_n(v, n));
-        } else {
-            out.resize(n, v);
-        }
+        parallel(n, PAR_THRESHOLD, |par| {
+            if par {
+                out.par_extend(rayon::iter::repeat_n(v, n));
+            } else {
+                out.resize(n, v);
+            }
+        });
         return ArrayD::from_shape_vec(IxDyn(shape), out).expect("same size");
     }
     standard_owned(a.broadcast(IxDyn(shape)).expect("shapes were checked"))
@@ -247,19 +263,19 @@ where
     let arch = pulp::Arch::new();
     // Chunks of 4K elements: input and output chunk stay in L1/L2.
     const K: usize = 1 << 12;
-    let par = parallel_section(s.len(), PAR_THRESHOLD);
     let work = vec![(); s.len().div_ceil(K)];
-    let out = crate::kernels::uninit::fill_chunked::<C, (), (), K>(
-        s.len(),
-        par.is_some(),
-        work,
-        || (),
-        |_, c, _, dst| {
-            let src = &s[c * K..c * K + dst.len()];
-            arch.dispatch(SimdMap { src, dst, f: &f })
-        },
-    );
-    drop(par);
+    let out = parallel(s.len(), PAR_THRESHOLD, |par| {
+        crate::kernels::uninit::fill_chunked::<C, (), (), K>(
+            s.len(),
+            par,
+            work,
+            || (),
+            |_, c, _, dst| {
+                let src = &s[c * K..c * K + dst.len()];
+                arch.dispatch(SimdMap { src, dst, f: &f })
+            },
+        )
+    });
     ArrayD::from_shape_vec(a.raw_dim(), out).expect("same size")
 }
 
@@ -269,14 +285,17 @@ where
     A: Copy + Send + Sync,
     C: Send,
 {
-    if let Some(_par) = parallel_section(a.len(), PAR_THRESHOLD) {
-        Zip::from(a).par_map_collect(|&x| f(x))
-    } else if let Some(s) = a.as_slice() {
-        // Small and contiguous (scalars included): a plain loop, no Zip machinery.
-        ArrayD::from_shape_vec(a.raw_dim(), s.iter().map(|&x| f(x)).collect()).expect("same size")
-    } else {
-        a.map(|&x| f(x))
-    }
+    parallel(a.len(), PAR_THRESHOLD, |par| {
+        if par {
+            Zip::from(a).par_map_collect(|&x| f(x))
+        } else if let Some(s) = a.as_slice() {
+            // Small and contiguous (scalars included): a plain loop, no Zip machinery.
+            ArrayD::from_shape_vec(a.raw_dim(), s.iter().map(|&x| f(x)).collect())
+                .expect("same size")
+        } else {
+            a.map(|&x| f(x))
+        }
+    })
 }
 
 /// Applies `f` to every pair of elements of `a` and `b` broadcast together.
@@ -305,13 +324,13 @@ where
     let av = a.broadcast(sh.clone()).expect("shapes were checked");
     let bv = b.broadcast(sh).expect("shapes were checked");
     let z = Zip::from(av).and(bv);
-    Ok(
-        if let Some(_par) = parallel_section(shape.iter().product::<usize>(), PAR_THRESHOLD) {
+    Ok(parallel(shape.iter().product(), PAR_THRESHOLD, |par| {
+        if par {
             z.par_map_collect(|&x, &y| f(x, y))
         } else {
             z.map_collect(|&x, &y| f(x, y))
-        },
-    )
+        }
+    }))
 }
 
 /// Applies `f` to every triple of elements broadcast together.
@@ -336,13 +355,13 @@ where
     let bv = b.broadcast(sh.clone()).expect("shapes were checked");
     let cv = c.broadcast(sh).expect("shapes were checked");
     let z = Zip::from(av).and(bv).and(cv);
-    Ok(
-        if let Some(_par) = parallel_section(shape.iter().product::<usize>(), PAR_THRESHOLD) {
+    Ok(parallel(shape.iter().product(), PAR_THRESHOLD, |par| {
+        if par {
             z.par_map_collect(|&x, &y, &w| f(x, y, w))
         } else {
             z.map_collect(|&x, &y, &w| f(x, y, w))
-        },
-    )
+        }
+    }))
 }
 
 /// Dispatches a unary float kernel: `float_unary!(op, tensor, |x| expr)`.

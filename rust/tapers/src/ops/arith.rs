@@ -323,7 +323,6 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
     fn sum<T: Arith>(
         arrays: Vec<&ndarray::ArcArray<T, ndarray::IxDyn>>,
     ) -> ndarray::ArcArray<T, ndarray::IxDyn> {
-        use rayon::prelude::*;
         let shape = arrays[0].raw_dim();
         let views: Vec<_> = arrays.iter().map(|a| a.as_standard_layout()).collect();
         let slices: Vec<&[T]> = views
@@ -333,11 +332,21 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
         // Every element sums its parts in list order, so any split of the
         // elements across threads gives the same bits. The first two parts
         // fill the output in one pass; the rest are added in place.
+        crate::kernels::parallel(slices[0].len(), crate::kernels::PAR_THRESHOLD, |par| {
+            sum_into(&slices, shape, par)
+        })
+    }
+    /// [`sum`]'s passes, split across the pool when `par`.
+    fn sum_into<T: Arith>(
+        slices: &[&[T]],
+        shape: ndarray::IxDyn,
+        par: bool,
+    ) -> ndarray::ArcArray<T, ndarray::IxDyn> {
+        use rayon::prelude::*;
         const CHUNK: usize = 1 << 14;
         let (a, b) = (slices[0], slices[1]);
-        let par = crate::kernels::parallel_section(a.len(), crate::kernels::PAR_THRESHOLD);
         let mut out: Vec<T> = Vec::with_capacity(a.len());
-        if par.is_some() {
+        if par {
             out.par_extend(
                 a.par_iter()
                     .zip(b.par_iter())
@@ -355,13 +364,12 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
             }
         };
         if slices.len() > 2 {
-            if par.is_some() {
+            if par {
                 out.par_chunks_mut(CHUNK).enumerate().for_each(add_chunk);
             } else {
                 out.chunks_mut(CHUNK).enumerate().for_each(add_chunk);
             }
         }
-        drop(par);
         ndarray::ArrayD::from_shape_vec(shape, out)
             .expect("same size")
             .into_shared()

@@ -277,32 +277,44 @@ fn one_pass(p: &dyn Pointwise, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Option<
             })
         };
         let (a, b) = (widen(v[0])?, widen(v[1])?);
-        let par = crate::kernels::parallel_section(n, crate::kernels::PAR_THRESHOLD);
-        let out = crate::kernels::uninit::fill_chunked::<T, (), Vec<T>, CHUNK>(
-            n,
-            par.is_some(),
-            vec![(); n.div_ceil(CHUNK)],
-            || Vec::with_capacity(CHUNK),
-            |buf, c, (), dst| {
-                let lo = c * CHUNK;
-                let hi = lo + dst.len();
-                let part = |s: &[T]| -> std::ops::Range<usize> {
-                    if s.len() == n {
-                        lo..hi
-                    } else {
-                        0..hi - lo
-                    }
-                };
-                let mut filled = false;
-                chunk(
-                    &gs[lo..hi],
-                    [&a[part(&a)], &b[part(&b)]],
-                    Acc::new(buf, &mut filled),
-                );
-                dst.extend(buf.iter().copied());
-            },
-        );
-        drop(par);
+        let out = if n <= CHUNK {
+            // One chunk (scalars included): no scratch buffer, no pool.
+            let mut out = Vec::with_capacity(n);
+            let mut filled = false;
+            chunk(
+                &gs,
+                [&a[..n.min(a.len())], &b[..n.min(b.len())]],
+                Acc::new(&mut out, &mut filled),
+            );
+            out
+        } else {
+            crate::kernels::parallel(n, crate::kernels::PAR_THRESHOLD, |par| {
+                crate::kernels::uninit::fill_chunked::<T, (), Vec<T>, CHUNK>(
+                    n,
+                    par,
+                    vec![(); n.div_ceil(CHUNK)],
+                    || Vec::with_capacity(CHUNK),
+                    |buf, c, (), dst| {
+                        let lo = c * CHUNK;
+                        let hi = lo + dst.len();
+                        let part = |s: &[T]| -> std::ops::Range<usize> {
+                            if s.len() == n {
+                                lo..hi
+                            } else {
+                                0..hi - lo
+                            }
+                        };
+                        let mut filled = false;
+                        chunk(
+                            &gs[lo..hi],
+                            [&a[part(&a)], &b[part(&b)]],
+                            Acc::new(buf, &mut filled),
+                        );
+                        dst.extend(buf.iter().copied());
+                    },
+                )
+            })
+        };
         Some(Tensor::from_array(
             ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(g.shape()), out).expect("sizes match"),
         ))
@@ -339,25 +351,23 @@ pub(crate) fn contribution(
 /// pointwise derivative: its gradient rule applies that derivative to each
 /// input that wants a gradient and sums broadcast dims back. Large
 /// same-shape float ops also keep what a fused backward pass needs.
-pub(crate) fn record_pointwise<O: Op>(op: O, inputs: &[&Tensor], out: &Tensor) {
+pub(crate) fn record_pointwise<O: Op + Clone>(op: O, inputs: &[&Tensor], out: &Tensor) {
     if !record::is_recording() {
         return;
     }
     let p = op
         .pointwise()
         .expect("record_pointwise is only called for ops with a pointwise derivative");
-    let saved: SmallVec<[Tensor; 2]> = match p.saves() {
-        Saves::Nothing => SmallVec::new(),
-        Saves::Inputs => inputs.iter().map(|t| (*t).clone()).collect(),
-        Saves::Output => smallvec::smallvec![out.clone()],
+    let saved: [Option<Tensor>; 2] = match p.saves() {
+        Saves::Nothing => [None, None],
+        Saves::Inputs => [
+            inputs.first().map(|t| (*t).clone()),
+            inputs.get(1).map(|t| (*t).clone()),
+        ],
+        Saves::Output => [Some(out.clone()), None],
     };
     let ins: SmallVec<[(TensorId, DType); 3]> =
         inputs.iter().map(|t| (t.id(), t.dtype())).collect();
-    let shapes: SmallVec<[crate::dims::Dims; 2]> = inputs
-        .iter()
-        .map(|t| t.shape().iter().copied().collect())
-        .collect();
-    let out_rank = out.rank();
     let fusable = || {
         let ok = out.numel() >= FUSE_MIN
             && out.dtype().is_floating()
@@ -366,39 +376,73 @@ pub(crate) fn record_pointwise<O: Op>(op: O, inputs: &[&Tensor], out: &Tensor) {
                 .all(|t| (t.shape() == out.shape() || t.rank() == 0) && t.dtype() == out.dtype());
         ok.then(|| Fusable::Pointwise {
             local: p,
-            saved: saved.clone(),
+            saved: saved.iter().flatten().cloned().collect(),
             scalars: [
                 inputs.first().is_some_and(|t| t.rank() == 0),
                 inputs.get(1).is_some_and(|t| t.rank() == 0),
             ],
         })
     };
-    let rule_saved = saved.clone();
-    record::record_entry(
-        op_ref(op),
-        &ins,
-        &[out],
-        move || {
-            Arc::new(move |g: &[Tensor], needs: &[bool]| {
-                let g = &g[0];
-                let v = match rule_saved.len() {
-                    0 => [g, g],
-                    1 => [&rule_saved[0], &rule_saved[0]],
-                    _ => [&rule_saved[0], &rule_saved[1]],
-                };
-                (0..p.arity())
-                    .map(|k| {
-                        if !needs.get(k).copied().unwrap_or(false) {
-                            return Ok(None);
-                        }
-                        let c = contribution(p, k, g, v)?;
-                        unbroadcast(&c, out_rank, &shapes[k]).map(Some)
-                    })
-                    .collect::<Result<Vec<_>>>()
+    let rule_op = op.clone();
+    let make_rule = || -> Arc<dyn crate::record::BackwardFn> {
+        // Input shapes are kept only when some input was broadcast.
+        let broadcast = inputs.iter().any(|t| t.shape() != out.shape());
+        Arc::new(PointwiseRule {
+            op: rule_op.clone(),
+            saved: saved.clone(),
+            broadcast: broadcast.then(|| {
+                Box::new(Broadcast {
+                    out_rank: out.rank(),
+                    shapes: inputs
+                        .iter()
+                        .map(|t| t.shape().iter().copied().collect())
+                        .collect(),
+                })
+            }),
+        })
+    };
+    record::record_entry(op_ref(op), &ins, &[out], make_rule, fusable);
+}
+
+/// The gradient rule of an op with a pointwise derivative: each wanted
+/// input's contribution, summed back over the dims it was broadcast along.
+struct PointwiseRule<O> {
+    /// The op (zero-sized for every pointwise op): its derivative.
+    op: O,
+    /// The values the derivative reads.
+    saved: [Option<Tensor>; 2],
+    /// How to sum contributions back, when some input was broadcast.
+    broadcast: Option<Box<Broadcast>>,
+}
+
+/// The shapes a broadcasting op's contributions are summed back to.
+struct Broadcast {
+    out_rank: usize,
+    shapes: SmallVec<[crate::dims::Dims; 2]>,
+}
+
+impl<O: Op> crate::record::BackwardFn for PointwiseRule<O> {
+    fn backward(&self, grads: &[Tensor], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+        let p = self.op.pointwise().expect("a pointwise op");
+        let g = &grads[0];
+        let v = match &self.saved {
+            [None, _] => [g, g],
+            [Some(a), None] => [a, a],
+            [Some(a), Some(b)] => [a, b],
+        };
+        (0..p.arity())
+            .map(|k| {
+                if !needs.get(k).copied().unwrap_or(false) {
+                    return Ok(None);
+                }
+                let c = contribution(p, k, g, v)?;
+                match &self.broadcast {
+                    Some(b) => unbroadcast(&c, b.out_rank, &b.shapes[k]).map(Some),
+                    None => Ok(Some(c)),
+                }
             })
-        },
-        fusable,
-    );
+            .collect()
+    }
 }
 
 /// The error of a pointwise op given a dtype its formula cannot run on.

@@ -54,13 +54,14 @@ where
             use rayon::prelude::*;
             const CHUNK: usize = 1 << 15;
             let chunk_sum = T::sum_slice;
-            let partial: Vec<T> = if let Some(_par) =
-                crate::kernels::parallel_section(flat.len(), crate::kernels::PAR_THRESHOLD)
-            {
-                flat.par_chunks(CHUNK).map(chunk_sum).collect()
-            } else {
-                flat.chunks(CHUNK).map(chunk_sum).collect()
-            };
+            let partial: Vec<T> =
+                crate::kernels::parallel(flat.len(), crate::kernels::PAR_THRESHOLD, |par| {
+                    if par {
+                        flat.par_chunks(CHUNK).map(chunk_sum).collect()
+                    } else {
+                        flat.chunks(CHUNK).map(chunk_sum).collect()
+                    }
+                });
             let total = partial.into_iter().fold(T::zero(), Arith::add);
             let shape = if keepdims {
                 kept_shape(a.shape(), axes)
