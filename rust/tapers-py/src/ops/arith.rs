@@ -9,19 +9,21 @@ use crate::args::{Name, Tensors};
 use crate::call::{call, Work};
 
 unary!(
-    negative => ops::neg, "Elementwise negation (integers wrap).";
+    exports_unary;
+    [Math, Tf] negative => ops::neg, "Elementwise negation (integers wrap).";
 );
 
 binary!(
-    add => ops::add, "Elementwise x + y (integers wrap on overflow).";
-    subtract => ops::sub, "Elementwise x - y (integers wrap on overflow).";
-    multiply => ops::mul, "Elementwise x * y (integers wrap on overflow).";
-    divide => crate::tensor::truediv, "Elementwise true division x / y; integer inputs give float64, as in TensorFlow.";
-    floordiv => ops::floordiv, "Elementwise floor division. Integer division by zero raises ``InvalidArgumentError``.";
-    floormod => ops::floormod, "Elementwise remainder with the sign of y (Python's ``%``).";
-    pow => ops::pow, "Elementwise x ** y. Negative integer exponents of integers raise ``InvalidArgumentError``.";
-    maximum => ops::maximum, "Elementwise maximum. On ties the gradient goes to x, as in TensorFlow.";
-    minimum => ops::minimum, "Elementwise minimum. On ties the gradient goes to x, as in TensorFlow.";
+    exports_binary;
+    [Math, Tf] add(x, y) => ops::add, "Elementwise x + y (integers wrap on overflow).";
+    [Math, Tf] subtract(x, y) => ops::sub, "Elementwise x - y (integers wrap on overflow).";
+    [Math, Tf] multiply(x, y) => ops::mul, "Elementwise x * y (integers wrap on overflow).";
+    [Math, Tf] divide(x, y) => crate::tensor::truediv, "Elementwise true division x / y; integer inputs give float64, as in TensorFlow.";
+    [Math, Tf] floordiv(x, y) => ops::floordiv, "Elementwise floor division. Integer division by zero raises ``InvalidArgumentError``.";
+    [Math, Tf] floormod(x, y) => ops::floormod, "Elementwise remainder with the sign of y (Python's ``%``).";
+    [Math, Tf] pow(x, y) => ops::pow, "Elementwise x ** y. Negative integer exponents of integers raise ``InvalidArgumentError``.";
+    [Math, Tf] maximum(x, y) => ops::maximum, "Elementwise maximum. On ties the gradient goes to x, as in TensorFlow.";
+    [Math, Tf] minimum(x, y) => ops::minimum, "Elementwise minimum. On ties the gradient goes to x, as in TensorFlow.";
 );
 
 /// Sums a list of tensors of one shape and dtype in one pass (``tf.add_n``).
@@ -45,7 +47,8 @@ pub fn add_n(py: Python<'_>, inputs: Tensors, name: Option<Name>) -> PyResult<Py
 }
 
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
-    export!(ex, [Math, Tf]: negative, add, subtract, multiply, divide, floordiv, floormod, pow);
-    export!(ex, [Math, Tf]: maximum, minimum, add_n);
+    exports_unary(ex)?;
+    exports_binary(ex)?;
+    export!(ex, [Math, Tf]: add_n);
     Ok(())
 }

@@ -4,27 +4,28 @@ use pyo3::prelude::*;
 
 use tapers::ops;
 
-use super::{binary, export, unary, Exports};
+use super::{binary, unary, Exports};
 
 binary!(
-    equal => ops::equal, "Elementwise x == y (bool result).";
-    not_equal => ops::not_equal, "Elementwise x != y (bool result).";
-    less => ops::less, "Elementwise x < y (bool result).";
-    less_equal => ops::less_equal, "Elementwise x <= y (bool result).";
-    greater => ops::greater, "Elementwise x > y (bool result).";
-    greater_equal => ops::greater_equal, "Elementwise x >= y (bool result).";
-    logical_and => ops::logical_and, "Elementwise boolean AND (bool tensors only).";
-    logical_or => ops::logical_or, "Elementwise boolean OR (bool tensors only).";
-    logical_xor => ops::logical_xor, "Elementwise boolean XOR (bool tensors only).";
+    exports_binary;
+    [Math, Tf] equal(x, y) => ops::equal, "Elementwise x == y (bool result).";
+    [Math, Tf] not_equal(x, y) => ops::not_equal, "Elementwise x != y (bool result).";
+    [Math, Tf] less(x, y) => ops::less, "Elementwise x < y (bool result).";
+    [Math, Tf] less_equal(x, y) => ops::less_equal, "Elementwise x <= y (bool result).";
+    [Math, Tf] greater(x, y) => ops::greater, "Elementwise x > y (bool result).";
+    [Math, Tf] greater_equal(x, y) => ops::greater_equal, "Elementwise x >= y (bool result).";
+    [Math, Tf] logical_and(x, y) => ops::logical_and, "Elementwise boolean AND (bool tensors only).";
+    [Math, Tf] logical_or(x, y) => ops::logical_or, "Elementwise boolean OR (bool tensors only).";
+    [Math] logical_xor(x, y) => ops::logical_xor, "Elementwise boolean XOR (bool tensors only).";
 );
 
 unary!(
-    logical_not => ops::logical_not, "Elementwise boolean NOT (bool tensors only).";
+    exports_unary;
+    [Math, Tf] logical_not => ops::logical_not, "Elementwise boolean NOT (bool tensors only).";
 );
 
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
-    export!(ex, [Math, Tf]: equal, not_equal, less, less_equal, greater, greater_equal);
-    export!(ex, [Math, Tf]: logical_and, logical_or, logical_not);
-    export!(ex, [Math]: logical_xor);
+    exports_binary(ex)?;
+    exports_unary(ex)?;
     Ok(())
 }

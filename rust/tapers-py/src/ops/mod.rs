@@ -37,9 +37,17 @@ macro_rules! name_doc {
 }
 pub(crate) use name_doc;
 
-/// Defines unary elementwise wrappers: `unary!(exp => ops::exp, "Summary.";)`.
+/// Defines unary elementwise wrappers, one line each with the modules that
+/// publish it: `unary!(exports; [Math, Tf] exp => ops::exp, "Summary.";)`
+/// also defines `exports(ex)`, which the file's `register` calls.
 macro_rules! unary {
-    ($($name:ident => $f:path, $doc:literal;)*) => {$(
+    ($exports:ident; $([$($ns:ident),+] $name:ident => $f:path, $doc:literal;)*) => {
+        /// Publishes this block's functions in the modules each line names.
+        fn $exports(ex: &mut $crate::ops::Exports<'_>) -> pyo3::PyResult<()> {
+            $($crate::ops::export!(ex, [$($ns),+]: $name);)*
+            Ok(())
+        }
+        $(
         #[doc = concat!($doc, "
 
 Parameters
@@ -67,13 +75,18 @@ Tensor
 }
 pub(crate) use unary;
 
-/// Defines binary elementwise wrappers (NumPy broadcasting):
-/// `binary!(add => ops::add, "Summary.";)`.
+/// Defines binary elementwise wrappers (NumPy broadcasting), one line each
+/// with the modules that publish it and TensorFlow's argument names:
+/// `binary!(exports; [Math, Tf] add(x, y) => ops::add, "Summary.";)` (and
+/// `exports(ex)`, as for [`unary!`]).
 macro_rules! binary {
-    ($($name:ident => $f:path, $doc:literal;)*) => {
-        $crate::ops::binary!(@args x, y; $($name => $f, $doc;)*);
-    };
-    (@args $x:ident, $y:ident; $($name:ident => $f:path, $doc:literal;)*) => {$(
+    ($exports:ident; $([$($ns:ident),+] $name:ident($x:ident, $y:ident) => $f:path, $doc:literal;)*) => {
+        /// Publishes this block's functions in the modules each line names.
+        fn $exports(ex: &mut $crate::ops::Exports<'_>) -> pyo3::PyResult<()> {
+            $($crate::ops::export!(ex, [$($ns),+]: $name);)*
+            Ok(())
+        }
+        $(
         #[doc = concat!($doc, "
 
 Parameters

@@ -11,8 +11,9 @@ use crate::call::{call, Work};
 use crate::convert::{binary_operands, to_tensor, Want};
 
 unary!(
-    elu => ops::elu, "Exponential linear unit: x if x > 0 else e**x - 1.";
-    selu => ops::selu, "Scaled exponential linear unit (Klambauer et al., 2017).";
+    exports_unary;
+    [Nn] elu => ops::elu, "Exponential linear unit: x if x > 0 else e**x - 1.";
+    [Nn] selu => ops::selu, "Scaled exponential linear unit (Klambauer et al., 2017).";
 );
 
 /// Softmax along an axis (``tf.nn.softmax``).
@@ -368,7 +369,8 @@ pub fn dropout_with_mask(
 }
 
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
-    export!(ex, [Nn]: elu, selu, softmax, log_softmax, leaky_relu, gelu, silu, l2_normalize);
+    exports_unary(ex)?;
+    export!(ex, [Nn]: softmax, log_softmax, leaky_relu, gelu, silu, l2_normalize);
     export!(ex, [Nn]: bias_add, softmax_cross_entropy_with_logits);
     export!(ex, [Nn]: sparse_softmax_cross_entropy_with_logits, sigmoid_cross_entropy_with_logits);
     let nn = ex.module(Ns::Nn);
