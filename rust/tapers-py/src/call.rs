@@ -50,6 +50,12 @@ impl Work {
     /// Elementwise ops on broadcast operands: the inputs, and the broadcast
     /// result, which may be far bigger (`[n, 1] + [1, n]`).
     pub fn broadcast(ts: &[&Tensor]) -> Work {
+        // Operands of one shape (scalars in a loop, most often): no broadcast.
+        if let Some((first, rest)) = ts.split_first() {
+            if rest.iter().all(|t| t.shape() == first.shape()) {
+                return Work(first.numel());
+            }
+        }
         let rank = ts.iter().map(|t| t.rank()).max().unwrap_or(0);
         // Dimension `i` of the result, counted from the end of each shape.
         let out = (1..=rank).fold(1usize, |n, i| {

@@ -147,6 +147,10 @@ impl Value for Expr {
     }
 }
 
+/// Chunks shorter than this skip the SIMD dispatch (scalars and tiny
+/// tensors: the dispatch would cost more than the loop).
+pub(crate) const SIMD_MIN: usize = 64;
+
 /// Runs `f` inside pulp's runtime SIMD dispatch, so the loops inlined into
 /// it compile for the CPU's vector width (the wheel's baseline is SSE2).
 pub(crate) fn simd(f: impl FnOnce()) {
@@ -208,11 +212,19 @@ macro_rules! pointwise {
             }
 
             fn chunk_f32(&self, k: usize, g: &[f32], v: [&[f32]; 2], acc: $crate::op::Acc<'_, f32>) {
-                $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
+                if g.len() < $crate::ops::pointwise::SIMD_MIN {
+                    Self::chunk(k, g, v, acc)
+                } else {
+                    $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
+                }
             }
 
             fn chunk_f64(&self, k: usize, g: &[f64], v: [&[f64]; 2], acc: $crate::op::Acc<'_, f64>) {
-                $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
+                if g.len() < $crate::ops::pointwise::SIMD_MIN {
+                    Self::chunk(k, g, v, acc)
+                } else {
+                    $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
+                }
             }
 
             #[allow(unused_variables)]
@@ -358,13 +370,16 @@ pub(crate) fn record_pointwise<O: Op + Clone>(op: O, inputs: &[&Tensor], out: &T
     let p = op
         .pointwise()
         .expect("record_pointwise is only called for ops with a pointwise derivative");
-    let saved: [Option<Tensor>; 2] = match p.saves() {
-        Saves::Nothing => [None, None],
-        Saves::Inputs => [
-            inputs.first().map(|t| (*t).clone()),
-            inputs.get(1).map(|t| (*t).clone()),
-        ],
-        Saves::Output => [Some(out.clone()), None],
+    // What the derivative reads, taken only when some tape records.
+    let saved = || -> [Option<Tensor>; 2] {
+        match p.saves() {
+            Saves::Nothing => [None, None],
+            Saves::Inputs => [
+                inputs.first().map(|t| (*t).clone()),
+                inputs.get(1).map(|t| (*t).clone()),
+            ],
+            Saves::Output => [Some(out.clone()), None],
+        }
     };
     let ins: SmallVec<[(TensorId, DType); 3]> =
         inputs.iter().map(|t| (t.id(), t.dtype())).collect();
@@ -376,7 +391,7 @@ pub(crate) fn record_pointwise<O: Op + Clone>(op: O, inputs: &[&Tensor], out: &T
                 .all(|t| (t.shape() == out.shape() || t.rank() == 0) && t.dtype() == out.dtype());
         ok.then(|| Fusable::Pointwise {
             local: p,
-            saved: saved.iter().flatten().cloned().collect(),
+            saved: saved().into_iter().flatten().collect(),
             scalars: [
                 inputs.first().is_some_and(|t| t.rank() == 0),
                 inputs.get(1).is_some_and(|t| t.rank() == 0),
@@ -388,8 +403,8 @@ pub(crate) fn record_pointwise<O: Op + Clone>(op: O, inputs: &[&Tensor], out: &T
         // Input shapes are kept only when some input was broadcast.
         let broadcast = inputs.iter().any(|t| t.shape() != out.shape());
         Arc::new(PointwiseRule {
-            op: rule_op.clone(),
-            saved: saved.clone(),
+            op: rule_op,
+            saved: saved(),
             broadcast: broadcast.then(|| {
                 Box::new(Broadcast {
                     out_rank: out.rank(),
