@@ -79,6 +79,7 @@ macro_rules! map_storage {
 
 impl Storage {
     /// The dtype of the elements.
+    #[inline]
     pub fn dtype(&self) -> DType {
         match self {
             Storage::F32(_) => DType::F32,
@@ -90,6 +91,7 @@ impl Storage {
     }
 
     /// The shape.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         with_storage!(self, a => a.shape())
     }
@@ -260,6 +262,7 @@ impl Tensor {
     }
 
     /// The tensor's id on tapes.
+    #[inline]
     pub fn id(&self) -> TensorId {
         self.0.id
     }
@@ -270,21 +273,25 @@ impl Tensor {
     }
 
     /// The dtype.
+    #[inline]
     pub fn dtype(&self) -> DType {
         self.0.data.dtype()
     }
 
     /// The shape.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         self.0.data.shape()
     }
 
     /// The number of dimensions.
+    #[inline]
     pub fn rank(&self) -> usize {
         self.shape().len()
     }
 
     /// The number of elements.
+    #[inline]
     pub fn numel(&self) -> usize {
         self.shape().iter().product()
     }

@@ -17,7 +17,7 @@ use smallvec::SmallVec;
 
 use super::{op_ref, unbroadcast};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::op::{Acc, Op, Pointwise, Saves};
 use crate::record::{self, Fusable};
 use crate::tensor::{Element, Storage, Tensor, TensorId};
@@ -445,27 +445,18 @@ impl<O: Op> crate::record::BackwardFn for PointwiseRule<O> {
             [Some(a), None] => [a, a],
             [Some(a), Some(b)] => [a, b],
         };
-        (0..p.arity())
-            .map(|k| {
-                if !needs.get(k).copied().unwrap_or(false) {
-                    return Ok(None);
-                }
-                let c = contribution(p, k, g, v)?;
-                match &self.broadcast {
-                    Some(b) => unbroadcast(&c, b.out_rank, &b.shapes[k]).map(Some),
-                    None => Ok(Some(c)),
-                }
-            })
-            .collect()
-    }
-}
-
-/// The error of a pointwise op given a dtype its formula cannot run on.
-#[allow(dead_code)]
-fn unsupported(op: &'static str, dtype: DType) -> Error {
-    Error::UnsupportedDType {
-        op,
-        dtype,
-        allowed: "float32, float64",
+        let mut out = Vec::with_capacity(p.arity());
+        for k in 0..p.arity() {
+            if !needs.get(k).copied().unwrap_or(false) {
+                out.push(None);
+                continue;
+            }
+            let c = contribution(p, k, g, v)?;
+            out.push(Some(match &self.broadcast {
+                Some(b) => unbroadcast(&c, b.out_rank, &b.shapes[k])?,
+                None => c,
+            }));
+        }
+        Ok(out)
     }
 }
