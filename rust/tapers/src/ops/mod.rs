@@ -5,9 +5,9 @@
 //! these same ops so that outer tapes record it (higher derivatives).
 //!
 //! Elementwise ops with a pointwise derivative declare it with
-//! `pointwise!` (in `pointwise.rs`) and record with [`record_pointwise`],
+//! `pointwise!` (in `pointwise.rs`) and record with `record_pointwise`,
 //! which builds their rule from that formula; other ops record with
-//! [`record`] and a rule of their own.
+//! `record` and a rule of their own.
 
 use std::sync::Arc;
 
