@@ -87,122 +87,104 @@ where
             .into_shared();
     }
     // The section (if granted) lasts the whole product.
-    super::parallel(nb * m * n * k, PAR_FLOPS, |granted| {
-        product_in_section(a, b, ta, tb, batch, m, n, k, nb, shape, out, granted)
-    })
-}
-
-/// The rest of [`kernel_float`], inside its parallel section (`granted`
-/// says whether it may split work across the pool).
-#[allow(clippy::too_many_arguments)]
-fn product_in_section<T: GemmFloat>(
-    a: &ArcArray<T, IxDyn>,
-    b: &ArcArray<T, IxDyn>,
-    ta: bool,
-    tb: bool,
-    batch: &[usize],
-    m: usize,
-    n: usize,
-    k: usize,
-    nb: usize,
-    shape: Vec<usize>,
-    mut out: Vec<T>,
-    granted: bool,
-) -> ArcArray<T, IxDyn> {
-    let par = |flops: usize| {
-        if granted && flops >= PAR_FLOPS {
-            Par::rayon(0)
+    super::parallel(nb * m * n * k, PAR_FLOPS, move |granted| {
+        let mut out = out;
+        let par = |flops: usize| {
+            if granted && flops >= PAR_FLOPS {
+                Par::rayon(0)
+            } else {
+                Par::Seq
+            }
+        };
+        // Mid-sized plain products (an MLP layer's, 128x784x256) and transposed
+        // left operands below the copy's width (weight gradients, `x^T @ d`,
+        // at any size): the output's two row halves, one on this thread.
+        if nb == 1
+            && a.ndim() == 2
+            && b.ndim() == 2
+            && m >= 32
+            && m * n * k >= PAR_FLOPS
+            && (ta || m * n * k < HALVES_MAX_FLOPS)
+        {
+            let _ = row_halves(a, b, ta, tb, m, n, k, &mut out, granted);
+            return ArrayD::from_shape_vec(IxDyn(&shape), out)
+                .expect("sizes match")
+                .into_shared();
+        }
+        // A batched `a` against a plain matrix `b`: one tall product, no copies of `b`.
+        if b.ndim() == 2 && !ta && a.is_standard_layout() && a.shape()[..a.ndim() - 2] == *batch {
+            let av =
+                MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), nb * m, k);
+            let b2 = b.as_standard_layout();
+            let bv = op_view(b2.as_slice().expect("standard layout"), k, n, tb);
+            faer_matmul(
+                MatMut::from_row_major_slice_mut(&mut out, nb * m, n),
+                Accum::Replace,
+                av,
+                bv,
+                T::one(),
+                par(nb * m * n * k),
+            );
+            return ArrayD::from_shape_vec(IxDyn(&shape), out)
+                .expect("sizes match")
+                .into_shared();
+        }
+        // A plain matrix `a` against a batch of column vectors (a vectorized
+        // Jacobian's row products): out[i] = op(a) @ b[i] for all i is one
+        // product, [nb, k] @ op(a)^T, whose [nb, m] result is already `out`'s layout.
+        if a.ndim() == 2
+            && n == 1
+            && nb > 1
+            && b.is_standard_layout()
+            && b.shape()[..b.ndim() - 2] == *batch
+        {
+            let bv = MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), nb, k);
+            let a2 = a.as_standard_layout();
+            // op(a)^T: a's storage read as it is when `a` is transposed.
+            let at = op_view(a2.as_slice().expect("standard layout"), k, m, !ta);
+            faer_matmul(
+                MatMut::from_row_major_slice_mut(&mut out, nb, m),
+                Accum::Replace,
+                bv,
+                at,
+                T::one(),
+                par(nb * m * k),
+            );
+            return ArrayD::from_shape_vec(IxDyn(&shape), out)
+                .expect("sizes match")
+                .into_shared();
+        }
+        let a3 = as_batched(a, batch);
+        let b3 = as_batched(b, batch);
+        let (asl, bsl) = (
+            a3.as_slice().expect("standard layout"),
+            b3.as_slice().expect("standard layout"),
+        );
+        let one = |i: usize, dst: &mut [T], p: Par| {
+            let av = op_view(&asl[i * m * k..(i + 1) * m * k], m, k, ta);
+            let bv = op_view(&bsl[i * k * n..(i + 1) * k * n], k, n, tb);
+            faer_matmul(
+                MatMut::from_row_major_slice_mut(dst, m, n),
+                Accum::Replace,
+                av,
+                bv,
+                T::one(),
+                p,
+            );
+        };
+        if nb > 1 && m * n * k < PAR_FLOPS && granted {
+            out.par_chunks_mut(m * n)
+                .enumerate()
+                .for_each(|(i, dst)| one(i, dst, Par::Seq));
         } else {
-            Par::Seq
+            for (i, dst) in out.chunks_mut(m * n).enumerate() {
+                one(i, dst, par(m * n * k));
+            }
         }
-    };
-    // Mid-sized plain products (an MLP layer's, 128x784x256) and transposed
-    // left operands below the copy's width (weight gradients, `x^T @ d`,
-    // at any size): the output's two row halves, one on this thread.
-    if nb == 1
-        && a.ndim() == 2
-        && b.ndim() == 2
-        && m >= 32
-        && m * n * k >= PAR_FLOPS
-        && (ta || m * n * k < HALVES_MAX_FLOPS)
-    {
-        let _ = row_halves(a, b, ta, tb, m, n, k, &mut out, granted);
-        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+        ArrayD::from_shape_vec(IxDyn(&shape), out)
             .expect("sizes match")
-            .into_shared();
-    }
-    // A batched `a` against a plain matrix `b`: one tall product, no copies of `b`.
-    if b.ndim() == 2 && !ta && a.is_standard_layout() && a.shape()[..a.ndim() - 2] == *batch {
-        let av = MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), nb * m, k);
-        let b2 = b.as_standard_layout();
-        let bv = op_view(b2.as_slice().expect("standard layout"), k, n, tb);
-        faer_matmul(
-            MatMut::from_row_major_slice_mut(&mut out, nb * m, n),
-            Accum::Replace,
-            av,
-            bv,
-            T::one(),
-            par(nb * m * n * k),
-        );
-        return ArrayD::from_shape_vec(IxDyn(&shape), out)
-            .expect("sizes match")
-            .into_shared();
-    }
-    // A plain matrix `a` against a batch of column vectors (a vectorized
-    // Jacobian's row products): out[i] = op(a) @ b[i] for all i is one
-    // product, [nb, k] @ op(a)^T, whose [nb, m] result is already `out`'s layout.
-    if a.ndim() == 2
-        && n == 1
-        && nb > 1
-        && b.is_standard_layout()
-        && b.shape()[..b.ndim() - 2] == *batch
-    {
-        let bv = MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), nb, k);
-        let a2 = a.as_standard_layout();
-        // op(a)^T: a's storage read as it is when `a` is transposed.
-        let at = op_view(a2.as_slice().expect("standard layout"), k, m, !ta);
-        faer_matmul(
-            MatMut::from_row_major_slice_mut(&mut out, nb, m),
-            Accum::Replace,
-            bv,
-            at,
-            T::one(),
-            par(nb * m * k),
-        );
-        return ArrayD::from_shape_vec(IxDyn(&shape), out)
-            .expect("sizes match")
-            .into_shared();
-    }
-    let a3 = as_batched(a, batch);
-    let b3 = as_batched(b, batch);
-    let (asl, bsl) = (
-        a3.as_slice().expect("standard layout"),
-        b3.as_slice().expect("standard layout"),
-    );
-    let one = |i: usize, dst: &mut [T], p: Par| {
-        let av = op_view(&asl[i * m * k..(i + 1) * m * k], m, k, ta);
-        let bv = op_view(&bsl[i * k * n..(i + 1) * k * n], k, n, tb);
-        faer_matmul(
-            MatMut::from_row_major_slice_mut(dst, m, n),
-            Accum::Replace,
-            av,
-            bv,
-            T::one(),
-            p,
-        );
-    };
-    if nb > 1 && m * n * k < PAR_FLOPS && granted {
-        out.par_chunks_mut(m * n)
-            .enumerate()
-            .for_each(|(i, dst)| one(i, dst, Par::Seq));
-    } else {
-        for (i, dst) in out.chunks_mut(m * n).enumerate() {
-            one(i, dst, par(m * n * k));
-        }
-    }
-    ArrayD::from_shape_vec(IxDyn(&shape), out)
-        .expect("sizes match")
-        .into_shared()
+            .into_shared()
+    })
 }
 
 /// `op(a) @ op(b)` for 2-D operands, written into `out` (row-major m x n) as
