@@ -7,7 +7,9 @@ internals. Each op's signature is written once, in the stub of the module
 the binding publishes it in first (``exp`` in ``math.pyi``); the other
 modules take it with a star import and list it in their ``__all__``.
 ``mypy.stubtest`` (tests/test_typing.py) checks every ``__all__`` and
-signature against the runtime.
+signature against the runtime. The ``__all__`` lists are generated from the
+built extension by ``scripts/sync_stub_exports.py``: a new op needs only its
+``def`` here.
 """
 
 from typing import Any, Callable, ClassVar, Iterator, Sequence, final
@@ -23,13 +25,13 @@ from .math import *
 __all__ = [
     "Tensor", "Variable", "abs", "acos", "add", "add_n", "argmax", "argmin", "asin", "atan", "broadcast_to", "cast",
     "concat", "constant", "convert_to_tensor", "cos", "cosh", "cumsum", "divide", "einsum", "equal", "exp",
-    "expand_dims", "eye", "fill", "floordiv", "floormod", "gather", "gather_nd", "greater", "greater_equal",
-    "identity", "less", "less_equal", "linspace", "logical_and", "logical_not", "logical_or", "matmul", "maximum",
-    "minimum", "multiply", "negative", "norm", "not_equal", "one_hot", "ones", "ones_like", "pad", "pow", "range",
-    "rank", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_prod", "reduce_sum", "reshape", "shape", "sigmoid", "sign", "sin", "sinh", "size", "split", "sqrt",
-    "square", "squeeze", "stack", "stop_gradient", "subtract", "tan", "tanh", "tensordot", "tile", "transpose",
-    "unstack", "where", "zeros", "zeros_like",
+    "expand_dims", "eye", "fill", "floordiv", "floormod", "gather", "gather_nd", "greater", "greater_equal", "identity",
+    "less", "less_equal", "linspace", "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum",
+    "multiply", "negative", "norm", "not_equal", "one_hot", "ones", "ones_like", "pad", "pow", "range", "rank",
+    "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
+    "reduce_sum", "reshape", "shape", "sigmoid", "sign", "sin", "sinh", "size", "split", "sqrt", "square", "squeeze",
+    "stack", "stop_gradient", "subtract", "tan", "tanh", "tensordot", "tile", "transpose", "unstack", "where", "zeros",
+    "zeros_like",
 ]  # fmt: skip
 
 _TensorLike = Any  # Tensor, Variable, Python scalars, nested lists, numpy arrays

@@ -4,7 +4,9 @@ from typing import Any
 
 from . import Tensor, _DTypeLike, _Name, _TensorLike
 
-__all__ = ["einsum", "eye", "matmul", "norm", "tensordot", "trace"]
+__all__ = [
+    "einsum", "eye", "matmul", "norm", "tensordot", "trace",
+]  # fmt: skip
 
 # Tensors from values, shapes and ranges (ops/create.rs)
 def eye(

@@ -6,8 +6,7 @@ from . import Tensor, _DTypeLike, _Name, _TensorLike
 
 __all__ = [
     "abs", "acos", "add", "add_n", "argmax", "argmin", "asin", "atan", "atan2", "cos", "cosh", "cumprod", "cumsum",
-    "divide",
-    "equal", "erf", "exp", "expm1", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
+    "divide", "equal", "erf", "exp", "expm1", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
     "is_nan", "less", "less_equal", "log", "log1p", "logical_and", "logical_not", "logical_or", "logical_xor",
     "maximum", "minimum", "multiply", "negative", "not_equal", "pow", "reciprocal", "reduce_all", "reduce_any",
     "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum",

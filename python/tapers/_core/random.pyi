@@ -4,7 +4,9 @@ from typing import Any, final
 
 from . import Tensor, _DTypeLike, _Name
 
-__all__ = ["Generator"]
+__all__ = [
+    "Generator",
+]  # fmt: skip
 
 @final
 class Generator:

@@ -106,6 +106,13 @@ pub trait Pointwise: Send + Sync {
     /// [`Pointwise::chunk_f32`] in float64.
     fn chunk_f64(&self, k: usize, g: &[f64], v: [&[f64]; 2], acc: Acc<'_, f64>);
 
+    /// Input `k`'s contribution at one element (what the chunk kernel
+    /// computes per element, for one-element tensors).
+    fn scalar_f32(&self, k: usize, g: f32, v: [f32; 2]) -> f32;
+
+    /// [`Pointwise::scalar_f32`] in float64.
+    fn scalar_f64(&self, k: usize, g: f64, v: [f64; 2]) -> f64;
+
     /// Input `k`'s contribution on whole tensors, with the public
     /// (broadcasting, recorded) ops.
     fn tensors(&self, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Result<Tensor>;

@@ -120,6 +120,26 @@ pub(crate) fn args<'a, const N: usize>(
 /// and, optionally, that its rule carries row dims, its pointwise
 /// derivative, and the [`Tensor`] method that calls it (`x.tanh()`,
 /// `a.mul(&b)`).
+/// A unit op's description under the name of its function (`ops::tanh`,
+/// `Tensor::tanh`), registered by [`describe_op!`]'s `method:` form.
+pub struct Named {
+    /// The function's (and the method's) name.
+    pub name: &'static str,
+    /// What the op is.
+    pub op: &'static dyn Op,
+}
+
+inventory::collect!(Named);
+
+/// The description of the unit op whose function is `ops::<name>` (for
+/// callers driven by names: the op table's checks, a graph loader).
+pub fn by_name(name: &str) -> Option<&'static dyn Op> {
+    inventory::iter::<Named>
+        .into_iter()
+        .find(|n| n.name == name)
+        .map(|n| n.op)
+}
+
 macro_rules! describe_op {
     (@desc $Name:ident, $tf:literal, [$($x:ident),*], $fwd:expr, [$($rows:expr)?], [$($pw:expr)?]) => {
         #[doc = concat!("The description of `", $tf, "`.")]
@@ -149,6 +169,10 @@ macro_rules! describe_op {
         $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?, method: $method:ident) => {
         $crate::ops::describe_op!(@desc $Name, $tf, [$x], $fwd, [$($rows)?], [$($pw)?]);
 
+        inventory::submit! {
+            $crate::ops::Named { name: stringify!($method), op: &$Name }
+        }
+
         impl Tensor {
             #[doc = concat!("`", $tf, "` of this tensor (see [`crate::ops::", stringify!($method), "`]).")]
             pub fn $method(&self) -> Result<Tensor> {
@@ -160,6 +184,10 @@ macro_rules! describe_op {
     ($Name:ident, $tf:literal, |[$a:ident, $b:ident]| $fwd:expr
         $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?, method: $method:ident) => {
         $crate::ops::describe_op!(@desc $Name, $tf, [$a, $b], $fwd, [$($rows)?], [$($pw)?]);
+
+        inventory::submit! {
+            $crate::ops::Named { name: stringify!($method), op: &$Name }
+        }
 
         impl Tensor {
             #[doc = concat!("`", $tf, "` of this tensor and `other` (see [`crate::ops::", stringify!($method), "`]).")]
@@ -350,6 +378,7 @@ mod tests {
         }
         let entries = tape.with_data(|d| d.expect("recording").entries.clone());
         let mut replayed = 0;
+        let mut pointwise = 0;
         for e in &entries {
             let inputs: Vec<Tensor> = if e.name() == "ReadVariableOp" {
                 Vec::new()
@@ -364,6 +393,10 @@ mod tests {
                     })
                     .collect()
             };
+            if let Some(p) = e.op.pointwise() {
+                scalar_form_matches_chunks(e.name(), p);
+                pointwise += 1;
+            }
             let again = e.op.forward(&inputs).unwrap();
             assert_eq!(again.len(), e.outputs.len(), "{}", e.name());
             for (a, o) in again.iter().zip(&e.outputs) {
@@ -389,5 +422,32 @@ mod tests {
             replayed += 1;
         }
         assert_eq!(replayed, 47, "every op above was recorded once");
+        assert!(
+            pointwise >= 10,
+            "{pointwise} pointwise descriptions checked"
+        );
+    }
+
+    /// A pointwise derivative's one-element form (what a scalar's gradient
+    /// runs) gives the chunk kernel's bits, in float32 and float64.
+    fn scalar_form_matches_chunks(name: &str, p: &dyn crate::op::Pointwise) {
+        use crate::op::Acc;
+        let vals = [0.3, -1.7, 2.5, 0.0, 1e-3, -0.25, 7.0];
+        for k in 0..p.arity() {
+            for (i, &g) in vals.iter().enumerate() {
+                let (a, b) = (vals[(i + 2) % vals.len()], vals[(i + 5) % vals.len()]);
+                let (mut buf, mut filled) = (Vec::new(), false);
+                p.chunk_f64(k, &[g], [&[a], &[b]], Acc::new(&mut buf, &mut filled));
+                let want = if filled { buf[0] } else { g };
+                let got = p.scalar_f64(k, g, [a, b]);
+                assert_eq!(got.to_bits(), want.to_bits(), "{name} input {k} f64");
+                let (g, a, b) = (g as f32, a as f32, b as f32);
+                let (mut buf, mut filled) = (Vec::new(), false);
+                p.chunk_f32(k, &[g], [&[a], &[b]], Acc::new(&mut buf, &mut filled));
+                let want = if filled { buf[0] } else { g };
+                let got = p.scalar_f32(k, g, [a, b]);
+                assert_eq!(got.to_bits(), want.to_bits(), "{name} input {k} f32");
+            }
+        }
     }
 }

@@ -196,6 +196,21 @@ macro_rules! pointwise {
                     _ => {}
                 }
             }
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn scalar<T>(k: usize, g: T, v: [T; 2]) -> T
+            where
+                T: $crate::ops::pointwise::Value + Copy,
+            {
+                match k {
+                    $($k => {
+                        let ($g, $a, $b) = (g, v[0], v[1]);
+                        $f
+                    })+
+                    _ => g,
+                }
+            }
         }
 
         impl $crate::op::Pointwise for $Name {
@@ -225,6 +240,16 @@ macro_rules! pointwise {
                 } else {
                     $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
                 }
+            }
+
+            #[allow(unused_variables)]
+            fn scalar_f32(&self, k: usize, g: f32, v: [f32; 2]) -> f32 {
+                Self::scalar(k, g, v)
+            }
+
+            #[allow(unused_variables)]
+            fn scalar_f64(&self, k: usize, g: f64, v: [f64; 2]) -> f64 {
+                Self::scalar(k, g, v)
             }
 
             #[allow(unused_variables)]
@@ -264,6 +289,9 @@ fn one_pass(p: &dyn Pointwise, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Option<
     let fits = |t: &Tensor| (t.shape() == g.shape() || t.rank() == 0) && t.dtype() == g.dtype();
     if !(fits(v[0]) && fits(v[1])) {
         return None;
+    }
+    if g.numel() == 1 {
+        return one_element(p, k, g, v);
     }
     fn run<'a, T: Element + Copy + Send + Sync + Add<Output = T>>(
         g: &'a Tensor,
@@ -336,6 +364,26 @@ fn one_pass(p: &dyn Pointwise, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Option<
         Storage::F64(_) => run::<f64>(g, v, |g, v, acc| p.chunk_f64(k, g, v, acc)),
         _ => None,
     }
+}
+
+/// [`one_pass`] for a one-element `g`: the chunk kernel's formula on the
+/// stack, no buffers.
+fn one_element(p: &dyn Pointwise, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Option<Tensor> {
+    fn first<T: Element + Copy>(t: &Tensor) -> Option<T> {
+        T::unwrap(t.storage())?.first().copied()
+    }
+    let shape = ndarray::IxDyn(g.shape());
+    Some(match g.storage() {
+        Storage::F32(_) => {
+            let r = p.scalar_f32(k, first(g)?, [first(v[0])?, first(v[1])?]);
+            Tensor::from_array(ndarray::ArrayD::from_elem(shape, r))
+        }
+        Storage::F64(_) => {
+            let r = p.scalar_f64(k, first(g)?, [first(v[0])?, first(v[1])?]);
+            Tensor::from_array(ndarray::ArrayD::from_elem(shape, r))
+        }
+        _ => return None,
+    })
 }
 
 /// Input `k`'s gradient contribution `g * d out / d input_k` (before any
