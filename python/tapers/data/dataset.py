@@ -1,0 +1,907 @@
+"""``tapers.data.Dataset``: TensorFlow's ``tf.data.Dataset`` input pipelines, eagerly in Python.
+
+A dataset is a recipe; iterating it (``for x in ds``, ``iter``/``next``,
+``as_numpy_iterator``) runs the recipe from the start, producing elements made
+of tapers tensors with the structure the pipeline gives them (tuples, dicts,
+nested). Each transformation returns a new dataset and prints as TensorFlow's
+(``<_BatchDataset element_spec=...>``).
+
+How it runs: every dataset's iterator is a Python generator pulling from its
+input's. ``map(num_parallel_calls=n)`` runs the function on a thread pool of
+``n`` threads (``AUTOTUNE``: one per core), keeping the input order; tapers
+ops release the GIL for large tensors, so heavy maps run in parallel.
+``prefetch`` fills a bounded queue from a background thread; the thread stops
+and is joined when its iterator is exhausted, closed or garbage collected
+(a ``for`` loop left with ``break`` included). ``shuffle`` keeps a buffer of
+``buffer_size`` elements and draws from it, as TensorFlow's.
+
+Differences from TensorFlow:
+
+* Functions given to ``map``/``filter`` are called on eager tensors for every
+  element (TensorFlow traces them once into a graph). Python side effects
+  happen per element; errors raised by the function surface while iterating.
+* ``element_spec`` after ``map`` is found by calling the function on zero
+  tensors shaped like the input's spec (twice, with two sizes for unknown
+  dimensions, to tell which output dimensions follow them); when that fails,
+  on the first real element. TensorFlow derives it by tracing.
+* Seeded shuffles are deterministic, but the order is tapers' own (numpy's
+  PCG64 stream): TensorFlow's exact order cannot be reproduced.
+* No string tensors, so no file readers (``TextLineDataset``, ``TFRecordDataset``),
+  and ``cache`` keeps elements in memory only.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from .. import errors
+from .._core import Tensor, constant, stack, zeros
+from .._spec import TensorSpec, _UnknownShape
+from ..dtypes import as_dtype, int64
+from ..dtypes import bool as _bool
+from . import _structure as st
+
+AUTOTUNE = -1
+INFINITE = -1
+UNKNOWN = -2
+
+_INT64_MAX = 2**63 - 1
+
+
+def _spec_of(t: Tensor) -> TensorSpec:
+    return TensorSpec(tuple(t.shape), t.dtype)
+
+
+def _element_spec(element: Any) -> Any:
+    return st.map_structure(_spec_of, element)
+
+
+def _call(fn: Callable[..., Any], element: Any) -> Any:
+    """Calls `fn` as tf.data does: a tuple element is spread over the arguments."""
+    if isinstance(element, tuple) and not st._is_namedtuple(element):
+        return fn(*element)
+    return fn(element)
+
+
+def _normalize_output(out: Any) -> Any:
+    # A function returning a list means a tuple of components, as in TensorFlow.
+    if isinstance(out, list):
+        out = tuple(out)
+    return st.normalize(out)
+
+
+def _threads(num_parallel_calls: int | None) -> int:
+    if num_parallel_calls is None:
+        return 0
+    n = int(num_parallel_calls)
+    if n == AUTOTUNE:
+        return os.cpu_count() or 1
+    if n <= 0:
+        raise ValueError(f"num_parallel_calls must be positive or tapers.data.AUTOTUNE, got {n}")
+    return n
+
+
+class Dataset:
+    """A sequence of elements and the transformations that make them (``tf.data.Dataset``).
+
+    Build one with ``from_tensor_slices``, ``from_tensors``, ``range`` or
+    ``zip``, transform it with ``map``, ``filter``, ``batch``, ``shuffle``,
+    ``repeat``, ``take``, ... and iterate it with a ``for`` loop. See the module
+    docstring for how it runs and where it differs from TensorFlow.
+    """
+
+    # ------------------------------------------------------------- subclass API
+    def _iter(self) -> Iterator[Any]:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    def _compute_spec(self) -> Any:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    def _card(self) -> int:
+        return UNKNOWN
+
+    # ------------------------------------------------------------- inspection
+    @property
+    def element_spec(self) -> Any:
+        """The structure of ``TensorSpec``s every element matches."""
+        spec = self.__dict__.get("_spec_cache")
+        if spec is None:
+            spec = self._compute_spec()
+            self.__dict__["_spec_cache"] = spec
+        return spec
+
+    def cardinality(self) -> Tensor:
+        """The number of elements as an int64 scalar tensor; ``INFINITE_CARDINALITY`` (-1) or
+        ``UNKNOWN_CARDINALITY`` (-2) when it is infinite or cannot be known without iterating."""
+        return constant(self._card(), dtype=int64)
+
+    def __len__(self) -> int:
+        n = self._card()
+        if n == INFINITE:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN:
+            raise TypeError("The dataset length is unknown.")
+        return n
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} element_spec={self.element_spec!r}>"
+
+    # ------------------------------------------------------------- iteration
+    def __iter__(self) -> OwnedIterator:
+        return OwnedIterator(self)
+
+    def as_numpy_iterator(self) -> NumpyIterator:
+        """An iterator over the elements as numpy values (numpy scalars for scalars), same structure."""
+        return NumpyIterator(self)
+
+    # ------------------------------------------------------------- sources
+    @staticmethod
+    def from_tensor_slices(tensors: Any, name: str | None = None) -> Dataset:
+        """One element per row: slices every component along its first axis (all must agree)."""
+        return _TensorSliceDataset(tensors)
+
+    @staticmethod
+    def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
+        """One element: `tensors`, whole."""
+        return _TensorDataset(tensors)
+
+    @staticmethod
+    def range(*args: int, output_type: Any = int64, name: str | None = None) -> Dataset:
+        """``range(stop)``, ``range(start, stop[, step])``, as Python's ``range``; int64 scalars by default."""
+        return _RangeDataset(*args, output_type=output_type)
+
+    @staticmethod
+    def zip(*args: Any, datasets: Any = None, name: str | None = None) -> Dataset:
+        """Elements of several datasets side by side, in the structure given (tuple or dict, nested);
+        as long as the shortest."""
+        if datasets is not None and args:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        if datasets is None:
+            if not args:
+                raise TypeError("Must pass at least one dataset to `zip`.")
+            datasets = args[0] if len(args) == 1 else tuple(args)
+        return _ZipDataset(datasets)
+
+    # ------------------------------------------------------------- transformations
+    def map(
+        self,
+        map_func: Callable[..., Any],
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> Dataset:
+        """Applies `map_func` to every element (a tuple element is spread over its arguments).
+
+        With `num_parallel_calls` (a count or ``AUTOTUNE``) the calls run on that many
+        threads; the output keeps the input's order either way (TensorFlow's
+        ``deterministic=False`` allows any order, so this order is one it allows).
+        """
+        n = _threads(num_parallel_calls)
+        if n:
+            return _ParallelMapDataset(self, map_func, n)
+        return _MapDataset(self, map_func)
+
+    def filter(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
+        """Keeps the elements for which `predicate` returns a scalar bool tensor that is True."""
+        return _FilterDataset(self, predicate)
+
+    def batch(
+        self,
+        batch_size: int,
+        drop_remainder: bool = False,
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> Dataset:
+        """Stacks `batch_size` consecutive elements component-wise; the last, smaller batch is kept
+        unless `drop_remainder`."""
+        return _BatchDataset(self, batch_size, drop_remainder)
+
+    def unbatch(self, name: str | None = None) -> Dataset:
+        """Splits every element along its first axis into as many elements (``batch``'s inverse)."""
+        return _UnbatchDataset(self)
+
+    def shuffle(
+        self,
+        buffer_size: int,
+        seed: int | None = None,
+        reshuffle_each_iteration: bool = True,
+        name: str | None = None,
+    ) -> Dataset:
+        """Shuffles through a buffer of `buffer_size` elements (a full shuffle needs one as big as the
+        dataset). With a `seed` (or a global seed from ``tapers.random.set_seed``) the orders are
+        reproducible; each iteration reshuffles unless `reshuffle_each_iteration=False`."""
+        return _ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def repeat(self, count: int | None = None, name: str | None = None) -> Dataset:
+        """Iterates the input `count` times (``None`` or -1: forever)."""
+        return _RepeatDataset(self, count)
+
+    def take(self, count: int, name: str | None = None) -> Dataset:
+        """The first `count` elements (-1: all)."""
+        return _TakeDataset(self, count)
+
+    def skip(self, count: int, name: str | None = None) -> Dataset:
+        """All but the first `count` elements (-1: none)."""
+        return _SkipDataset(self, count)
+
+    def shard(self, num_shards: int, index: int, name: str | None = None) -> Dataset:
+        """Every `num_shards`-th element starting at `index` (one worker's share)."""
+        return _ShardDataset(self, num_shards, index)
+
+    def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
+        """Pairs ``(i, element)`` with an int64 counter from `start` (a zip with a range, as TensorFlow's)."""
+        return Dataset.zip((Dataset.range(start, _INT64_MAX), self))
+
+    def cache(self, filename: str = "", name: str | None = None) -> Dataset:
+        """Keeps the elements of the first complete iteration in memory and replays them afterwards."""
+        if filename:
+            raise errors.UnimplementedError(
+                None, None, "tapers.data: cache(filename) is not supported; only the in-memory cache (filename='')"
+            )
+        return CacheDataset(self)
+
+    def prefetch(self, buffer_size: int, name: str | None = None) -> Dataset:
+        """Computes up to `buffer_size` elements ahead on a background thread (``AUTOTUNE``: 2)."""
+        return _PrefetchDataset(self, buffer_size)
+
+    def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
+        """``transformation_func(self)``: lets a pipeline read top to bottom."""
+        return transformation_func(self)
+
+    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any]) -> Any:
+        """Folds the elements into `initial_state` with ``reduce_func(state, element)``."""
+        state = st.normalize(initial_state)
+        for element in self:
+            state = st.normalize(reduce_func(state, element))
+        return state
+
+
+class OwnedIterator:
+    """The iterator ``iter(dataset)`` returns (``tf.data.Iterator``): ``next()`` gives the next element
+    and raises ``StopIteration`` at the end; dropping it stops any background work it started."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        self._dataset = dataset
+        self._gen: Iterator[Any] | None = dataset._iter()
+
+    @property
+    def element_spec(self) -> Any:
+        return self._dataset.element_spec
+
+    def __iter__(self) -> OwnedIterator:
+        return self
+
+    def __next__(self) -> Any:
+        if self._gen is None:
+            raise StopIteration
+        try:
+            return next(self._gen)
+        except StopIteration:
+            self._gen = None
+            raise
+
+    def get_next(self) -> Any:
+        """The next element; raises ``tapers.errors.OutOfRangeError`` at the end, as TensorFlow's."""
+        try:
+            return self.__next__()
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    next = __next__
+
+    def close(self) -> None:
+        """Stops the pipeline now (joins prefetch threads, shuts thread pools)."""
+        gen, self._gen = self._gen, None
+        if gen is not None:
+            gen.close()  # type: ignore[attr-defined]
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - finalizers must not raise
+            pass
+
+
+class NumpyIterator(OwnedIterator):
+    """``as_numpy_iterator()``: the elements with every tensor replaced by its numpy value."""
+
+    def __next__(self) -> Any:
+        return st.map_structure(lambda t: t.numpy(), super().__next__())
+
+    next = __next__
+
+
+# ----------------------------------------------------------------- sources
+class _TensorSliceDataset(Dataset):
+    def __init__(self, tensors: Any) -> None:
+        self._structure = st.normalize(tensors)
+        flat = st.flatten(self._structure)
+        n = None
+        for t in flat:
+            if len(t.shape) == 0:
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+            if n is not None and t.shape[0] != n:
+                raise ValueError(f"Dimensions {n} and {t.shape[0]} are not compatible")
+            n = t.shape[0]
+        self._flat = flat
+        self._n = n or 0
+
+    def _iter(self) -> Iterator[Any]:
+        for i in range(self._n):
+            yield st.pack(self._structure, [t[i] for t in self._flat])
+
+    def _compute_spec(self) -> Any:
+        return st.map_structure(lambda t: TensorSpec(tuple(t.shape)[1:], t.dtype), self._structure)
+
+    def _card(self) -> int:
+        return self._n
+
+
+class _TensorDataset(Dataset):
+    def __init__(self, tensors: Any) -> None:
+        self._element = st.normalize(tensors)
+
+    def _iter(self) -> Iterator[Any]:
+        yield self._element
+
+    def _compute_spec(self) -> Any:
+        return _element_spec(self._element)
+
+    def _card(self) -> int:
+        return 1
+
+
+class _RangeDataset(Dataset):
+    def __init__(self, *args: int, output_type: Any = int64) -> None:
+        if not 1 <= len(args) <= 3:
+            raise ValueError(f"Invalid arguments to Dataset.range: expected 1 to 3 integers, got {len(args)}")
+        self._range = range(*(int(a) for a in args))
+        self._dtype = as_dtype(output_type)
+
+    def _iter(self) -> Iterator[Any]:
+        dtype = self._dtype
+        for i in self._range:
+            yield constant(i, dtype=dtype)
+
+    def _compute_spec(self) -> Any:
+        return TensorSpec((), self._dtype)
+
+    def _card(self) -> int:
+        return len(self._range)
+
+
+class _ZipDataset(Dataset):
+    def __init__(self, datasets: Any) -> None:
+        if isinstance(datasets, Dataset):
+            flat = [datasets]
+        else:
+            flat = st.flatten(datasets)
+        for d in flat:
+            if isinstance(d, list):
+                raise TypeError(
+                    "Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                    "`tapers.data.Dataset` objects. Python `list` is not supported and you should use "
+                    "`tuple` instead."
+                )
+            if not isinstance(d, Dataset):
+                raise TypeError(
+                    "Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                    f"`tapers.data.Dataset` objects, got an object of type {type(d).__name__}."
+                )
+        self._structure = datasets
+        self._datasets = flat
+
+    def _iter(self) -> Iterator[Any]:
+        its = [d._iter() for d in self._datasets]
+        try:
+            while True:
+                items = []
+                for it in its:
+                    try:
+                        items.append(next(it))
+                    except StopIteration:
+                        return
+                yield items[0] if isinstance(self._structure, Dataset) else st.pack(self._structure, items)
+        finally:
+            for it in its:
+                it.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        if isinstance(self._structure, Dataset):
+            return self._structure.element_spec
+        return st.pack(self._structure, [d.element_spec for d in self._datasets])
+
+    def _card(self) -> int:
+        result = INFINITE
+        for d in self._datasets:
+            n = d._card()
+            if n == UNKNOWN:
+                return UNKNOWN
+            if n != INFINITE and (result == INFINITE or n < result):
+                result = n
+        return result
+
+
+# ----------------------------------------------------------------- one input
+class _UnaryDataset(Dataset):
+    def __init__(self, input_dataset: Dataset) -> None:
+        self._input = input_dataset
+
+    def _compute_spec(self) -> Any:
+        return self._input.element_spec
+
+    def _card(self) -> int:
+        return self._input._card()
+
+
+def _dummy(spec: TensorSpec, unknown: int) -> Tensor:
+    if isinstance(spec.shape, _UnknownShape):
+        raise ValueError("unknown rank")
+    return zeros([unknown if d is None else d for d in spec.shape], dtype=spec.dtype)
+
+
+class _MapDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, fn: Callable[..., Any]) -> None:
+        super().__init__(input_dataset)
+        self._fn = fn
+
+    def _apply(self, element: Any) -> Any:
+        return _normalize_output(_call(self._fn, element))
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            for element in src:
+                yield self._apply(element)
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        in_spec = self._input.element_spec
+        try:
+            # The function on zeros shaped like the input spec, unknown dimensions of size 2 and
+            # then 3: output dimensions that change with them are unknown.
+            a = self._apply(st.map_structure(lambda s: _dummy(s, 2), in_spec))
+            flat_a = st.flatten(a)
+            if not any(d is None for s in st.flatten(in_spec) for d in _dims(s)):
+                return _element_spec(a)
+            b = self._apply(st.map_structure(lambda s: _dummy(s, 3), in_spec))
+            flat_b = st.flatten(b)
+            specs = []
+            for x, y in zip(flat_a, flat_b):
+                if len(x.shape) != len(y.shape):
+                    specs.append(TensorSpec(None, x.dtype))
+                else:
+                    specs.append(TensorSpec([p if p == q else None for p, q in zip(x.shape, y.shape)], x.dtype))
+            return st.pack(a, specs)
+        except Exception:  # noqa: BLE001 - the function may not accept zeros; use a real element
+            pass
+        src = self._input._iter()
+        try:
+            first = next(src)
+        finally:
+            src.close()  # type: ignore[attr-defined]
+        out = self._apply(first)
+        unknown_sizes = {
+            n for s, t in zip(st.flatten(in_spec), st.flatten(first)) for d, n in zip(_dims(s), t.shape) if d is None
+        }
+        return st.map_structure(
+            lambda t: TensorSpec([None if d in unknown_sizes else d for d in t.shape], t.dtype), out
+        )
+
+
+def _dims(spec: TensorSpec) -> tuple[Any, ...]:
+    return () if isinstance(spec.shape, _UnknownShape) else tuple(spec.shape)
+
+
+class _ParallelMapDataset(_MapDataset):
+    def __init__(self, input_dataset: Dataset, fn: Callable[..., Any], threads: int) -> None:
+        super().__init__(input_dataset, fn)
+        self._threads = threads
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tapers.data.map")
+        pending: collections.deque[Future[Any]] = collections.deque()
+        try:
+            for element in src:
+                pending.append(pool.submit(self._apply, element))
+                if len(pending) >= 2 * self._threads:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for f in pending:
+                f.cancel()
+            pool.shutdown(wait=True)
+            src.close()  # type: ignore[attr-defined]
+
+
+class _FilterDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, predicate: Callable[..., Any]) -> None:
+        super().__init__(input_dataset)
+        self._predicate = predicate
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            for element in src:
+                keep = _call(self._predicate, element)
+                keep = st.to_tensor(keep) if not isinstance(keep, tuple) else keep
+                if not isinstance(keep, Tensor) or keep.dtype != _bool or len(keep.shape) != 0:
+                    ret = _element_spec(st.normalize(keep))
+                    raise ValueError(
+                        "Invalid `predicate`. `predicate` must return a `tapers.bool` scalar tensor, "
+                        f"but its return type is {ret!r}."
+                    )
+                if bool(keep):
+                    yield element
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _card(self) -> int:
+        return UNKNOWN
+
+
+class _BatchDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, batch_size: int, drop_remainder: bool) -> None:
+        super().__init__(input_dataset)
+        self._batch_size = int(batch_size)
+        if self._batch_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+        self._drop = bool(drop_remainder)
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            buf: list[Any] = []
+            for element in src:
+                buf.append(element)
+                if len(buf) == self._batch_size:
+                    yield _stack(buf)
+                    buf = []
+            if buf and not self._drop:
+                yield _stack(buf)
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        lead = self._batch_size if self._drop else None
+        return st.map_structure(lambda s: TensorSpec(_prepend(lead, s), s.dtype), self._input.element_spec)
+
+    def _card(self) -> int:
+        n = self._input._card()
+        if n < 0:
+            return n
+        return n // self._batch_size + (0 if self._drop or n % self._batch_size == 0 else 1)
+
+
+def _prepend(lead: int | None, spec: TensorSpec) -> Any:
+    if isinstance(spec.shape, _UnknownShape):
+        return None
+    return (lead, *spec.shape)
+
+
+def _stack(elements: list[Any]) -> Any:
+    columns = list(zip(*[st.flatten(e) for e in elements]))
+    out = []
+    for c, column in enumerate(columns):
+        first = tuple(column[0].shape)
+        for i, t in enumerate(column):
+            if tuple(t.shape) != first:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Cannot batch tensors with different shapes in component {c}. First element had shape "
+                    f"[{','.join(map(str, first))}] and element {i} had shape [{','.join(map(str, t.shape))}].",
+                )
+        out.append(stack(list(column)))
+    return st.pack(elements[0], out)
+
+
+class _UnbatchDataset(_UnaryDataset):
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            for element in src:
+                flat = st.flatten(element)
+                n = None
+                for t in flat:
+                    if len(t.shape) == 0:
+                        raise ValueError("Unbatching a dataset is only supported for rank >= 1")
+                    if n is not None and t.shape[0] != n:
+                        raise errors.InvalidArgumentError(
+                            None, None, "Input element must have the same batch size in each component."
+                        )
+                    n = t.shape[0]
+                for i in range(n or 0):
+                    yield st.pack(element, [t[i] for t in flat])
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        def drop(s: TensorSpec) -> TensorSpec:
+            if isinstance(s.shape, _UnknownShape):
+                return TensorSpec(None, s.dtype)
+            if len(s.shape) == 0:
+                raise ValueError("Unbatching a dataset is only supported for rank >= 1")
+            return TensorSpec(tuple(s.shape)[1:], s.dtype)
+
+        return st.map_structure(drop, self._input.element_spec)
+
+    def _card(self) -> int:
+        n = self._input._card()
+        if n == INFINITE:
+            return INFINITE
+        if n < 0:
+            return UNKNOWN
+        leads = {None if isinstance(s.shape, _UnknownShape) or not s.shape else s.shape[0]
+                 for s in st.flatten(self._input.element_spec)}  # fmt: skip
+        if len(leads) != 1 or None in leads:
+            return UNKNOWN
+        return n * leads.pop()  # type: ignore[operator]
+
+
+class _ShuffleDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, buffer_size: int, seed: int | None, reshuffle: bool) -> None:
+        super().__init__(input_dataset)
+        self._buffer_size = int(buffer_size)
+        if self._buffer_size <= 0 and self._buffer_size != AUTOTUNE:
+            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
+        if seed is None:
+            # TensorFlow's rule: with a global seed set (tapers.random.set_seed) an unseeded shuffle
+            # is reproducible too; without one it draws from the operating system's entropy.
+            from .. import random as _random
+
+            if _random._global_seed is not None:
+                seed = int(float(_random._stream(None).uniform([], 0.0, 1.0, dtype="float64")) * 2**62)
+        self._seed = seed
+        self._reshuffle = bool(reshuffle)
+        self._epoch = 0
+        self._lock = threading.Lock()
+        self._fixed_entropy = None if seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+
+    def _rng(self) -> np.random.Generator:
+        with self._lock:
+            epoch = self._epoch
+            if self._reshuffle:
+                self._epoch += 1
+        if self._seed is not None:
+            return np.random.default_rng([int(self._seed) & _INT64_MAX, epoch])
+        if self._reshuffle:
+            return np.random.default_rng()
+        return np.random.default_rng([self._fixed_entropy, 0])
+
+    def _iter(self) -> Iterator[Any]:
+        rng = self._rng()
+        size = self._buffer_size if self._buffer_size > 0 else 1024
+        src = self._input._iter()
+        buf: list[Any] = []
+        try:
+            for element in src:
+                if len(buf) < size:
+                    buf.append(element)
+                    continue
+                i = int(rng.integers(len(buf)))
+                out, buf[i] = buf[i], element
+                yield out
+            while buf:
+                i = int(rng.integers(len(buf)))
+                buf[i], buf[-1] = buf[-1], buf[i]
+                yield buf.pop()
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+
+class _RepeatDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, count: int | None) -> None:
+        super().__init__(input_dataset)
+        self._count = -1 if count is None else int(count)
+
+    def _iter(self) -> Iterator[Any]:
+        epoch = 0
+        while self._count < 0 or epoch < self._count:
+            produced = False
+            src = self._input._iter()
+            try:
+                for element in src:
+                    produced = True
+                    yield element
+            finally:
+                src.close()  # type: ignore[attr-defined]
+            if not produced:
+                return  # repeating an empty dataset ends, as in TensorFlow
+            epoch += 1
+
+    def _card(self) -> int:
+        n = self._input._card()
+        if self._count < 0:
+            return 0 if n == 0 else (UNKNOWN if n == UNKNOWN else INFINITE)
+        if n == UNKNOWN:
+            return UNKNOWN
+        if n == INFINITE:
+            return 0 if self._count == 0 else INFINITE
+        return n * self._count
+
+
+class _TakeDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, count: int) -> None:
+        super().__init__(input_dataset)
+        self._count = int(count)
+
+    def _iter(self) -> Iterator[Any]:
+        if self._count == 0:
+            return
+        src = self._input._iter()
+        try:
+            for i, element in enumerate(src):
+                yield element
+                if i + 1 == self._count:
+                    return
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _card(self) -> int:
+        n = self._input._card()
+        if self._count < 0:
+            return n
+        if n == UNKNOWN:
+            return UNKNOWN
+        if n == INFINITE:
+            return self._count
+        return min(n, self._count)
+
+
+class _SkipDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, count: int) -> None:
+        super().__init__(input_dataset)
+        self._count = int(count)
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            for i, element in enumerate(src):
+                if self._count >= 0 and i >= self._count:
+                    yield element
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _card(self) -> int:
+        n = self._input._card()
+        if n < 0:
+            return n
+        if self._count < 0:
+            return 0
+        return max(0, n - self._count)
+
+
+class _ShardDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, num_shards: int, index: int) -> None:
+        super().__init__(input_dataset)
+        self._n, self._index = int(num_shards), int(index)
+        if self._n <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of shards must be greater than zero (currently num_shards = {self._n})."
+            )
+        if not 0 <= self._index < self._n:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index must be between 0 and {self._n - 1} (currently index = {self._index})."
+            )
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            for i, element in enumerate(src):
+                if i % self._n == self._index:
+                    yield element
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _card(self) -> int:
+        n = self._input._card()
+        if n < 0:
+            return n
+        return n // self._n + (1 if self._index < n % self._n else 0)
+
+
+class CacheDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset) -> None:
+        super().__init__(input_dataset)
+        self._cached: list[Any] | None = None
+        self._lock = threading.Lock()
+
+    def _iter(self) -> Iterator[Any]:
+        with self._lock:
+            cached = self._cached
+        if cached is not None:
+            yield from cached
+            return
+        collected = []
+        src = self._input._iter()
+        try:
+            for element in src:
+                collected.append(element)
+                yield element
+        finally:
+            src.close()  # type: ignore[attr-defined]
+        # Only a complete pass fills the cache; a pass stopped early leaves it to the next one.
+        with self._lock:
+            if self._cached is None:
+                self._cached = collected
+
+
+_END, _ITEM, _ERROR = 0, 1, 2
+
+
+class _PrefetchDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, buffer_size: int) -> None:
+        super().__init__(input_dataset)
+        n = int(buffer_size)
+        if n == AUTOTUNE:
+            n = 2
+        if n < 0:
+            raise errors.InvalidArgumentError(None, None, f"buffer_size must be >= 0 or AUTOTUNE, got {n}.")
+        self._buffer_size = n
+
+    def _iter(self) -> Iterator[Any]:
+        if self._buffer_size == 0:
+            yield from self._input._iter()
+            return
+        q: queue.Queue[tuple[int, Any]] = queue.Queue(maxsize=self._buffer_size)
+        stop = threading.Event()
+        src = self._input._iter()
+        # The worker closes over the queue, the event and the source only, never this generator,
+        # so dropping the consumer's iterator finalizes this generator, which stops the worker.
+        worker = threading.Thread(target=_prefetch_worker, args=(src, q, stop), name="tapers.data.prefetch")
+        worker.daemon = True
+        worker.start()
+        try:
+            while True:
+                kind, value = q.get()
+                if kind == _END:
+                    return
+                if kind == _ERROR:
+                    raise value
+                yield value
+        finally:
+            stop.set()
+            while worker.is_alive():
+                try:  # unblock a worker waiting on a full queue
+                    q.get_nowait()
+                except queue.Empty:
+                    pass
+                worker.join(0.01)
+
+
+def _prefetch_worker(src: Iterator[Any], q: queue.Queue[tuple[int, Any]], stop: threading.Event) -> None:
+    def put(item: tuple[int, Any]) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    try:
+        for element in src:
+            if not put((_ITEM, element)):
+                return
+        put((_END, None))
+    except BaseException as e:  # noqa: BLE001 - handed to the consumer, raised there
+        put((_ERROR, e))
+    finally:
+        src.close()  # type: ignore[attr-defined]
+
