@@ -9,9 +9,9 @@ import time
 
 import numpy as np
 import pytest
+from _tf_programs import PROGRAMS, check
 
 import tapers as tf
-from _tf_programs import PROGRAMS, check
 
 SMALL_API = ("tensor_spec", "device", "err_device", "tf_print", "map_fn", "err_map_fn", "vectorized_map",
              "meshgrid", "err_meshgrid", "fwd_", "copy_pickle")  # fmt: skip

@@ -8,8 +8,7 @@ names (``tapers.X``, ``tapers.math``, ``tapers.nn``, ``tapers.linalg``,
 
 from __future__ import annotations
 
-from . import errors, experimental, linalg, math, nn, optimizers, random, train
-from . import autodiff, config, data
+from . import autodiff, config, data, errors, experimental, linalg, math, nn, optimizers, random, train
 
 # The ops TensorFlow has at top level, Tensor and Variable: the binding's list.
 from ._core import *  # noqa: F403
@@ -17,8 +16,8 @@ from ._core import __all__ as __all__
 from ._custom import custom_gradient
 from ._device import device
 from ._functional import map_fn, meshgrid, vectorized_map
-from ._print import print
 from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
+from ._print import print as print
 from ._shape import TensorShape
 from ._spec import TensorSpec
 from ._tape import GradientTape, UnconnectedGradients

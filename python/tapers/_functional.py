@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _nest
 from ._core import Tensor, Variable, broadcast_to, convert_to_tensor, reshape, stack, zeros
-from ._spec import TensorSpec, _UnknownShape
+from ._spec import TensorSpec
 from .dtypes import DType, as_dtype
 from .errors import InvalidArgumentError
 
@@ -113,11 +113,11 @@ def map_fn(
     for col, leaf, dt in zip(columns, leaves, dtypes):
         if col:
             results.append(stack(col))
-        elif isinstance(leaf, TensorSpec) and not isinstance(leaf.shape, _UnknownShape) and leaf.shape.is_fully_defined():
+        elif isinstance(leaf, TensorSpec) and leaf.shape.is_fully_defined():
             results.append(zeros([0, *leaf.shape], dtype=dt))
         else:
             results.append(zeros([0], dtype=dt))
-    if not _nest.is_nested(out_structure) and not isinstance(out_structure, (list, tuple, dict)):
+    if not _nest.is_nested(out_structure):
         return results[0]
     return _nest.pack_sequence_as(out_structure, results)
 

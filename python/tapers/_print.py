@@ -21,9 +21,9 @@ from ._core import Tensor, Variable
 def _float_text(v: Any, digits: int, more: int, kind: type) -> str:
     if not np.isfinite(v):
         return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
-    s = "%.*g" % (digits, v)
+    s = f"{v:.{digits}g}"
     if kind(float(s)) != v:
-        s = "%.*g" % (more, v)
+        s = f"{v:.{more}g}"
     return s
 
 
