@@ -127,8 +127,20 @@ def vectorized_map(fn: Callable[[Any], Any], elems: Any, fallback_to_while_loop:
 
     tapers runs this as a loop over the elements (what TensorFlow falls back to when it
     cannot vectorize), so the results are TensorFlow's and gradients flow through, but
-    there is no speed-up over ``map_fn``. The output structure and dtypes are those of
-    `fn`'s results; `elems` must have at least one element.
+    there is no speed-up over ``map_fn``.
+
+    Parameters
+    ----------
+    fn : callable
+        Takes one element (with `elems`' structure).
+    elems : tensor or nested structure of tensors
+        All with the same first dimension, at least 1.
+    fallback_to_while_loop, warn : bool
+        Accepted for TensorFlow compatibility (tapers always loops).
+
+    Returns
+    -------
+    The stacked results, in the structure and dtypes of `fn`'s results.
     """
     del fallback_to_while_loop, warn
     structure, flat, n = _unstacked(elems)

@@ -99,6 +99,10 @@ def print(  # noqa: A001 - TensorFlow's name
         As Python's ``print``.
     name : str, optional
         Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
     """
     parts = []
     for x in inputs:

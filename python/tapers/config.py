@@ -12,14 +12,30 @@ from typing import NamedTuple
 
 
 class PhysicalDevice(NamedTuple):
-    """A device of the machine (``tf.config.PhysicalDevice``)."""
+    """A device of the machine (``tf.config.PhysicalDevice``).
+
+    Attributes
+    ----------
+    name : str
+        ``/physical_device:CPU:0``.
+    device_type : str
+        ``CPU``.
+    """
 
     name: str
     device_type: str
 
 
 class LogicalDevice(NamedTuple):
-    """A device ops can be placed on (``tf.config.LogicalDevice``)."""
+    """A device ops can be placed on (``tf.config.LogicalDevice``).
+
+    Attributes
+    ----------
+    name : str
+        ``/device:CPU:0``.
+    device_type : str
+        ``CPU``.
+    """
 
     name: str
     device_type: str
@@ -30,13 +46,36 @@ def _matches(device_type: str | None) -> bool:
 
 
 def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
-    """``[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]`` for ``None`` or ``"CPU"``; ``[]``
-    for any other type (``"GPU"``, ``"TPU"``)."""
+    """The machine's devices of a type (``tf.config.list_physical_devices``).
+
+    Parameters
+    ----------
+    device_type : str, optional
+        ``"CPU"``, ``"GPU"``, ... (any case); ``None`` for all.
+
+    Returns
+    -------
+    list of PhysicalDevice
+        ``[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]`` for ``None``
+        or ``"CPU"``; ``[]`` for any other type.
+    """
     return [PhysicalDevice("/physical_device:CPU:0", "CPU")] if _matches(device_type) else []
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
-    """``[LogicalDevice(name='/device:CPU:0', device_type='CPU')]`` for ``None`` or ``"CPU"``; ``[]`` otherwise."""
+    """The devices ops can run on, of a type (``tf.config.list_logical_devices``).
+
+    Parameters
+    ----------
+    device_type : str, optional
+        ``"CPU"``, ``"GPU"``, ... (any case); ``None`` for all.
+
+    Returns
+    -------
+    list of LogicalDevice
+        ``[LogicalDevice(name='/device:CPU:0', device_type='CPU')]`` for ``None`` or
+        ``"CPU"``; ``[]`` otherwise.
+    """
     return [LogicalDevice("/device:CPU:0", "CPU")] if _matches(device_type) else []
 
 

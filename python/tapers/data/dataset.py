@@ -49,6 +49,8 @@ from ..dtypes import as_dtype, int64
 from ..dtypes import bool as _bool
 from . import _structure as st
 
+__all__ = ["AUTOTUNE", "Dataset", "NumpyIterator", "OwnedIterator"]
+
 AUTOTUNE = -1
 INFINITE = -1
 UNKNOWN = -2
@@ -96,6 +98,18 @@ class Dataset:
     ``zip``, transform it with ``map``, ``filter``, ``batch``, ``shuffle``,
     ``repeat``, ``take``, ... and iterate it with a ``for`` loop. See the module
     docstring for how it runs and where it differs from TensorFlow.
+
+    Attributes
+    ----------
+    element_spec : TensorSpec or structure of them
+        What every element looks like (shapes may have unknown dimensions).
+
+    Methods
+    -------
+    cardinality()
+        The element count, or -1 (infinite) / -2 (unknown).
+    as_numpy_iterator()
+        The elements as numpy values.
     """
 
     # ------------------------------------------------------------- subclass API
@@ -269,8 +283,18 @@ class Dataset:
 
 
 class OwnedIterator:
-    """The iterator ``iter(dataset)`` returns (``tf.data.Iterator``): ``next()`` gives the next element
-    and raises ``StopIteration`` at the end; dropping it stops any background work it started."""
+    """The iterator ``iter(dataset)`` returns (``tf.data.Iterator``).
+
+    ``next()`` gives the next element and raises ``StopIteration`` at the end;
+    ``get_next()`` raises ``tapers.errors.OutOfRangeError`` there instead.
+    Dropping the iterator (or ``close()``) stops the background work it started:
+    prefetch threads are joined, map thread pools shut down.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        What to iterate, from its first element.
+    """
 
     def __init__(self, dataset: Dataset) -> None:
         self._dataset = dataset
@@ -315,7 +339,13 @@ class OwnedIterator:
 
 
 class NumpyIterator(OwnedIterator):
-    """``as_numpy_iterator()``: the elements with every tensor replaced by its numpy value."""
+    """``as_numpy_iterator()``: the elements with every tensor replaced by its numpy value.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        What to iterate.
+    """
 
     def __next__(self) -> Any:
         return st.map_structure(lambda t: t.numpy(), super().__next__())
@@ -671,7 +701,7 @@ class _ShuffleDataset(_UnaryDataset):
         self._reshuffle = bool(reshuffle)
         self._epoch = 0
         self._lock = threading.Lock()
-        self._fixed_entropy = None if seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+        self._fixed_entropy = int(np.random.default_rng().integers(2**62))
 
     def _rng(self) -> np.random.Generator:
         with self._lock:

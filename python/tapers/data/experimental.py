@@ -10,7 +10,18 @@ UNKNOWN_CARDINALITY = UNKNOWN
 
 
 def cardinality(dataset: Dataset) -> Tensor:
-    """``dataset.cardinality()``: the element count as an int64 scalar, or -1 (infinite) / -2 (unknown)."""
+    """``dataset.cardinality()``.
+
+    Parameters
+    ----------
+    dataset : Dataset
+
+    Returns
+    -------
+    Tensor
+        The element count as an int64 scalar, or ``INFINITE_CARDINALITY`` (-1) /
+        ``UNKNOWN_CARDINALITY`` (-2).
+    """
     return dataset.cardinality()
 
 
