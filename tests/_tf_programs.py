@@ -29,6 +29,8 @@ PROGRAMS: dict[str, dict[str, Any]] = json.loads(FIXTURE.read_text())["programs"
 def tf_text(text: str) -> str:
     """TensorFlow's output as tapers prints it."""
     text = re.sub(r"\btf\.", "tapers.", text)
+    # An error raised inside a py_func carries the Python traceback of TensorFlow's internals.
+    text = text.split("\nTraceback (most recent call last):")[0]
     text = re.sub(r"^\{\{function_node [^}]*\}\} ", "", text)
     return re.sub(r" \[Op:\w+\]( name: .*)?$", "", text)
 

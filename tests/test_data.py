@@ -230,3 +230,51 @@ def test_training_loop_over_a_pipeline() -> None:
             w.assign_sub(0.1 * tape.gradient(loss, w))
     np.testing.assert_allclose(w.numpy().ravel(), [1.0, -2.0, 0.5], atol=1e-3)
     _wait_no_data_threads()
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_batched_slices_fast_path_equals_element_by_element(drop: bool) -> None:
+    # from_tensor_slices(...)[.shuffle(...)].batch(...) slices or gathers whole batches; a map in
+    # between forces stacking element by element. Both must give the same batches, epoch after epoch.
+    x = np.arange(46.0).reshape(23, 2)
+    y = np.arange(23)
+    for shuffle in (False, True):
+        def build(identity: bool, shuffle: bool = shuffle) -> tf.data.Dataset:
+            ds = tf.data.Dataset.from_tensor_slices({"x": x, "y": y})
+            if shuffle:
+                ds = ds.shuffle(5, seed=4)
+            if identity:
+                ds = ds.map(lambda e: e)
+            return ds.batch(4, drop_remainder=drop)
+
+        fast, slow = build(False), build(True)
+        for _ in range(2):
+            a, b = list(fast.as_numpy_iterator()), list(slow.as_numpy_iterator())
+            assert len(a) == len(b) == (5 if drop else 6)
+            for u, v in zip(a, b):
+                np.testing.assert_array_equal(u["x"], v["x"])
+                np.testing.assert_array_equal(u["y"], v["y"])
+            assert (sorted(np.concatenate([u["y"] for u in a])) == list(range(20 if drop else 23))) or shuffle
+
+
+def test_from_generator_restarts_and_checks_dtypes() -> None:
+    calls = []
+
+    def gen():
+        calls.append(1)
+        yield from ([1.0, 2.0], [3.0, 4.0])
+
+    ds = tf.data.Dataset.from_generator(gen, output_signature=tf.TensorSpec((2,), tf.float32))
+    assert len(list(ds)) == 2 and len(list(ds)) == 2 and len(calls) == 2
+    # Values are converted to the declared dtype as numpy converts them, as in TensorFlow.
+    spec = tf.TensorSpec((2,), tf.int32)
+    ints = tf.data.Dataset.from_generator(lambda: iter([np.array([1.7, 2.2])]), output_signature=spec)
+    (e,) = list(ints)
+    assert e.dtype == tf.int32 and e.numpy().tolist() == [1, 2]
+    odd = tf.data.Dataset.from_generator(lambda: iter([(1, 2)]), output_signature=(tf.TensorSpec(()),) * 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="did not match the expected structure"):
+        list(odd)
+    with pytest.raises(TypeError, match="output_signature"):
+        tf.data.Dataset.from_generator(gen, output_types=tf.float32, output_signature=tf.TensorSpec(()))
+    with pytest.raises(TypeError, match="TypeSpec"):
+        tf.data.Dataset.from_generator(gen, output_signature=tf.float32)

@@ -246,6 +246,39 @@ print(ds)
 print(round(float(w[0, 0]), 2), round(float(b[0]), 2))
 result = {"w": w.numpy(), "b": b.numpy(), "loss": loss}
 """)
+program("from_generator", """
+def gen():
+    for i in range(4):
+        yield np.full([i % 2 + 1], i, np.float32), i
+
+
+sig = (tf.TensorSpec(shape=(None,), dtype=tf.float32), tf.TensorSpec(shape=(), dtype=tf.int32))
+ds = tf.data.Dataset.from_generator(gen, output_signature=sig)
+print(ds)
+print(list(ds.as_numpy_iterator()), ds.cardinality().numpy())
+print(list(ds.as_numpy_iterator())[-1])
+g = tf.data.Dataset.from_generator(lambda n: range(n), output_types=tf.int64, output_shapes=(), args=(3,))
+print(g.element_spec, list(g.as_numpy_iterator()))
+h = tf.data.Dataset.from_generator(lambda: iter([{"a": 1.5}, {"a": 2.5}]), output_types={"a": tf.float64})
+print(h.element_spec, list(h.as_numpy_iterator()))
+print(list(tf.data.Dataset.from_generator(gen, output_signature=sig).map(lambda a, b: b * 2).as_numpy_iterator()))
+""")
+program("err_from_generator_shape", """
+ds = tf.data.Dataset.from_generator(lambda: iter([[1.0, 2.0, 3.0]]),
+                                    output_signature=tf.TensorSpec(shape=(2,), dtype=tf.float32))
+list(ds)
+""")
+program("concatenate", """
+a = tf.data.Dataset.range(1, 4)
+b = tf.data.Dataset.range(4, 8)
+c = a.concatenate(b)
+print(c, list(c.as_numpy_iterator()), c.cardinality().numpy())
+print(a.concatenate(b.repeat()).cardinality().numpy(), a.filter(lambda x: x > 1).concatenate(b).cardinality().numpy())
+x = tf.data.Dataset.from_tensor_slices(np.zeros((3, 2), np.float32)).batch(2, drop_remainder=True)
+y = tf.data.Dataset.from_tensor_slices(np.zeros((3, 2), np.float32)).batch(3, drop_remainder=True)
+print(x.concatenate(y).element_spec)
+""")
+program("err_concatenate_dtype", "tf.data.Dataset.range(3).concatenate(tf.data.Dataset.from_tensor_slices([1.0]))")
 program("iter_next", """
 it = iter(tf.data.Dataset.range(2))
 print(next(it))

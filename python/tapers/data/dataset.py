@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .. import errors
-from .._core import Tensor, constant, stack, zeros
+from .._core import Tensor, constant, gather, stack, zeros
 from .._spec import TensorSpec, _UnknownShape
 from ..dtypes import as_dtype, int64
 from ..dtypes import bool as _bool
@@ -171,6 +171,20 @@ class Dataset:
         return _TensorDataset(tensors)
 
     @staticmethod
+    def from_generator(
+        generator: Callable[..., Any],
+        output_types: Any = None,
+        output_shapes: Any = None,
+        args: Any = None,
+        output_signature: Any = None,
+        name: str | None = None,
+    ) -> Dataset:
+        """Elements yielded by ``generator(*args)``, called afresh for every iteration, converted to
+        tensors as `output_signature` (a structure of ``TensorSpec``) or `output_types` /
+        `output_shapes` describe them; an element of another dtype or shape raises."""
+        return _FlatMapDataset(generator, output_types, output_shapes, args, output_signature)
+
+    @staticmethod
     def range(*args: int, output_type: Any = int64, name: str | None = None) -> Dataset:
         """``range(stop)``, ``range(start, stop[, step])``, as Python's ``range``; int64 scalars by default."""
         return _RangeDataset(*args, output_type=output_type)
@@ -205,6 +219,10 @@ class Dataset:
         if n:
             return _ParallelMapDataset(self, map_func, n)
         return _MapDataset(self, map_func)
+
+    def concatenate(self, dataset: Dataset, name: str | None = None) -> Dataset:
+        """This dataset's elements, then `dataset`'s (same structure and dtypes)."""
+        return _ConcatenateDataset(self, dataset)
 
     def filter(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """Keeps the elements for which `predicate` returns a scalar bool tensor that is True."""
@@ -372,6 +390,10 @@ class _TensorSliceDataset(Dataset):
         for i in range(self._n):
             yield st.pack(self._structure, [t[i] for t in self._flat])
 
+    def _gather(self, rows: list[int]) -> Any:
+        idx = constant(rows, dtype=int64)
+        return st.pack(self._structure, [gather(t, idx) for t in self._flat])
+
     def _compute_spec(self) -> Any:
         return st.map_structure(lambda t: TensorSpec(tuple(t.shape)[1:], t.dtype), self._structure)
 
@@ -462,6 +484,141 @@ class _ZipDataset(Dataset):
             if n != INFINITE and (result == INFINITE or n < result):
                 result = n
         return result
+
+
+def _structure_matches(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and sorted(a) == sorted(b) and all(
+            _structure_matches(a[k], b[k]) for k in a
+        )
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(_structure_matches(x, y) for x, y in zip(a, b)))  # fmt: skip
+    return True
+
+
+def _most_specific_compatible(a: TensorSpec, b: TensorSpec) -> TensorSpec:
+    if isinstance(a.shape, _UnknownShape) or isinstance(b.shape, _UnknownShape) or len(a.shape) != len(b.shape):
+        return TensorSpec(None, a.dtype)
+    return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
+
+
+class _ConcatenateDataset(Dataset):
+    def __init__(self, first: Dataset, second: Dataset) -> None:
+        if not isinstance(second, Dataset):
+            raise TypeError(f"`dataset` must be a `tapers.data.Dataset`, got {type(second).__name__}.")
+        self._first, self._second = first, second
+        self.element_spec  # noqa: B018 - incompatible inputs raise here, as in TensorFlow
+
+    def _iter(self) -> Iterator[Any]:
+        for d in (self._first, self._second):
+            src = d._iter()
+            try:
+                yield from src
+            finally:
+                src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        a, b = self._first.element_spec, self._second.element_spec
+        fa, fb = st.flatten(a), st.flatten(b)
+        if not _structure_matches(a, b) or len(fa) != len(fb):
+            raise TypeError(f"Incompatible dataset elements:\n  {a!r} vs.   {b!r}")
+        for x, y in zip(fa, fb):
+            if x.dtype != y.dtype:
+                raise TypeError(f"Incompatible dataset elements:\n  {a!r} vs.   {b!r}")
+        return st.pack(a, [_most_specific_compatible(x, y) for x, y in zip(fa, fb)])
+
+    def _card(self) -> int:
+        a, b = self._first._card(), self._second._card()
+        if INFINITE in (a, b):
+            return INFINITE
+        if UNKNOWN in (a, b):
+            return UNKNOWN
+        return a + b
+
+
+class _FlatMapDataset(Dataset):
+    def __init__(self, generator: Callable[..., Any], output_types: Any, output_shapes: Any, args: Any,
+                 output_signature: Any) -> None:  # fmt: skip
+        if not callable(generator):
+            raise TypeError("`generator` must be a Python callable.")
+        if output_signature is not None:
+            if output_types is not None or output_shapes is not None:
+                raise TypeError(
+                    "The `output_types` and `output_shapes` arguments cannot be used together with the "
+                    "`output_signature` argument."
+                )
+            for spec in st.flatten(output_signature):
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError(
+                        "`output_signature` must contain objects that are subclass of `tapers.TypeSpec` but "
+                        f"found {type(spec)} which is not."
+                    )
+            self._spec = output_signature
+        else:
+            if output_types is None:
+                raise TypeError("The `output_types` argument can not be None, or `output_signature` must be given.")
+            types = st.flatten(output_types)
+            if output_shapes is None:
+                shapes: list[Any] = [None] * len(types)
+            elif len(types) == 1 and not st.is_structure(output_types):
+                shapes = [output_shapes]
+            else:
+                shapes = st.flatten(_shapes_as_tuples(output_shapes))
+            self._spec = st.pack(output_types, [TensorSpec(sh, as_dtype(t)) for t, sh in zip(types, shapes)])
+        self._generator = generator
+        self._args = tuple(args) if args is not None else ()
+
+    def _iter(self) -> Iterator[Any]:
+        specs = st.flatten(self._spec)
+        it = iter(self._generator(*self._args))
+        try:
+            for value in it:
+                if isinstance(value, list) and st.is_structure(self._spec):
+                    value = tuple(value)
+                flat = st.flatten(value) if st.is_structure(self._spec) else [value]
+                if len(flat) != len(specs) or not _structure_matches(value, self._spec):
+                    raise errors.InvalidArgumentError(
+                        None,
+                        None,
+                        "TypeError: `generator` yielded an element that did not match the expected structure. "
+                        f"The expected structure was {self._spec!r}, but the yielded element was {value!r}.",
+                    )
+                out = []
+                for v, spec in zip(flat, specs):
+                    # Converted as TensorFlow's py_func does: numpy's conversion to the declared dtype.
+                    t = constant(np.asarray(v, dtype=spec.dtype.as_numpy_dtype))
+                    if not spec.shape.is_compatible_with(tuple(t.shape)):
+                        raise errors.InvalidArgumentError(
+                            None,
+                            None,
+                            f"TypeError: `generator` yielded an element of shape {tuple(t.shape)} where an element "
+                            f"of shape {spec.shape} was expected.",
+                        )
+                    out.append(t)
+                yield st.pack(self._spec, out) if st.is_structure(self._spec) else out[0]
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+
+    def _compute_spec(self) -> Any:
+        return self._spec
+
+
+def _shapes_as_tuples(shapes: Any) -> Any:
+    # In `output_shapes`, lists and tuples of ints are shapes, not structure.
+    if isinstance(shapes, dict):
+        return {k: _shapes_as_tuples(v) for k, v in shapes.items()}
+    if isinstance(shapes, (tuple, list)) and all(d is None or isinstance(d, int) for d in shapes):
+        return _ShapeLeaf(shapes)
+    if isinstance(shapes, (tuple, list)):
+        return tuple(_shapes_as_tuples(v) for v in shapes)
+    return shapes
+
+
+class _ShapeLeaf(list):  # a shape kept whole by the structure functions (lists are leaves)
+    pass
 
 
 # ----------------------------------------------------------------- one input
@@ -594,7 +751,13 @@ class _BatchDataset(_UnaryDataset):
         self._drop = bool(drop_remainder)
 
     def _iter(self) -> Iterator[Any]:
-        src = self._input._iter()
+        inp = self._input
+        if type(inp) is _TensorSliceDataset or (
+            type(inp) is _ShuffleDataset and type(inp._input) is _TensorSliceDataset
+        ):
+            yield from self._slice_batches(inp)
+            return
+        src = inp._iter()
         try:
             buf: list[Any] = []
             for element in src:
@@ -606,6 +769,30 @@ class _BatchDataset(_UnaryDataset):
                 yield _stack(buf)
         finally:
             src.close()  # type: ignore[attr-defined]
+
+    def _slice_batches(self, inp: Dataset) -> Iterator[Any]:
+        # The common pipelines `from_tensor_slices(...)[.shuffle(...)].batch(b)`: the same elements
+        # in the same order as stacking slices one by one (the shuffle draws the same stream over
+        # row indices), but each batch is one slice or one gather per component.
+        b = self._batch_size
+        if isinstance(inp, _ShuffleDataset):
+            source = inp._input
+            assert isinstance(source, _TensorSliceDataset)
+            buf: list[int] = []
+            for i in inp._shuffled(iter(range(source._n))):
+                buf.append(i)
+                if len(buf) == b:
+                    yield source._gather(buf)
+                    buf = []
+            if buf and not self._drop:
+                yield source._gather(buf)
+            return
+        assert isinstance(inp, _TensorSliceDataset)
+        for start in range(0, inp._n, b):
+            stop = min(start + b, inp._n)
+            if stop - start < b and self._drop:
+                return
+            yield st.pack(inp._structure, [t[start:stop] for t in inp._flat])
 
     def _compute_spec(self) -> Any:
         lead = self._batch_size if self._drop else None
@@ -714,23 +901,27 @@ class _ShuffleDataset(_UnaryDataset):
             return np.random.default_rng()
         return np.random.default_rng([self._fixed_entropy, 0])
 
-    def _iter(self) -> Iterator[Any]:
+    def _shuffled(self, src: Iterator[Any]) -> Iterator[Any]:
+        """`src`'s items through the shuffle buffer (one epoch's random stream)."""
         rng = self._rng()
         size = self._buffer_size if self._buffer_size > 0 else 1024
-        src = self._input._iter()
         buf: list[Any] = []
+        for element in src:
+            if len(buf) < size:
+                buf.append(element)
+                continue
+            i = int(rng.integers(len(buf)))
+            out, buf[i] = buf[i], element
+            yield out
+        while buf:
+            i = int(rng.integers(len(buf)))
+            buf[i], buf[-1] = buf[-1], buf[i]
+            yield buf.pop()
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
         try:
-            for element in src:
-                if len(buf) < size:
-                    buf.append(element)
-                    continue
-                i = int(rng.integers(len(buf)))
-                out, buf[i] = buf[i], element
-                yield out
-            while buf:
-                i = int(rng.integers(len(buf)))
-                buf[i], buf[-1] = buf[-1], buf[i]
-                yield buf.pop()
+            yield from self._shuffled(src)
         finally:
             src.close()  # type: ignore[attr-defined]
 
