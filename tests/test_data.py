@@ -278,3 +278,12 @@ def test_from_generator_restarts_and_checks_dtypes() -> None:
         tf.data.Dataset.from_generator(gen, output_types=tf.float32, output_signature=tf.TensorSpec(()))
     with pytest.raises(TypeError, match="TypeSpec"):
         tf.data.Dataset.from_generator(gen, output_signature=tf.float32)
+
+
+def test_map_spec_of_an_empty_dataset_reports_the_function_error() -> None:
+    def picky(x: tf.Tensor) -> tf.Tensor:
+        raise KeyError("needs real data")
+
+    with pytest.raises(KeyError, match="needs real data"):
+        _ = tf.data.Dataset.range(0).map(picky).element_spec
+    assert list(tf.data.Dataset.range(0).map(picky)) == []

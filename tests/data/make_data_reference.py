@@ -279,6 +279,45 @@ y = tf.data.Dataset.from_tensor_slices(np.zeros((3, 2), np.float32)).batch(3, dr
 print(x.concatenate(y).element_spec)
 """)
 program("err_concatenate_dtype", "tf.data.Dataset.range(3).concatenate(tf.data.Dataset.from_tensor_slices([1.0]))")
+program("flat_map_interleave", """
+ds = tf.data.Dataset.range(1, 4).flat_map(lambda n: tf.data.Dataset.range(n).map(lambda i: i * 10 + n))
+print(ds, list(ds.as_numpy_iterator()), ds.cardinality().numpy())
+f = tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).flat_map(tf.data.Dataset.from_tensor_slices)
+print(f, list(f.as_numpy_iterator()))
+src = tf.data.Dataset.range(1, 6)
+for cycle, block in [(2, 1), (2, 2), (3, 1), (1, 3)]:
+    it = src.interleave(lambda n: tf.data.Dataset.from_tensors(n).repeat(n), cycle_length=cycle, block_length=block)
+    print(cycle, block, list(it.as_numpy_iterator()))
+p = src.interleave(lambda n: tf.data.Dataset.range(n), cycle_length=2, num_parallel_calls=2)
+print(p, p.cardinality().numpy(), list(p.as_numpy_iterator()))
+""")
+program("take_while_single", """
+t = tf.data.Dataset.range(10).take_while(lambda x: x < 4)
+print(t, list(t.as_numpy_iterator()), t.cardinality().numpy())
+print(tf.data.Dataset.from_tensors((1, 2.5)).get_single_element())
+print(tf.data.Dataset.range(5).batch(5).get_single_element())
+""")
+program("err_single_empty", "tf.data.Dataset.range(0).get_single_element()")
+program("err_single_many", "tf.data.Dataset.range(2).get_single_element()")
+program("padded_batch", """
+ds = tf.data.Dataset.range(1, 6).map(lambda n: tf.fill([n], n))
+p = ds.padded_batch(2)
+print(p)
+for b in p:
+    print(b.numpy().tolist())
+q = ds.padded_batch(2, padded_shapes=[6], padding_values=tf.constant(-1, tf.int64), drop_remainder=True)
+print(q.element_spec, q.cardinality().numpy(), [b.numpy().tolist() for b in q])
+pairs = tf.data.Dataset.range(1, 4).map(lambda n: (tf.fill([n], n), tf.fill([2, n], 1.5)))
+r = pairs.padded_batch(3)
+print(r.element_spec)
+for a, b in r:
+    print(a.numpy().tolist(), b.numpy().tolist())
+s = pairs.padded_batch(2, padded_shapes=([None], [2, 4]), padding_values=(tf.constant(0, tf.int64), 9.0))
+print(s.element_spec, [(a.numpy().tolist(), b.numpy().tolist()) for a, b in s])
+""")
+program("err_padded_batch_small", """
+list(tf.data.Dataset.range(1, 4).map(lambda n: tf.fill([n], n)).padded_batch(2, [1]))
+""")
 program("iter_next", """
 it = iter(tf.data.Dataset.range(2))
 print(next(it))

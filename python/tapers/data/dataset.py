@@ -20,10 +20,13 @@ Differences from TensorFlow:
 * Functions given to ``map``/``filter`` are called on eager tensors for every
   element (TensorFlow traces them once into a graph). Python side effects
   happen per element; errors raised by the function surface while iterating.
-* ``element_spec`` after ``map`` is found by calling the function on zero
-  tensors shaped like the input's spec (twice, with two sizes for unknown
-  dimensions, to tell which output dimensions follow them); when that fails,
-  on the first real element. TensorFlow derives it by tracing.
+* ``element_spec`` after ``map`` (and ``flat_map``) is found by calling the
+  function on two probes shaped like the input's spec, zeros with unknown
+  dimensions of size 2 and ones with size 3: output dimensions that differ
+  are unknown. When the function fails on them, the first real element is
+  used. TensorFlow derives it by tracing.
+* ``interleave`` reads its datasets in the calling thread, also with
+  ``num_parallel_calls`` (TensorFlow's deterministic order either way).
 * Seeded shuffles are deterministic, but the order is tapers' own (numpy's
   PCG64 stream): TensorFlow's exact order cannot be reproduced.
 * No string tensors, so no file readers (``TextLineDataset``, ``TFRecordDataset``),
@@ -43,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from .. import errors
-from .._core import Tensor, constant, gather, stack, zeros
+from .._core import Tensor, constant, gather, ones_like, stack, zeros
 from .._spec import TensorSpec, _UnknownShape
 from ..dtypes import as_dtype, int64
 from ..dtypes import bool as _bool
@@ -56,6 +59,7 @@ INFINITE = -1
 UNKNOWN = -2
 
 _INT64_MAX = 2**63 - 1
+_MISSING = object()
 
 
 def _spec_of(t: Tensor) -> TensorSpec:
@@ -149,7 +153,8 @@ class Dataset:
         return True
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} element_spec={self.element_spec!r}>"
+        name = getattr(self, "_tf_name", type(self).__name__)
+        return f"<{name} element_spec={self.element_spec!r}>"
 
     # ------------------------------------------------------------- iteration
     def __iter__(self) -> OwnedIterator:
@@ -182,7 +187,7 @@ class Dataset:
         """Elements yielded by ``generator(*args)``, called afresh for every iteration, converted to
         tensors as `output_signature` (a structure of ``TensorSpec``) or `output_types` /
         `output_shapes` describe them; an element of another dtype or shape raises."""
-        return _FlatMapDataset(generator, output_types, output_shapes, args, output_signature)
+        return _GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
 
     @staticmethod
     def range(*args: int, output_type: Any = int64, name: str | None = None) -> Dataset:
@@ -223,6 +228,64 @@ class Dataset:
     def concatenate(self, dataset: Dataset, name: str | None = None) -> Dataset:
         """This dataset's elements, then `dataset`'s (same structure and dtypes)."""
         return _ConcatenateDataset(self, dataset)
+
+    def flat_map(self, map_func: Callable[..., Dataset], name: str | None = None) -> Dataset:
+        """The elements of the datasets `map_func` returns for each element, one dataset after another."""
+        return _FlatMapDataset.of(self, map_func)
+
+    def interleave(
+        self,
+        map_func: Callable[..., Dataset],
+        cycle_length: int | None = None,
+        block_length: int | None = None,
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> Dataset:
+        """Like ``flat_map``, but `cycle_length` of the returned datasets are open at once and their
+        elements alternate, `block_length` at a time (TensorFlow's order). `num_parallel_calls` is
+        accepted and the datasets are read in this thread."""
+        if cycle_length is None or cycle_length == AUTOTUNE:
+            cycles = os.cpu_count() or 1
+        else:
+            cycles = int(cycle_length)
+        block = 1 if block_length is None else int(block_length)
+        if cycles <= 0:
+            raise errors.InvalidArgumentError(None, None, "cycle_length must be > 0")
+        if block <= 0:
+            raise errors.InvalidArgumentError(None, None, "block_length must be > 0")
+        if num_parallel_calls is not None:
+            return _ParallelInterleaveDataset(self, map_func, cycles, block)
+        return _InterleaveDataset(self, map_func, cycles, block)
+
+    def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
+        """The elements up to (not including) the first for which `predicate` is False."""
+        return _TakeWhileDataset(self, predicate)
+
+    def padded_batch(
+        self,
+        batch_size: int,
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
+        """``batch`` for elements of different shapes: each component is padded (with
+        `padding_values`, default 0) to `padded_shapes` (``None`` dimensions: the batch's longest)."""
+        return _PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def get_single_element(self, name: str | None = None) -> Any:
+        """The only element; ``InvalidArgumentError`` if the dataset is empty or has more than one."""
+        it = self._iter()
+        try:
+            first = next(it, _MISSING)
+            if first is _MISSING:
+                raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+            if next(it, _MISSING) is not _MISSING:
+                raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+        finally:
+            it.close()  # type: ignore[attr-defined]
+        return first
 
     def filter(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """Keeps the elements for which `predicate` returns a scalar bool tensor that is True."""
@@ -537,7 +600,9 @@ class _ConcatenateDataset(Dataset):
         return a + b
 
 
-class _FlatMapDataset(Dataset):
+class _GeneratorDataset(Dataset):
+    _tf_name = "_FlatMapDataset"  # TensorFlow builds it as a flat_map over a one-element dataset
+
     def __init__(self, generator: Callable[..., Any], output_types: Any, output_shapes: Any, args: Any,
                  output_signature: Any) -> None:  # fmt: skip
         if not callable(generator):
@@ -633,12 +698,6 @@ class _UnaryDataset(Dataset):
         return self._input._card()
 
 
-def _dummy(spec: TensorSpec, unknown: int) -> Tensor:
-    if isinstance(spec.shape, _UnknownShape):
-        raise ValueError("unknown rank")
-    return zeros([unknown if d is None else d for d in spec.shape], dtype=spec.dtype)
-
-
 class _MapDataset(_UnaryDataset):
     def __init__(self, input_dataset: Dataset, fn: Callable[..., Any]) -> None:
         super().__init__(input_dataset)
@@ -656,37 +715,7 @@ class _MapDataset(_UnaryDataset):
             src.close()  # type: ignore[attr-defined]
 
     def _compute_spec(self) -> Any:
-        in_spec = self._input.element_spec
-        try:
-            # The function on zeros shaped like the input spec, unknown dimensions of size 2 and
-            # then 3: output dimensions that change with them are unknown.
-            a = self._apply(st.map_structure(lambda s: _dummy(s, 2), in_spec))
-            flat_a = st.flatten(a)
-            if not any(d is None for s in st.flatten(in_spec) for d in _dims(s)):
-                return _element_spec(a)
-            b = self._apply(st.map_structure(lambda s: _dummy(s, 3), in_spec))
-            flat_b = st.flatten(b)
-            specs = []
-            for x, y in zip(flat_a, flat_b):
-                if len(x.shape) != len(y.shape):
-                    specs.append(TensorSpec(None, x.dtype))
-                else:
-                    specs.append(TensorSpec([p if p == q else None for p, q in zip(x.shape, y.shape)], x.dtype))
-            return st.pack(a, specs)
-        except Exception:  # noqa: BLE001 - the function may not accept zeros; use a real element
-            pass
-        src = self._input._iter()
-        try:
-            first = next(src)
-        finally:
-            src.close()  # type: ignore[attr-defined]
-        out = self._apply(first)
-        unknown_sizes = {
-            n for s, t in zip(st.flatten(in_spec), st.flatten(first)) for d, n in zip(_dims(s), t.shape) if d is None
-        }
-        return st.map_structure(
-            lambda t: TensorSpec([None if d in unknown_sizes else d for d in t.shape], t.dtype), out
-        )
+        return _fn_spec(self._input, lambda out: _element_spec(_normalize_output(out)), self._fn)
 
 
 def _dims(spec: TensorSpec) -> tuple[Any, ...]:
@@ -714,6 +743,239 @@ class _ParallelMapDataset(_MapDataset):
                 f.cancel()
             pool.shutdown(wait=True)
             src.close()  # type: ignore[attr-defined]
+
+
+def _probe(spec: TensorSpec, value: int, unknown: int) -> Tensor:
+    if isinstance(spec.shape, _UnknownShape):
+        raise ValueError("unknown rank")
+    t = zeros([unknown if d is None else d for d in spec.shape], dtype=spec.dtype)
+    return t if value == 0 else ones_like(t)
+
+
+def _fn_spec(input_dataset: Dataset, spec_of_output: Callable[[Any], Any], fn: Callable[..., Any]) -> Any:
+    """The element spec of what `fn` gives for the input's elements.
+
+    TensorFlow traces `fn` symbolically; tapers calls it twice on probes shaped like the input's
+    spec: zeros with unknown dimensions of size 2, then ones with size 3. Output dimensions that
+    differ between the two (they follow an unknown input dimension or the values) are unknown.
+    When `fn` fails on the probes, the first real element is used instead.
+    """
+    in_spec = input_dataset.element_spec
+    try:
+        a = spec_of_output(_call(fn, st.map_structure(lambda s: _probe(s, 0, 2), in_spec)))
+        b = spec_of_output(_call(fn, st.map_structure(lambda s: _probe(s, 1, 3), in_spec)))
+        fa, fb = st.flatten(a), st.flatten(b)
+        if len(fa) == len(fb) and _structure_matches(a, b) and all(x.dtype == y.dtype for x, y in zip(fa, fb)):
+            return st.pack(a, [_most_specific_compatible(x, y) for x, y in zip(fa, fb)])
+        return a
+    except Exception as e:  # noqa: BLE001 - the function may not accept the probes; use a real element
+        on_probes = e
+    src = input_dataset._iter()
+    try:
+        first = next(src, _MISSING)
+    finally:
+        src.close()  # type: ignore[attr-defined]
+    if first is _MISSING:
+        raise on_probes
+    out = spec_of_output(_call(fn, first))
+    # Dimensions equal to the size an unknown input dimension had are taken to follow it.
+    unknown_sizes = {
+        n for s, t in zip(st.flatten(in_spec), st.flatten(first)) for d, n in zip(_dims(s), t.shape) if d is None
+    }
+    return st.map_structure(
+        lambda s: s if isinstance(s.shape, _UnknownShape)
+        else TensorSpec([None if d in unknown_sizes else d for d in s.shape], s.dtype),
+        out,
+    )  # fmt: skip
+
+
+def _dataset_of(out: Any) -> Dataset:
+    if not isinstance(out, Dataset):
+        raise TypeError(f"The `map_func` argument must return a `Dataset` object. Got {type(out)!r}.")
+    return out
+
+
+class _FlatMapDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, fn: Callable[..., Any]) -> None:
+        super().__init__(input_dataset)
+        self._fn = fn
+
+    @classmethod
+    def of(cls, input_dataset: Dataset, fn: Callable[..., Any]) -> _FlatMapDataset:
+        return cls(input_dataset, fn)
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            for element in src:
+                inner = _dataset_of(_call(self._fn, element))._iter()
+                try:
+                    yield from inner
+                finally:
+                    inner.close()  # type: ignore[attr-defined]
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        return _fn_spec(self._input, lambda out: _dataset_of(out).element_spec, self._fn)
+
+    def _card(self) -> int:
+        return UNKNOWN
+
+
+class _InterleaveDataset(_FlatMapDataset):
+    def __init__(self, input_dataset: Dataset, fn: Callable[..., Any], cycle_length: int, block_length: int) -> None:
+        super().__init__(input_dataset, fn)
+        self._cycle, self._block = cycle_length, block_length
+
+    def _iter(self) -> Iterator[Any]:
+        # TensorFlow's cycle: an empty slot is filled from the input and read at once; a slot whose
+        # dataset ends is emptied and the cycle moves on; after `block_length` elements it moves on.
+        src = self._input._iter()
+        slots: list[Iterator[Any] | None] = [None] * self._cycle
+        i = block_i = num_open = 0
+        end_of_input = False
+        try:
+            while not end_of_input or num_open > 0:
+                it = slots[i]
+                if it is not None:
+                    value = next(it, _MISSING)
+                    if value is not _MISSING:
+                        yield value
+                        block_i += 1
+                        if block_i == self._block:
+                            block_i, i = 0, (i + 1) % self._cycle
+                        continue
+                    it.close()  # type: ignore[attr-defined]
+                    slots[i] = None
+                    num_open -= 1
+                    block_i, i = 0, (i + 1) % self._cycle
+                elif not end_of_input:
+                    element = next(src, _MISSING)
+                    if element is _MISSING:
+                        end_of_input = True
+                    else:
+                        slots[i] = _dataset_of(_call(self._fn, element))._iter()
+                        num_open += 1
+                else:
+                    i = (i + 1) % self._cycle
+        finally:
+            for it in slots:
+                if it is not None:
+                    it.close()  # type: ignore[attr-defined]
+            src.close()  # type: ignore[attr-defined]
+
+
+class _ParallelInterleaveDataset(_InterleaveDataset):
+    """``interleave`` with ``num_parallel_calls``: the same (deterministic) order, read in this thread."""
+
+
+class _TakeWhileDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, predicate: Callable[..., Any]) -> None:
+        super().__init__(input_dataset)
+        self._predicate = predicate
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            for element in src:
+                if not bool(st.to_tensor(_call(self._predicate, element))):
+                    return
+                yield element
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _card(self) -> int:
+        return UNKNOWN
+
+
+class _PaddedBatchDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, batch_size: int, padded_shapes: Any, padding_values: Any,
+                 drop_remainder: bool) -> None:  # fmt: skip
+        super().__init__(input_dataset)
+        self._batch_size = int(batch_size)
+        if self._batch_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+        self._drop = bool(drop_remainder)
+        spec = input_dataset.element_spec
+        flat_spec = st.flatten(spec)
+        if padded_shapes is None:
+            # TensorFlow pads to the input's shapes: known dimensions stay, unknown ones take the batch's longest.
+            shapes = [None if isinstance(s.shape, _UnknownShape) else list(s.shape) for s in flat_spec]
+        elif len(flat_spec) == 1 and not st.is_structure(spec):
+            shapes = [padded_shapes]
+        else:
+            shapes = st.flatten(_shapes_as_tuples(padded_shapes))
+        if len(shapes) != len(flat_spec):
+            raise ValueError("The padded_shapes structure does not match the dataset's element structure.")
+        self._shapes = [None if sh is None else [None if d is None or d == -1 else int(d) for d in sh] for sh in shapes]
+        if padding_values is None:
+            values: list[Any] = [None] * len(flat_spec)
+        elif len(flat_spec) == 1 and not st.is_structure(spec):
+            values = [padding_values]
+        else:
+            values = st.flatten(padding_values)
+        self._values = values
+
+    def _pad(self, column: list[Tensor], shape: Any, value: Any, c: int) -> Tensor:
+        arrays = [np.asarray(t) for t in column]
+        rank = arrays[0].ndim
+        if any(a.ndim != rank for a in arrays):
+            raise errors.InvalidArgumentError(None, None, f"All elements in a batch must have the same rank as "
+                                              f"the padded shape for component{c}: expected rank {rank}")  # fmt: skip
+        target = [max(a.shape[d] for a in arrays) for d in range(rank)]
+        if shape is not None:
+            if len(shape) != rank:
+                raise errors.InvalidArgumentError(
+                    None, None, f"All elements in a batch must have the same rank as the padded shape for "
+                    f"component{c}: expected rank {len(shape)} but got element with rank {rank}")  # fmt: skip
+            for d, want in enumerate(shape):
+                if want is not None:
+                    if target[d] > want:
+                        raise errors.DataLossError(
+                            None, None, "Attempted to pad to a smaller size than the input element."
+                        )
+                    target[d] = want
+        fill = np.zeros((), arrays[0].dtype) if value is None else np.asarray(value, arrays[0].dtype)
+        out = np.full([len(arrays), *target], fill, dtype=arrays[0].dtype)
+        for i, a in enumerate(arrays):
+            index: tuple[Any, ...] = (i, *[slice(0, n) for n in a.shape])
+            out[index] = a
+        return constant(out)
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            buf: list[Any] = []
+            for element in src:
+                buf.append(element)
+                if len(buf) == self._batch_size:
+                    yield self._batch(buf)
+                    buf = []
+            if buf and not self._drop:
+                yield self._batch(buf)
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _batch(self, elements: list[Any]) -> Any:
+        columns = list(zip(*[st.flatten(e) for e in elements]))
+        parts = zip(columns, self._shapes, self._values)
+        out = [self._pad(list(col), sh, v, c) for c, (col, sh, v) in enumerate(parts)]
+        return st.pack(elements[0], out)
+
+    def _compute_spec(self) -> Any:
+        lead = self._batch_size if self._drop else None
+        flat = st.flatten(self._input.element_spec)
+        specs = []
+        for s, sh in zip(flat, self._shapes):
+            specs.append(TensorSpec(None if sh is None else [lead, *sh], s.dtype))
+        return st.pack(self._input.element_spec, specs)
+
+    def _card(self) -> int:
+        n = self._input._card()
+        if n < 0:
+            return n
+        return n // self._batch_size + (0 if self._drop or n % self._batch_size == 0 else 1)
 
 
 class _FilterDataset(_UnaryDataset):
