@@ -124,6 +124,9 @@ def test_print_goes_to_stderr_by_default_and_to_files(capsys: pytest.CaptureFixt
     buf = io.StringIO()
     tf.print(tf.reshape(tf.range(12), (2, 6)), summarize=1, output_stream=buf)
     assert buf.getvalue() == "[[0 ... 5]\n [6 ... 11]]\n"
+    logged = []
+    tf.print("loss", tf.constant(0.25), output_stream=logged.append)
+    assert logged == ["loss 0.25"]
     with pytest.raises(ValueError, match="output stream"):
         tf.print(1, output_stream="stdout-ish")
 

@@ -90,8 +90,9 @@ def print(  # noqa: A001 - TensorFlow's name
     ----------
     *inputs
         Tensors, variables, Python values, or structures of them.
-    output_stream : file-like or str, default sys.stderr
-        Where to write: ``sys.stdout``, ``sys.stderr``, any object with ``write``, or
+    output_stream : file-like, callable or str, default sys.stderr
+        Where to write: ``sys.stdout``, ``sys.stderr``, any object with ``write``, a
+        logging function such as ``logging.info`` (called with the text), or
         ``"file://path"`` (appended to).
     summarize : int, default 3
         Entries shown at each end of every axis; -1 shows all.
@@ -119,6 +120,10 @@ def print(  # noqa: A001 - TensorFlow's name
             raise ValueError(f"Unsupported output stream: {stream!r}; use a file object or 'file://path'")
         with open(stream[len("file://") :], "a") as f:
             f.write(text)
+        return
+    if not hasattr(stream, "write") and callable(stream):
+        # A logging function (``logging.info``, ``absl.logging.info``): one message, without `end`.
+        stream(text[: len(text) - len(end)] if end else text)
         return
     stream.write(text)
     flush = getattr(stream, "flush", None)

@@ -534,6 +534,14 @@ with tf.GradientTape() as tape:
     j = acc.jvp(out)
 result["var"] = tape.gradient(j, w)
 """)
+program("fwd_forward_over_forward", """
+x = tf.constant(3.0)
+with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as outer:
+    with tf.autodiff.ForwardAccumulator(x, tf.constant(2.0)) as inner:
+        y = x ** 3 + tf.sin(x)
+    j = inner.jvp(y)
+result = {"inner": j, "outer": outer.jvp(j), "y": outer.jvp(y)}
+""")
 program("copy_pickle", """
 import copy
 import pickle
