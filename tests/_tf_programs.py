@@ -5,7 +5,8 @@ source, printed output, exception and ``result``; here the same source runs
 unchanged with tapers, and the tests compare. TensorFlow's text is read with its
 module name replaced (``tf.int32`` → ``tapers.int32``, ``tf.Tensor`` →
 ``tapers.Tensor``), and the graph-function decoration of its op errors
-(``{{function_node ...}}`` and `` [Op:...] name: ``) is dropped.
+(``{{function_node ...}}`` and `` [Op:...] name: ``) is dropped, and so are its absl
+log lines on stderr (``WARNING:absl:...``: tapers warns with ``warnings`` instead).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import pathlib
 import re
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -35,12 +37,18 @@ def tf_text(text: str) -> str:
     return re.sub(r" \[Op:\w+\]( name: .*)?$", "", text)
 
 
+def tf_stderr(text: str) -> str:
+    """TensorFlow's stderr without its absl log lines (tapers warns through `warnings` instead)."""
+    return tf_text("".join(line for line in text.splitlines(True) if not line.startswith("WARNING:absl:")))
+
+
 def run(source: str) -> dict[str, Any]:
     """Runs `source` with ``tf`` = tapers; returns what the fixture records for a program."""
     ns: dict[str, Any] = {"tf": tapers, "np": np, "sys": sys}
     out, err = io.StringIO(), io.StringIO()
     error = None
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # TensorFlow logs these; the fixture drops its log lines
         try:
             exec(compile(source, "<program>", "exec"), ns)
         except Exception as e:  # noqa: BLE001 - compared with what TensorFlow raised
@@ -75,6 +83,6 @@ def check(name: str) -> None:
         assert got["error"][0] == want["error"][0], (got["error"], want["error"])
         assert got["error"][1] == tf_text(want["error"][1]), (got["error"], want["error"])
     assert got["stdout"] == tf_text(want["stdout"])
-    assert got["stderr"].strip() == tf_text(want["stderr"]).strip()
+    assert got["stderr"].strip() == tf_stderr(want["stderr"]).strip()
     if "result" in want:
         assert_close(got["result"], want["result"])

@@ -287,3 +287,20 @@ def test_map_spec_of_an_empty_dataset_reports_the_function_error() -> None:
     with pytest.raises(KeyError, match="needs real data"):
         _ = tf.data.Dataset.range(0).map(picky).element_spec
     assert list(tf.data.Dataset.range(0).map(picky)) == []
+
+
+def test_options_merge_warns_like_tensorflow_logs() -> None:
+    a, b = tf.data.Options(), tf.data.Options()
+    a.deterministic, b.deterministic = False, True
+    ds = tf.data.Dataset.range(2).with_options(a).with_options(b)
+    with pytest.warns(UserWarning, match="Changing the value of option deterministic from False to True"):
+        assert ds.options().deterministic is True
+    with pytest.raises(TypeError, match="tapers.data.Options"):
+        tf.data.Dataset.range(2).with_options({"deterministic": True})
+    assert copy_of(a) == a
+
+
+def copy_of(options: tf.data.Options) -> tf.data.Options:
+    import copy
+
+    return copy.deepcopy(options)

@@ -318,6 +318,26 @@ print(s.element_spec, [(a.numpy().tolist(), b.numpy().tolist()) for a, b in s])
 program("err_padded_batch_small", """
 list(tf.data.Dataset.range(1, 4).map(lambda n: tf.fill([n], n)).padded_batch(2, [1]))
 """)
+program("options", """
+options = tf.data.Options()
+options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+options.deterministic = False
+ds = tf.data.Dataset.range(4).with_options(options)
+print(ds, list(ds.as_numpy_iterator()), ds.cardinality().numpy())
+o = ds.map(lambda x: x + 1).options()
+print(o.deterministic, o.experimental_distribute.auto_shard_policy, o.threading.private_threadpool_size)
+more = tf.data.Options()
+more.threading.private_threadpool_size = 4
+more.deterministic = True
+m = ds.batch(2).with_options(more).options()
+print(m.deterministic, m.threading.private_threadpool_size, m.experimental_distribute.auto_shard_policy)
+print(tf.data.Options() == tf.data.Options(), o == tf.data.Options(), int(tf.data.experimental.AutoShardPolicy.OFF))
+z = tf.data.Dataset.zip((ds, tf.data.Dataset.range(2).with_options(more)))
+print(z.options().threading.private_threadpool_size, z.options().experimental_distribute.auto_shard_policy)
+""")
+program("err_options_unknown", "tf.data.Options().no_such_option = 1")
+program("err_options_type", "tf.data.Options().deterministic = 1")
+program("err_options_frozen", "tf.data.Dataset.range(2).options().deterministic = True")
 program("iter_next", """
 it = iter(tf.data.Dataset.range(2))
 print(next(it))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from . import experimental
 from .dataset import AUTOTUNE, Dataset, NumpyIterator, OwnedIterator
+from .options import Options, ThreadingOptions
 
 Iterator = OwnedIterator
 
-__all__ = ["AUTOTUNE", "Dataset", "Iterator", "NumpyIterator", "experimental"]
+__all__ = ["AUTOTUNE", "Dataset", "Iterator", "NumpyIterator", "Options", "ThreadingOptions", "experimental"]

@@ -351,6 +351,36 @@ class Dataset:
         """Computes up to `buffer_size` elements ahead on a background thread (``AUTOTUNE``: 2)."""
         return _PrefetchDataset(self, buffer_size)
 
+    def with_options(self, options: Any, name: str | None = None) -> Dataset:
+        """This dataset with `options` (a ``tapers.data.Options``) merged into the pipeline's.
+
+        The options are checked and kept as TensorFlow's are, but do not change how tapers runs
+        the pipeline (see ``tapers.data.options``)."""
+        from .options import Options
+
+        if not isinstance(options, Options):
+            raise TypeError(f"`options` must be a `tapers.data.Options`, got {type(options).__name__}.")
+        return _OptionsDataset(self, options)
+
+    def options(self) -> Any:
+        """The pipeline's options: those given to ``with_options`` along it, merged (read-only)."""
+        from .options import Options, merge_options
+
+        found = [o for d in self._upstream() for o in d.__dict__.get("_own_options", [])]
+        return merge_options(Options(), *found)._frozen()
+
+    def _upstream(self) -> list[Dataset]:
+        """This dataset and every dataset it reads, inputs first."""
+        out: list[Dataset] = []
+        for attr in ("_input", "_first", "_second"):
+            d = self.__dict__.get(attr)
+            if isinstance(d, Dataset):
+                out.extend(d._upstream())
+        for d in self.__dict__.get("_datasets", []):
+            out.extend(d._upstream())
+        out.append(self)
+        return out
+
     def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
         """``transformation_func(self)``: lets a pipeline read top to bottom."""
         return transformation_func(self)
@@ -1323,6 +1353,21 @@ class CacheDataset(_UnaryDataset):
         with self._lock:
             if self._cached is None:
                 self._cached = collected
+
+
+class _OptionsDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, options: Any) -> None:
+        super().__init__(input_dataset)
+        from .options import merge_options
+
+        self._own_options = [merge_options(options)]
+
+    def _iter(self) -> Iterator[Any]:
+        src = self._input._iter()
+        try:
+            yield from src
+        finally:
+            src.close()  # type: ignore[attr-defined]
 
 
 _END, _ITEM, _ERROR = 0, 1, 2

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from .._core import Tensor
 from .dataset import AUTOTUNE, INFINITE, UNKNOWN, Dataset
+from .options import (
+    AutoShardPolicy,
+    AutotuneAlgorithm,
+    AutotuneOptions,
+    DistributeOptions,
+    ExternalStatePolicy,
+    OptimizationOptions,
+    OptionsBase,
+    ThreadingOptions,
+)
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
@@ -25,4 +35,6 @@ def cardinality(dataset: Dataset) -> Tensor:
     return dataset.cardinality()
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality"]
+__all__ = ["AUTOTUNE", "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions",
+           "ExternalStatePolicy", "INFINITE_CARDINALITY", "OptimizationOptions", "OptionsBase", "ThreadingOptions",
+           "UNKNOWN_CARDINALITY", "cardinality"]  # fmt: skip
