@@ -338,6 +338,26 @@ print(z.options().threading.private_threadpool_size, z.options().experimental_di
 program("err_options_unknown", "tf.data.Options().no_such_option = 1")
 program("err_options_type", "tf.data.Options().deterministic = 1")
 program("err_options_frozen", "tf.data.Dataset.range(2).options().deterministic = True")
+program("window", """
+ds = tf.data.Dataset.range(7)
+w = ds.window(3)
+print(w)
+print([list(x.as_numpy_iterator()) for x in w], w.cardinality().numpy())
+cases = [(3, 1, 1, True), (3, 2, 2, False), (2, 4, 1, False), (3, 2, 1, True), (4, 1, 2, True)]
+for size, shift, stride, drop in cases:
+    v = ds.window(size, shift, stride, drop)
+    print(size, shift, stride, drop, [list(x.as_numpy_iterator()) for x in v], v.cardinality().numpy())
+b = ds.window(4, shift=2, drop_remainder=True).flat_map(lambda x: x.batch(4))
+print(b, list(b.as_numpy_iterator()))
+pairs = tf.data.Dataset.from_tensor_slices((np.arange(5), np.arange(5) * 1.5)).window(2)
+print(pairs.element_spec)
+for a, c in pairs.take(1):
+    print(a, list(a.as_numpy_iterator()), list(c.as_numpy_iterator()))
+z = pairs.flat_map(lambda a, c: tf.data.Dataset.zip((a.batch(2), c.batch(2))))
+print(list(z.as_numpy_iterator()))
+print(ds.repeat().window(3).take(2).cardinality().numpy())
+""")
+program("err_window_size", "tf.data.Dataset.range(3).window(0)")
 program("iter_next", """
 it = iter(tf.data.Dataset.range(2))
 print(next(it))

@@ -8,9 +8,11 @@ and iterate it with a ``for`` loop; elements are tapers tensors. See
 from __future__ import annotations
 
 from . import experimental
-from .dataset import AUTOTUNE, Dataset, NumpyIterator, OwnedIterator
+from .dataset import AUTOTUNE, Dataset, DatasetSpec, NumpyIterator, OwnedIterator
 from .options import Options, ThreadingOptions
 
 Iterator = OwnedIterator
 
-__all__ = ["AUTOTUNE", "Dataset", "Iterator", "NumpyIterator", "Options", "ThreadingOptions", "experimental"]
+__all__ = [
+    "AUTOTUNE", "Dataset", "DatasetSpec", "Iterator", "NumpyIterator", "Options", "ThreadingOptions", "experimental",
+]  # fmt: skip

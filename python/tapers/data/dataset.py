@@ -52,7 +52,7 @@ from ..dtypes import as_dtype, int64
 from ..dtypes import bool as _bool
 from . import _structure as st
 
-__all__ = ["AUTOTUNE", "Dataset", "NumpyIterator", "OwnedIterator"]
+__all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "NumpyIterator", "OwnedIterator"]
 
 AUTOTUNE = -1
 INFINITE = -1
@@ -62,7 +62,9 @@ _INT64_MAX = 2**63 - 1
 _MISSING = object()
 
 
-def _spec_of(t: Tensor) -> TensorSpec:
+def _spec_of(t: Any) -> Any:
+    if isinstance(t, Dataset):
+        return DatasetSpec(t.element_spec)
     return TensorSpec(tuple(t.shape), t.dtype)
 
 
@@ -81,7 +83,8 @@ def _normalize_output(out: Any) -> Any:
     # A function returning a list means a tuple of components, as in TensorFlow.
     if isinstance(out, list):
         out = tuple(out)
-    return st.normalize(out)
+    # Components become tensors; a dataset stays a dataset (an element may hold one, as windows do).
+    return st.map_structure(lambda x: x if isinstance(x, Dataset) else st.to_tensor(x), out)
 
 
 def _threads(num_parallel_calls: int | None) -> int:
@@ -257,6 +260,22 @@ class Dataset:
         if num_parallel_calls is not None:
             return _ParallelInterleaveDataset(self, map_func, cycles, block)
         return _InterleaveDataset(self, map_func, cycles, block)
+
+    def window(
+        self, size: int, shift: int | None = None, stride: int = 1, drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:  # fmt: skip
+        """Windows of `size` elements, `stride` apart, a new one every `shift` elements (default `size`).
+
+        Each window is the input's element structure with every component replaced by a dataset
+        of that component's values (flatten them with ``flat_map(lambda w: w.batch(size))``).
+        Windows at the end are shorter unless `drop_remainder`.
+        """
+        shift = size if shift is None else shift
+        for what, v in (("size", size), ("shift", shift), ("stride", stride)):
+            if int(v) <= 0:
+                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
+        return _WindowDataset(self, int(size), int(shift), int(stride), bool(drop_remainder))
 
     def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """The elements up to (not including) the first for which `predicate` is False."""
@@ -590,7 +609,9 @@ def _structure_matches(a: Any, b: Any) -> bool:
     return True
 
 
-def _most_specific_compatible(a: TensorSpec, b: TensorSpec) -> TensorSpec:
+def _most_specific_compatible(a: Any, b: Any) -> Any:
+    if isinstance(a, DatasetSpec) or isinstance(b, DatasetSpec):
+        return a
     if isinstance(a.shape, _UnknownShape) or isinstance(b.shape, _UnknownShape) or len(a.shape) != len(b.shape):
         return TensorSpec(None, a.dtype)
     return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
@@ -617,7 +638,7 @@ class _ConcatenateDataset(Dataset):
         if not _structure_matches(a, b) or len(fa) != len(fb):
             raise TypeError(f"Incompatible dataset elements:\n  {a!r} vs.   {b!r}")
         for x, y in zip(fa, fb):
-            if x.dtype != y.dtype:
+            if type(x) is not type(y) or getattr(x, "dtype", None) != getattr(y, "dtype", None):
                 raise TypeError(f"Incompatible dataset elements:\n  {a!r} vs.   {b!r}")
         return st.pack(a, [_most_specific_compatible(x, y) for x, y in zip(fa, fb)])
 
@@ -775,7 +796,10 @@ class _ParallelMapDataset(_MapDataset):
             src.close()  # type: ignore[attr-defined]
 
 
-def _probe(spec: TensorSpec, value: int, unknown: int) -> Tensor:
+def _probe(spec: Any, value: int, unknown: int) -> Any:
+    if isinstance(spec, DatasetSpec):  # a window: a dataset of `unknown` probes
+        inner = st.map_structure(lambda s: _probe(s, value, unknown), spec.element_spec)
+        return _VariantDataset([inner] * unknown, spec.element_spec)
     if isinstance(spec.shape, _UnknownShape):
         raise ValueError("unknown rank")
     t = zeros([unknown if d is None else d for d in spec.shape], dtype=spec.dtype)
@@ -795,7 +819,9 @@ def _fn_spec(input_dataset: Dataset, spec_of_output: Callable[[Any], Any], fn: C
         a = spec_of_output(_call(fn, st.map_structure(lambda s: _probe(s, 0, 2), in_spec)))
         b = spec_of_output(_call(fn, st.map_structure(lambda s: _probe(s, 1, 3), in_spec)))
         fa, fb = st.flatten(a), st.flatten(b)
-        if len(fa) == len(fb) and _structure_matches(a, b) and all(x.dtype == y.dtype for x, y in zip(fa, fb)):
+        if len(fa) == len(fb) and _structure_matches(a, b) and all(
+            type(x) is type(y) and getattr(x, "dtype", None) == getattr(y, "dtype", None) for x, y in zip(fa, fb)
+        ):
             return st.pack(a, [_most_specific_compatible(x, y) for x, y in zip(fa, fb)])
         return a
     except Exception as e:  # noqa: BLE001 - the function may not accept the probes; use a real element
@@ -810,10 +836,14 @@ def _fn_spec(input_dataset: Dataset, spec_of_output: Callable[[Any], Any], fn: C
     out = spec_of_output(_call(fn, first))
     # Dimensions equal to the size an unknown input dimension had are taken to follow it.
     unknown_sizes = {
-        n for s, t in zip(st.flatten(in_spec), st.flatten(first)) for d, n in zip(_dims(s), t.shape) if d is None
+        n
+        for s, t in zip(st.flatten(in_spec), st.flatten(first))
+        if isinstance(s, TensorSpec) and isinstance(t, Tensor)
+        for d, n in zip(_dims(s), t.shape)
+        if d is None
     }
     return st.map_structure(
-        lambda s: s if isinstance(s.shape, _UnknownShape)
+        lambda s: s if not isinstance(s, TensorSpec) or isinstance(s.shape, _UnknownShape)
         else TensorSpec([None if d in unknown_sizes else d for d in s.shape], s.dtype),
         out,
     )  # fmt: skip
@@ -1368,6 +1398,104 @@ class _OptionsDataset(_UnaryDataset):
             yield from src
         finally:
             src.close()  # type: ignore[attr-defined]
+
+
+class DatasetSpec:
+    """The spec of an element that is itself a dataset (``tf.data.DatasetSpec``), as ``window`` makes.
+
+    Parameters
+    ----------
+    element_spec : TensorSpec or structure of them
+        The inner dataset's element spec.
+    dataset_shape : tuple, default ()
+        TensorFlow's batch shape of datasets (always ``()`` here).
+    """
+
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()) -> None:
+        from .._shape import TensorShape
+
+        self.element_spec = element_spec
+        self.dataset_shape = TensorShape(dataset_shape)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DatasetSpec):
+            return NotImplemented
+        return (self.element_spec, self.dataset_shape) == (other.element_spec, other.dataset_shape)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({self.element_spec!r}, {self.dataset_shape!r})"
+
+
+class _VariantDataset(Dataset):
+    """A window: a few elements held in memory (TensorFlow's name for a dataset inside an element)."""
+
+    def __init__(self, elements: list[Any], spec: Any) -> None:
+        self._elements = elements
+        self._spec = spec
+
+    def _iter(self) -> Iterator[Any]:
+        yield from self._elements
+
+    def _compute_spec(self) -> Any:
+        return self._spec
+
+    def _card(self) -> int:
+        return len(self._elements)
+
+
+class _WindowDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, size: int, shift: int, stride: int, drop: bool) -> None:
+        super().__init__(input_dataset)
+        self._size, self._shift, self._stride, self._drop = size, shift, stride, drop
+
+    def _window(self, elements: list[Any]) -> Any:
+        in_spec = self._input.element_spec
+        columns = list(zip(*[st.flatten(e) for e in elements]))
+        return st.pack(in_spec, [_VariantDataset(list(c), s) for c, s in zip(columns, st.flatten(in_spec))])
+
+    def _iter(self) -> Iterator[Any]:
+        span = (self._size - 1) * self._stride
+        buf: collections.deque[Any] = collections.deque()
+        base = 0  # index of buf[0] in the input
+        start = 0  # index of the next window's first element
+        last = -1
+        src = self._input._iter()
+        try:
+            for last, element in enumerate(src):
+                buf.append(element)
+                while buf and base < start:
+                    buf.popleft()
+                    base += 1
+                while start + span <= last:
+                    yield self._window([buf[start - base + k * self._stride] for k in range(self._size)])
+                    start += self._shift
+                    while buf and base < start:
+                        buf.popleft()
+                        base += 1
+            if not self._drop:
+                while start <= last:
+                    n = (last - start) // self._stride + 1
+                    yield self._window([buf[start - base + k * self._stride] for k in range(min(n, self._size))])
+                    start += self._shift
+                    while buf and base < start:
+                        buf.popleft()
+                        base += 1
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        return st.map_structure(DatasetSpec, self._input.element_spec)
+
+    def _card(self) -> int:
+        n = self._input._card()
+        if n < 0:
+            return n
+        if self._drop:
+            span = (self._size - 1) * self._stride
+            return 0 if n <= span else (n - span - 1) // self._shift + 1
+        return (n + self._shift - 1) // self._shift
 
 
 _END, _ITEM, _ERROR = 0, 1, 2
