@@ -232,29 +232,44 @@ def test_training_loop_over_a_pipeline() -> None:
     _wait_no_data_threads()
 
 
+CHAINS = {
+    "plain": lambda d: d,
+    "shuffle": lambda d: d.shuffle(5, seed=4),
+    "shuffle_repeat": lambda d: d.shuffle(23, seed=1).repeat(3),
+    "repeat_shuffle": lambda d: d.repeat(2).shuffle(7, seed=2),
+    "shard_skip_take": lambda d: d.shard(2, 1).skip(2).take(7),
+    "take_all_skip_none": lambda d: d.take(-1).skip(0).shuffle(3, seed=5, reshuffle_each_iteration=False),
+    "empty_repeat": lambda d: d.take(0).repeat(),
+    "repeat_forever_take": lambda d: d.shuffle(4, seed=9).repeat().take(50),
+}
+
+
 @pytest.mark.parametrize("drop", [False, True])
-def test_batched_slices_fast_path_equals_element_by_element(drop: bool) -> None:
-    # from_tensor_slices(...)[.shuffle(...)].batch(...) slices or gathers whole batches; a map in
-    # between forces stacking element by element. Both must give the same batches, epoch after epoch.
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+def test_batched_slices_fast_path_equals_element_by_element(chain: str, drop: bool) -> None:
+    # from_tensor_slices(...) then shuffle/repeat/take/skip/shard, then batch, runs over row numbers and
+    # slices or gathers whole batches; a map before the batch forces stacking element by element. Both
+    # must give the same batches, epoch after epoch (the shuffles draw the same streams).
     x = np.arange(46.0).reshape(23, 2)
     y = np.arange(23)
-    for shuffle in (False, True):
-        def build(identity: bool, shuffle: bool = shuffle) -> tf.data.Dataset:
-            ds = tf.data.Dataset.from_tensor_slices({"x": x, "y": y})
-            if shuffle:
-                ds = ds.shuffle(5, seed=4)
-            if identity:
-                ds = ds.map(lambda e: e)
-            return ds.batch(4, drop_remainder=drop)
 
-        fast, slow = build(False), build(True)
-        for _ in range(2):
-            a, b = list(fast.as_numpy_iterator()), list(slow.as_numpy_iterator())
-            assert len(a) == len(b) == (5 if drop else 6)
-            for u, v in zip(a, b):
-                np.testing.assert_array_equal(u["x"], v["x"])
-                np.testing.assert_array_equal(u["y"], v["y"])
-            assert (sorted(np.concatenate([u["y"] for u in a])) == list(range(20 if drop else 23))) or shuffle
+    def build(identity: bool) -> tf.data.Dataset:
+        ds = CHAINS[chain](tf.data.Dataset.from_tensor_slices({"x": x, "y": y}))
+        if identity:
+            ds = ds.map(lambda e: e)
+        return ds.batch(4, drop_remainder=drop)
+
+    fast, slow = build(False), build(True)
+    assert fast._input._row_source() is not None and slow._input._row_source() is None
+    for _ in range(2):
+        a, b = list(fast.as_numpy_iterator()), list(slow.as_numpy_iterator())
+        assert len(a) == len(b)
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u["x"], v["x"])
+            np.testing.assert_array_equal(u["y"], v["y"])
+            np.testing.assert_array_equal(u["x"][:, 0], 2 * u["y"])
+    if chain == "plain":
+        assert [u["y"].tolist() for u in a][:2] == [[0, 1, 2, 3], [4, 5, 6, 7]]
 
 
 def test_from_generator_restarts_and_checks_dtypes() -> None:

@@ -129,6 +129,15 @@ class Dataset:
     def _card(self) -> int:
         return UNKNOWN
 
+    def _row_source(self) -> _TensorSliceDataset | None:
+        """The ``from_tensor_slices`` dataset whose rows this one yields, reordered or subset by
+        shuffle/repeat/take/skip/shard only; None for any other pipeline."""
+        return None
+
+    def _row_iter(self) -> Iterator[int]:  # pragma: no cover - only called when _row_source() is set
+        """The row numbers this dataset yields, in order (with the same side effects as ``_iter``)."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------- inspection
     @property
     def element_spec(self) -> Any:
@@ -501,6 +510,12 @@ class _TensorSliceDataset(Dataset):
     def _iter(self) -> Iterator[Any]:
         for i in range(self._n):
             yield st.pack(self._structure, [t[i] for t in self._flat])
+
+    def _row_source(self) -> _TensorSliceDataset | None:
+        return self
+
+    def _row_iter(self) -> Iterator[int]:
+        return iter(range(self._n))
 
     def _gather(self, rows: list[int]) -> Any:
         idx = constant(rows, dtype=int64)
@@ -1074,10 +1089,8 @@ class _BatchDataset(_UnaryDataset):
 
     def _iter(self) -> Iterator[Any]:
         inp = self._input
-        if type(inp) is _TensorSliceDataset or (
-            type(inp) is _ShuffleDataset and type(inp._input) is _TensorSliceDataset
-        ):
-            yield from self._slice_batches(inp)
+        if inp._row_source() is not None:
+            yield from self._row_batches(inp)
             return
         src = inp._iter()
         try:
@@ -1092,29 +1105,29 @@ class _BatchDataset(_UnaryDataset):
         finally:
             src.close()  # type: ignore[attr-defined]
 
-    def _slice_batches(self, inp: Dataset) -> Iterator[Any]:
-        # The common pipelines `from_tensor_slices(...)[.shuffle(...)].batch(b)`: the same elements
-        # in the same order as stacking slices one by one (the shuffle draws the same stream over
-        # row indices), but each batch is one slice or one gather per component.
+    def _row_batches(self, inp: Dataset) -> Iterator[Any]:
+        # `from_tensor_slices(...)` followed by shuffle/repeat/take/skip/shard, then batch (the
+        # common pipelines): the same elements in the same order as stacking slices one by one
+        # (each step runs its own logic, random draws included, over row numbers), but each
+        # batch is one slice or one gather per component.
+        source = inp._row_source()
+        assert source is not None
         b = self._batch_size
-        if isinstance(inp, _ShuffleDataset):
-            source = inp._input
-            assert isinstance(source, _TensorSliceDataset)
-            buf: list[int] = []
-            for i in inp._shuffled(iter(range(source._n))):
-                buf.append(i)
-                if len(buf) == b:
-                    yield source._gather(buf)
-                    buf = []
-            if buf and not self._drop:
-                yield source._gather(buf)
+        if inp is source:
+            for start in range(0, source._n, b):
+                stop = min(start + b, source._n)
+                if stop - start < b and self._drop:
+                    return
+                yield st.pack(source._structure, [t[start:stop] for t in source._flat])
             return
-        assert isinstance(inp, _TensorSliceDataset)
-        for start in range(0, inp._n, b):
-            stop = min(start + b, inp._n)
-            if stop - start < b and self._drop:
-                return
-            yield st.pack(inp._structure, [t[start:stop] for t in inp._flat])
+        buf: list[int] = []
+        for i in inp._row_iter():
+            buf.append(i)
+            if len(buf) == b:
+                yield source._gather(buf)
+                buf = []
+        if buf and not self._drop:
+            yield source._gather(buf)
 
     def _compute_spec(self) -> Any:
         lead = self._batch_size if self._drop else None
@@ -1223,6 +1236,12 @@ class _ShuffleDataset(_UnaryDataset):
             return np.random.default_rng()
         return np.random.default_rng([self._fixed_entropy, 0])
 
+    def _row_source(self) -> _TensorSliceDataset | None:
+        return self._input._row_source()
+
+    def _row_iter(self) -> Iterator[int]:
+        return self._shuffled(self._input._row_iter())
+
     def _shuffled(self, src: Iterator[Any]) -> Iterator[Any]:
         """`src`'s items through the shuffle buffer (one epoch's random stream)."""
         rng = self._rng()
@@ -1252,6 +1271,20 @@ class _RepeatDataset(_UnaryDataset):
     def __init__(self, input_dataset: Dataset, count: int | None) -> None:
         super().__init__(input_dataset)
         self._count = -1 if count is None else int(count)
+
+    def _row_source(self) -> _TensorSliceDataset | None:
+        return self._input._row_source()
+
+    def _row_iter(self) -> Iterator[int]:
+        epoch = 0
+        while self._count < 0 or epoch < self._count:
+            produced = False
+            for i in self._input._row_iter():
+                produced = True
+                yield i
+            if not produced:
+                return
+            epoch += 1
 
     def _iter(self) -> Iterator[Any]:
         epoch = 0
@@ -1284,6 +1317,17 @@ class _TakeDataset(_UnaryDataset):
         super().__init__(input_dataset)
         self._count = int(count)
 
+    def _row_source(self) -> _TensorSliceDataset | None:
+        return self._input._row_source()
+
+    def _row_iter(self) -> Iterator[int]:
+        if self._count == 0:
+            return
+        for n, i in enumerate(self._input._row_iter()):
+            yield i
+            if n + 1 == self._count:
+                return
+
     def _iter(self) -> Iterator[Any]:
         if self._count == 0:
             return
@@ -1311,6 +1355,14 @@ class _SkipDataset(_UnaryDataset):
     def __init__(self, input_dataset: Dataset, count: int) -> None:
         super().__init__(input_dataset)
         self._count = int(count)
+
+    def _row_source(self) -> _TensorSliceDataset | None:
+        return self._input._row_source()
+
+    def _row_iter(self) -> Iterator[int]:
+        for n, i in enumerate(self._input._row_iter()):
+            if self._count >= 0 and n >= self._count:
+                yield i
 
     def _iter(self) -> Iterator[Any]:
         src = self._input._iter()
@@ -1342,6 +1394,14 @@ class _ShardDataset(_UnaryDataset):
             raise errors.InvalidArgumentError(
                 None, None, f"Index must be between 0 and {self._n - 1} (currently index = {self._index})."
             )
+
+    def _row_source(self) -> _TensorSliceDataset | None:
+        return self._input._row_source()
+
+    def _row_iter(self) -> Iterator[int]:
+        for n, i in enumerate(self._input._row_iter()):
+            if n % self._n == self._index:
+                yield i
 
     def _iter(self) -> Iterator[Any]:
         src = self._input._iter()
