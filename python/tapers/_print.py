@@ -79,7 +79,7 @@ def _replace(x: Any, summarize: int) -> Any:
 def print(  # noqa: A001 - TensorFlow's name
     *inputs: Any,
     output_stream: Any = None,
-    summarize: int = 3,
+    summarize: int | None = 3,
     sep: str = " ",
     end: str = "\n",
     name: str | None = None,
@@ -95,7 +95,7 @@ def print(  # noqa: A001 - TensorFlow's name
         logging function such as ``logging.info`` (called with the text), or
         ``"file://path"`` (appended to).
     summarize : int, default 3
-        Entries shown at each end of every axis; -1 shows all.
+        Entries shown at each end of every axis; -1 shows all (``None``: 3).
     sep, end : str
         As Python's ``print``.
     name : str, optional
@@ -105,6 +105,8 @@ def print(  # noqa: A001 - TensorFlow's name
     -------
     None
     """
+    if summarize is None:
+        summarize = 3
     parts = []
     for x in inputs:
         if isinstance(x, (Tensor, Variable)):
