@@ -319,3 +319,23 @@ def copy_of(options: tf.data.Options) -> tf.data.Options:
     import copy
 
     return copy.deepcopy(options)
+
+
+def test_one_iterator_shared_by_threads_gives_each_element_once() -> None:
+    it = iter(tf.data.Dataset.range(400).map(lambda x: x * 2).prefetch(4))
+    seen: list[int] = []
+    lock = threading.Lock()
+
+    def drain(shared: tf.data.Iterator) -> None:
+        for v in shared:
+            with lock:
+                seen.append(int(v))
+
+    threads = [threading.Thread(target=drain, args=(it,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(seen) == list(range(0, 800, 2))
+    del it
+    _wait_no_data_threads()

@@ -438,6 +438,8 @@ class OwnedIterator:
     def __init__(self, dataset: Dataset) -> None:
         self._dataset = dataset
         self._gen: Iterator[Any] | None = dataset._iter()
+        # Threads may share one iterator (TensorFlow's are thread-safe); a generator is not.
+        self._lock = threading.Lock()
 
     @property
     def element_spec(self) -> Any:
@@ -447,13 +449,14 @@ class OwnedIterator:
         return self
 
     def __next__(self) -> Any:
-        if self._gen is None:
-            raise StopIteration
-        try:
-            return next(self._gen)
-        except StopIteration:
-            self._gen = None
-            raise
+        with self._lock:
+            if self._gen is None:
+                raise StopIteration
+            try:
+                return next(self._gen)
+            except StopIteration:
+                self._gen = None
+                raise
 
     def get_next(self) -> Any:
         """The next element; raises ``tapers.errors.OutOfRangeError`` at the end, as TensorFlow's."""
@@ -466,11 +469,14 @@ class OwnedIterator:
 
     def close(self) -> None:
         """Stops the pipeline now (joins prefetch threads, shuts thread pools)."""
-        gen, self._gen = self._gen, None
-        if gen is not None:
-            gen.close()  # type: ignore[attr-defined]
+        with self._lock:
+            gen, self._gen = self._gen, None
+            if gen is not None:
+                gen.close()  # type: ignore[attr-defined]
 
     def __del__(self) -> None:
+        if "_lock" not in self.__dict__:
+            return  # __init__ failed
         try:
             self.close()
         except Exception:  # noqa: BLE001 - finalizers must not raise
