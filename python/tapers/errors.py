@@ -17,6 +17,7 @@ INVALID_ARGUMENT = 3
 NOT_FOUND = 5
 RESOURCE_EXHAUSTED = 8
 FAILED_PRECONDITION = 9
+OUT_OF_RANGE = 11
 UNIMPLEMENTED = 12
 INTERNAL = 13
 DATA_LOSS = 15
@@ -82,6 +83,12 @@ class ResourceExhaustedError(OpError, MemoryError):
     error_code = RESOURCE_EXHAUSTED
 
 
+class OutOfRangeError(OpError):
+    """Iteration went past the end (``tapers.data`` iterators' ``get_next()`` at the end of a dataset)."""
+
+    error_code = OUT_OF_RANGE
+
+
 class UnimplementedError(OpError, NotImplementedError):
     """The operation is not implemented by tapers."""
 
@@ -107,6 +114,7 @@ __all__ = [
     "DataLossError",
     "FailedPreconditionError",
     "ResourceExhaustedError",
+    "OutOfRangeError",
     "UnimplementedError",
     "InternalError",
     "UnknownError",

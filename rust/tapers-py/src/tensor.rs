@@ -385,6 +385,28 @@ impl PyTensor {
             .call1((arr, stream, max_version, dl_device, copy))
     }
 
+    /// `copy.copy`: tensors are immutable, so the copy is the tensor itself (as TensorFlow's).
+    fn __copy__(slf: &Bound<'_, Self>) -> Py<PyAny> {
+        slf.clone().into_any().unbind()
+    }
+
+    /// `copy.deepcopy`: the tensor itself, as `__copy__` (TensorFlow's too).
+    fn __deepcopy__(slf: &Bound<'_, Self>, _memo: &Bound<'_, PyAny>) -> Py<PyAny> {
+        slf.clone().into_any().unbind()
+    }
+
+    /// `pickle`: rebuilt by `convert_to_tensor` from a numpy copy of the values, as TensorFlow's.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
+        let arr = to_numpy(&slf.get().inner, slf.clone().into_any())?.call_method0("copy")?;
+        let rebuild = slf
+            .py()
+            .import("tapers._core")?
+            .getattr("convert_to_tensor")?;
+        Ok((rebuild, (arr,)))
+    }
+
     /// `(kDLCPU, 0)`: tensors live in host memory.
     fn __dlpack_device__(&self) -> (i32, i32) {
         (1, 0)

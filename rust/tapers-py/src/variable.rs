@@ -281,6 +281,52 @@ impl PyVariable {
         update(slf, delta, name, Variable::assign_sub)
     }
 
+    /// `copy.copy`: the same variable (a handle to shared state), as TensorFlow's.
+    fn __copy__(slf: &Bound<'_, Self>) -> Py<PyAny> {
+        slf.clone().into_any().unbind()
+    }
+
+    /// `copy.deepcopy`: a new variable with the current value, name and trainability, as
+    /// TensorFlow's; later assignments to either do not reach the other.
+    fn __deepcopy__<'py>(
+        slf: &Bound<'py, Self>,
+        _memo: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let var = &slf.get().var;
+        let copy = Variable::new(var.value())
+            .with_name(var.name().to_string())
+            .trainable(var.is_trainable());
+        let obj = Bound::new(slf.py(), PyVariable { var: copy })?;
+        register(&obj)?;
+        Ok(obj)
+    }
+
+    /// `pickle`: rebuilt as `Variable(value, trainable, name=name)` from a numpy copy of the
+    /// current value, as TensorFlow's.
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(
+        Bound<'py, PyAny>,
+        (Bound<'py, PyAny>, bool, bool, Option<Py<PyAny>>, String),
+    )> {
+        let py = slf.py();
+        let v = slf.get();
+        let holder = v.value_holder(py)?;
+        let arr = to_numpy(&holder.get().inner, holder.clone().into_any())?.call_method0("copy")?;
+        let cls = py.get_type::<PyVariable>().into_any();
+        Ok((
+            cls,
+            (
+                arr,
+                v.var.is_trainable(),
+                true,
+                None,
+                v.var.name().to_string(),
+            ),
+        ))
+    }
+
     fn __getitem__(slf: &Bound<'_, Self>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let t = PyTensor::wrap(slf.py(), slf.get().var.read())?;
         Ok(t.get_item(index)?.unbind())
