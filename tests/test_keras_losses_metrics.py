@@ -558,3 +558,10 @@ def test_activation_lookup_and_serialization():
         activations.get("tanhh")
     with pytest.raises(ValueError, match="cannot be serialized"):
         activations.serialize(custom)
+
+
+@pytest.mark.parametrize("module", [activations, initializers, losses, metrics], ids=lambda m: m.__name__)
+def test_public_names_exist(module):
+    missing = [name for name in module.__all__ if not hasattr(module, name)]
+    assert not missing
+    assert metrics.binary_crossentropy is losses.binary_crossentropy

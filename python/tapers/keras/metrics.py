@@ -26,9 +26,18 @@ from .backend import floatx, unique_name
 __all__ = [
     "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "CategoricalAccuracy", "CategoricalCrossentropy",
     "MeanAbsoluteError", "Mean", "MeanMetricWrapper", "MeanSquaredError", "Metric", "SparseCategoricalAccuracy",
-    "SparseCategoricalCrossentropy", "Sum", "accuracy", "binary_accuracy", "categorical_accuracy", "deserialize", "get",
-    "get_metric", "is_binary_or_sparse_categorical", "serialize", "sparse_categorical_accuracy",
+    "SparseCategoricalCrossentropy", "Sum", "accuracy", "binary_accuracy", "binary_crossentropy",
+    "categorical_accuracy", "categorical_crossentropy", "deserialize", "get", "get_metric",
+    "is_binary_or_sparse_categorical", "mean_absolute_error", "mean_squared_error", "serialize",
+    "sparse_categorical_accuracy", "sparse_categorical_crossentropy",
 ]  # fmt: skip
+
+# The per-sample loss functions are metric functions too (``keras.metrics.mean_squared_error`` etc.).
+binary_crossentropy = _losses.binary_crossentropy
+categorical_crossentropy = _losses.categorical_crossentropy
+sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
+mean_squared_error = _losses.mean_squared_error
+mean_absolute_error = _losses.mean_absolute_error
 
 
 def _shape(t: Tensor) -> tuple[int, ...]:
