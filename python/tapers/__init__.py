@@ -8,7 +8,7 @@ names (``tapers.X``, ``tapers.math``, ``tapers.nn``, ``tapers.linalg``,
 
 from __future__ import annotations
 
-from . import errors, experimental, linalg, math, nn, optimizers, random, train
+from . import errors, experimental, keras, linalg, math, nn, optimizers, random, train
 
 # The ops TensorFlow has at top level, Tensor and Variable: the binding's list.
 from ._core import *  # noqa: F403
@@ -18,6 +18,7 @@ from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
 from ._shape import TensorShape
 from ._tape import GradientTape, UnconnectedGradients
 from .dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64
+from .module import Module, name_scope
 
 mod = math.floormod
 realdiv = math.divide
@@ -30,5 +31,5 @@ __all__ = [
     "DType", "GradientTape", "TensorShape", "UnconnectedGradients", "as_dtype", "bool", "clip_by_global_norm",
     "clip_by_norm", "clip_by_value", "custom_gradient", "double", "errors", "experimental", "float32", "float64",
     "int32", "int64", "linalg", "math", "mod", "newaxis", "nn", "optimizers", "random", "realdiv", "train",
-    "truediv",
+    "truediv", "Module", "keras", "name_scope",
 ]  # fmt: skip

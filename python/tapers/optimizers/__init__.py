@@ -143,6 +143,10 @@ class Optimizer:
         self.iterations.assign_add(1)
         return self.iterations
 
+    def apply(self, grads: Iterable[Any], trainable_variables: Iterable[Variable]) -> Variable:
+        """Keras 3's form of :meth:`apply_gradients`: gradients and variables as two lists."""
+        return self.apply_gradients(zip(list(grads), list(trainable_variables), strict=True))
+
     def _step(self, grads: list[Tensor], variables: list[Variable], lr: float, step: int, wd: float) -> None:
         if variables:
             slots = [self._slots_for(v) for v in variables]

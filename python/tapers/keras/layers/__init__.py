@@ -1,0 +1,15 @@
+"""``keras.layers``: the layers of Keras 3 that tapers implements, over tapers' ops and Variables."""
+
+from .base import Input, InputLayer, KerasTensor, Layer
+from .conv import AveragePooling2D, Conv2D, MaxPooling2D
+from .core import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
+from .normalization import BatchNormalization, LayerNormalization
+
+AvgPool2D = AveragePooling2D
+MaxPool2D = MaxPooling2D
+
+__all__ = [
+    "Activation", "AvgPool2D", "AveragePooling2D", "BatchNormalization", "Conv2D", "Dense", "Dropout", "Embedding",
+    "Flatten", "Input", "InputLayer", "KerasTensor", "Layer", "LayerNormalization", "MaxPool2D", "MaxPooling2D",
+    "ReLU", "Reshape",
+]  # fmt: skip
