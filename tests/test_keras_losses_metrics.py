@@ -428,6 +428,12 @@ def test_initializer_seeds():
     first = initializers.HeNormal()((10,)).numpy()
     tf.random.set_seed(11)
     assert np.array_equal(first, initializers.HeNormal()((10,)).numpy())  # set_seed makes programs reproducible
+    # Creating an initializer (e.g. to read its config) leaves the random streams alone.
+    tf.random.set_seed(3)
+    expected = tf.random.normal([4]).numpy()
+    tf.random.set_seed(3)
+    initializers.get("glorot_uniform").get_config()
+    assert np.array_equal(tf.random.normal([4]).numpy(), expected)
     tf.random.set_seed(None)
     gen = tf.random.Generator.from_seed(5)
     streaming = initializers.RandomNormal(seed=gen)

@@ -11,7 +11,7 @@ values than in Keras/TensorFlow, with the same distribution.
 Seeds behave as in Keras 3:
 
 * ``seed=<int>``: every call returns the same values (a fresh stream from that seed each time);
-* ``seed=None``: the initializer picks its own seed when it is created, so
+* ``seed=None``: the initializer picks its own seed (on its first call), so
   repeated calls of one instance agree while two instances differ. The seed
   is drawn from ``tapers.random``'s stream, so ``tapers.random.set_seed(s)``
   makes a whole program's initial weights reproducible (in Keras 3 that
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -102,16 +103,26 @@ class Initializer:
 class RandomInitializer(Initializer):
     """Base of the random initializers: holds the ``seed`` (see the module notes)."""
 
+    _seed_lock = threading.Lock()
+
     def __init__(self, seed: int | Generator | None = None):
         self._init_seed = seed
-        if seed is None:
-            seed = int(_random.uniform([], minval=1, maxval=10**9, dtype="int64").numpy())
-        elif isinstance(seed, bool) or not isinstance(seed, (int, Generator)):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, Generator))):
             raise ValueError(
                 "`seed` argument should be an instance of `tapers.random.Generator` or an integer. "
                 f"Received: seed={seed!r}"
             )
-        self.seed = seed
+        self._seed = seed
+
+    @property
+    def seed(self) -> int | Generator:
+        """The seed in use. An unseeded initializer draws its own from ``tapers.random`` on first use (not when
+        created, so instances made only to read a config leave the random streams as they were)."""
+        if self._seed is None:
+            with self._seed_lock:
+                if self._seed is None:
+                    self._seed = int(_random.uniform([], minval=1, maxval=10**9, dtype="int64").numpy())
+        return self._seed
 
     def _generator(self) -> Generator:
         if isinstance(self.seed, Generator):
