@@ -127,17 +127,51 @@ def leaky_relu(x: Any, negative_slope: float = 0.2) -> Tensor:
 
     The slope is rounded to float32 first, as TensorFlow's op attribute is, so
     float64 results match TensorFlow's to the last bit.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    negative_slope : float
+        Slope for negative inputs.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
     """
     return _nn.leaky_relu(_t(x), alpha=_attr_float(negative_slope))
 
 
 def relu6(x: Any) -> Tensor:
-    """``min(max(x, 0), 6)``."""
+    """``min(max(x, 0), 6)``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     return _nn.relu6(_t(x))
 
 
 def sigmoid(x: Any) -> Tensor:
-    """``1 / (1 + exp(-x))``; remembers ``x`` as the logits for cross-entropy losses (as Keras)."""
+    """``1 / (1 + exp(-x))``; remembers ``x`` as the logits for cross-entropy losses (as Keras).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     out = _core.sigmoid(x)
     _remember_logits(out, x, "sigmoid")
@@ -145,7 +179,20 @@ def sigmoid(x: Any) -> Tensor:
 
 
 def softmax(x: Any, axis: int | None = -1) -> Tensor:
-    """Softmax along ``axis`` (all elements when None); remembers ``x`` as the logits for cross-entropy losses."""
+    """Softmax along ``axis`` (all elements when None); remembers ``x`` as the logits for cross-entropy losses.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    axis : int or None
+        The axis normalized over (None: all elements).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     if axis is None:
         out = _core.reshape(_nn.softmax(_core.reshape(x, [-1]), axis=-1), list(x.shape))
@@ -156,7 +203,20 @@ def softmax(x: Any, axis: int | None = -1) -> Tensor:
 
 
 def log_softmax(x: Any, axis: int | None = -1) -> Tensor:
-    """``x - logsumexp(x)`` along ``axis`` (all elements when None)."""
+    """``x - logsumexp(x)`` along ``axis`` (all elements when None).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    axis : int or None
+        The axis normalized over (None: all elements).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     if axis is None:
         return _core.reshape(_nn.log_softmax(_core.reshape(x, [-1]), axis=-1), list(x.shape))
@@ -164,7 +224,20 @@ def log_softmax(x: Any, axis: int | None = -1) -> Tensor:
 
 
 def elu(x: Any, alpha: float = 1.0) -> Tensor:
-    """Exponential linear unit: ``x`` above 0, ``alpha * (exp(x) - 1)`` below."""
+    """Exponential linear unit: ``x`` above 0, ``alpha * (exp(x) - 1)`` below.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    alpha : float
+        Scale of the negative part.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     res = _nn.elu(x)
     if alpha == 1:
@@ -178,6 +251,16 @@ def selu(x: Any) -> Tensor:
     Written as ``scale * where(x >= 0, x, alpha * expm1(min(x, 0)))`` so the
     gradient at 0 is ``scale``, as TensorFlow's ``SeluGrad`` gives (the core's
     ``tapers.nn.selu`` gives ``scale * alpha`` there).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
     """
     x = _t(x)
     zero = _c(0.0, x)
@@ -186,19 +269,56 @@ def selu(x: Any) -> Tensor:
 
 
 def celu(x: Any, alpha: float = 1.0) -> Tensor:
-    """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``."""
+    """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    alpha : float
+        Scale of the negative part.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     zero = _c(0.0, x)
     return _core.maximum(x, zero) + _c(alpha, x) * _math.expm1(_core.minimum(x, zero) / _c(alpha, x))
 
 
 def gelu(x: Any, approximate: bool = False) -> Tensor:
-    """Gaussian error linear unit; exact (erf) by default as in Keras, tanh approximation when asked."""
+    """Gaussian error linear unit; exact (erf) by default as in Keras, tanh approximation when asked.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    approximate : bool
+        Use the tanh approximation instead of the exact erf form.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     return _nn.gelu(_t(x), approximate=approximate)
 
 
 def silu(x: Any) -> Tensor:
-    """``x * sigmoid(x)`` (also called swish)."""
+    """``x * sigmoid(x)`` (also called swish).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     return _nn.silu(_t(x))
 
 
@@ -206,34 +326,100 @@ swish = silu
 
 
 def softplus(x: Any) -> Tensor:
-    """``log(exp(x) + 1)``, computed without overflow."""
+    """``log(exp(x) + 1)``, computed without overflow.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     return _math.softplus(_t(x))
 
 
 def softsign(x: Any) -> Tensor:
-    """``x / (abs(x) + 1)``."""
+    """``x / (abs(x) + 1)``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     return x / (_core.abs(x) + _c(1.0, x))
 
 
 def tanh(x: Any) -> Tensor:
-    """Hyperbolic tangent."""
+    """Hyperbolic tangent.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     return _core.tanh(_t(x))
 
 
 def exponential(x: Any) -> Tensor:
-    """``exp(x)``."""
+    """``exp(x)``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     return _core.exp(_t(x))
 
 
 def hard_sigmoid(x: Any) -> Tensor:
-    """Keras 3's piecewise-linear sigmoid: ``relu6(x + 3) / 6`` (0 below -3, 1 above 3)."""
+    """Keras 3's piecewise-linear sigmoid: ``relu6(x + 3) / 6`` (0 below -3, 1 above 3).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     return _nn.relu6(x + _c(3.0, x)) / _c(6.0, x)
 
 
 def hard_silu(x: Any) -> Tensor:
-    """``x * hard_sigmoid(x)`` (also called hard swish)."""
+    """``x * hard_sigmoid(x)`` (also called hard swish).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     return x * hard_sigmoid(x)
 
@@ -242,19 +428,52 @@ hard_swish = hard_silu
 
 
 def mish(x: Any) -> Tensor:
-    """``x * tanh(softplus(x))``."""
+    """``x * tanh(softplus(x))``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     return x * _core.tanh(_math.softplus(x))
 
 
 def log_sigmoid(x: Any) -> Tensor:
-    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
     x = _t(x)
     return -_math.softplus(-x)
 
 
 def linear(x: Any) -> Any:
-    """The identity: returns ``x`` unchanged (Keras' ``activation=None``)."""
+    """The identity: returns ``x`` unchanged (Keras' ``activation=None``).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    object
+        ``x`` itself.
+    """
     return x
 
 
@@ -273,6 +492,16 @@ _BY_NAME["hard_swish"] = hard_silu
 
 def get(identifier: Any) -> Callable[..., Any]:
     """Resolves an activation: None (``linear``), a name (``"relu"``, ``"swish"``), a serialized dict, or a callable.
+
+    Parameters
+    ----------
+    identifier : None, str, dict or callable
+        What to resolve.
+
+    Returns
+    -------
+    callable
+        The activation function.
 
     Raises
     ------
@@ -298,6 +527,16 @@ def serialize(activation: Callable[..., Any]) -> Any:
 
     A custom callable with a ``get_config`` method serializes to that config;
     any other callable is an error, as in Keras (register it by name instead).
+
+    Parameters
+    ----------
+    activation : callable
+        The activation function.
+
+    Returns
+    -------
+    str or dict
+        The name, or a custom activation's config.
     """
     for name, fn in _BY_NAME.items():
         if fn is activation and name not in ("swish", "hard_swish"):
@@ -308,7 +547,20 @@ def serialize(activation: Callable[..., Any]) -> Any:
 
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Callable[..., Any]:
-    """Inverse of :func:`serialize`: a name (or ``custom_objects`` entry) back to the function."""
+    """Inverse of :func:`serialize`: a name (or ``custom_objects`` entry) back to the function.
+
+    Parameters
+    ----------
+    config : str or dict
+        A serialized form.
+    custom_objects : dict, optional
+        Extra names to resolve.
+
+    Returns
+    -------
+    callable
+        The activation function.
+    """
     if isinstance(config, str) and custom_objects and config in custom_objects:
         return custom_objects[config]
     return get(config)

@@ -61,6 +61,20 @@ def compute_fans(shape: Any, input_axes: Any = None, output_axes: Any = None) ->
     ranks are convolution kernels ``(*spatial, in, out)``: both fans are
     multiplied by the receptive field size. ``input_axes``/``output_axes``
     (both given) name the axes whose sizes multiply into each fan instead.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        The weight's shape.
+    input_axes : sequence of int, optional
+        Axes whose sizes multiply into ``fan_in``.
+    output_axes : sequence of int, optional
+        Axes whose sizes multiply into ``fan_out``.
+
+    Returns
+    -------
+    tuple of int
+        ``(fan_in, fan_out)``.
     """
     shape = tuple(_shape(shape))
     if input_axes is not None and output_axes is not None:
@@ -78,7 +92,13 @@ def compute_fans(shape: Any, input_axes: Any = None, output_axes: Any = None) ->
 
 
 class Initializer:
-    """Base class (``keras.initializers.Initializer``): ``init(shape, dtype=None)`` returns a new tensor."""
+    """Base class (``keras.initializers.Initializer``): ``init(shape, dtype=None)`` returns a new tensor.
+
+    Methods
+    -------
+    __call__(shape, dtype=None)
+        Returns a new tensor of ``shape``.
+    """
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(shape, dtype=None)")
@@ -135,7 +155,17 @@ class RandomInitializer(Initializer):
 
 
 class RandomNormal(RandomInitializer):
-    """Normal values with ``mean`` and ``stddev`` (Keras defaults 0.0 and 0.05)."""
+    """Normal values with ``mean`` and ``stddev`` (Keras defaults 0.0 and 0.05).
+
+    Parameters
+    ----------
+    mean : float
+        Mean of the distribution.
+    stddev : float
+        Standard deviation.
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    """
 
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | Generator | None = None):
         self.mean = mean
@@ -155,6 +185,15 @@ class TruncatedNormal(RandomInitializer):
     """Normal values redrawn beyond two standard deviations (Keras defaults mean 0.0, stddev 0.05).
 
     ``stddev`` is the untruncated distribution's: the values' standard deviation is about ``0.88 * stddev``.
+
+    Parameters
+    ----------
+    mean : float
+        Mean of the distribution.
+    stddev : float
+        Standard deviation (of the untruncated distribution).
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
     """
 
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | Generator | None = None):
@@ -174,7 +213,17 @@ class TruncatedNormal(RandomInitializer):
 
 
 class RandomUniform(RandomInitializer):
-    """Uniform values in ``[minval, maxval)`` (Keras defaults -0.05 and 0.05)."""
+    """Uniform values in ``[minval, maxval)`` (Keras defaults -0.05 and 0.05).
+
+    Parameters
+    ----------
+    minval : float
+        Lower bound (inclusive).
+    maxval : float
+        Upper bound (exclusive).
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    """
 
     def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: int | Generator | None = None):
         self.minval = minval
@@ -301,44 +350,100 @@ class _FixedVarianceScaling(VarianceScaling):
 
 
 class GlorotUniform(_FixedVarianceScaling):
-    """Uniform in ``±sqrt(6 / (fan_in + fan_out))`` (Keras' default kernel initializer)."""
+    """Uniform in ``±sqrt(6 / (fan_in + fan_out))`` (Keras' default kernel initializer).
+
+    Parameters
+    ----------
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    input_axes, output_axes : sequence of int, optional
+        Axes for the fans (see :func:`compute_fans`).
+    """
 
     _mode, _distribution = "fan_avg", "uniform"
 
 
 class GlorotNormal(_FixedVarianceScaling):
-    """Truncated normal with stddev ``sqrt(2 / (fan_in + fan_out)) / 0.8796...``."""
+    """Truncated normal with stddev ``sqrt(2 / (fan_in + fan_out)) / 0.8796...``.
+
+    Parameters
+    ----------
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    input_axes, output_axes : sequence of int, optional
+        Axes for the fans (see :func:`compute_fans`).
+    """
 
     _mode, _distribution = "fan_avg", "truncated_normal"
 
 
 class HeUniform(_FixedVarianceScaling):
-    """Uniform in ``±sqrt(6 / fan_in)``."""
+    """Uniform in ``±sqrt(6 / fan_in)``.
+
+    Parameters
+    ----------
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    input_axes, output_axes : sequence of int, optional
+        Axes for the fans (see :func:`compute_fans`).
+    """
 
     _scale, _mode, _distribution = 2.0, "fan_in", "uniform"
 
 
 class HeNormal(_FixedVarianceScaling):
-    """Truncated normal with stddev ``sqrt(2 / fan_in) / 0.8796...``."""
+    """Truncated normal with stddev ``sqrt(2 / fan_in) / 0.8796...``.
+
+    Parameters
+    ----------
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    input_axes, output_axes : sequence of int, optional
+        Axes for the fans (see :func:`compute_fans`).
+    """
 
     _scale, _mode, _distribution = 2.0, "fan_in", "truncated_normal"
 
 
 class LecunUniform(_FixedVarianceScaling):
-    """Uniform in ``±sqrt(3 / fan_in)``."""
+    """Uniform in ``±sqrt(3 / fan_in)``.
+
+    Parameters
+    ----------
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    input_axes, output_axes : sequence of int, optional
+        Axes for the fans (see :func:`compute_fans`).
+    """
 
     _mode, _distribution = "fan_in", "uniform"
 
 
 class LecunNormal(_FixedVarianceScaling):
-    """Truncated normal with stddev ``sqrt(1 / fan_in) / 0.8796...``."""
+    """Truncated normal with stddev ``sqrt(1 / fan_in) / 0.8796...``.
+
+    Parameters
+    ----------
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    input_axes, output_axes : sequence of int, optional
+        Axes for the fans (see :func:`compute_fans`).
+    """
 
     _mode, _distribution = "fan_in", "truncated_normal"
 
 
 class Orthogonal(RandomInitializer):
     """A (semi-)orthogonal matrix times ``gain``: the Q of a QR factorization of a normal draw, signs fixed by R's
-    diagonal, reshaped to ``shape`` (rank at least 2; leading dimensions are flattened into rows)."""
+    diagonal, reshaped to ``shape`` (rank at least 2; leading dimensions are flattened into rows).
+
+    Parameters
+    ----------
+    gain : float
+        Multiplier of the result.
+    seed : int, tapers.random.Generator or None
+        See the module notes on seeds.
+    """
 
     def __init__(self, gain: float = 1.0, seed: int | Generator | None = None):
         self.gain = gain
@@ -367,7 +472,13 @@ class Orthogonal(RandomInitializer):
 
 
 class Zeros(Initializer):
-    """All zeros."""
+    """All zeros.
+
+    Methods
+    -------
+    __call__(shape, dtype=None)
+        Returns a new tensor of ``shape``.
+    """
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
         """A ``shape`` tensor of ``dtype`` (``floatx()`` by default)."""
@@ -375,7 +486,13 @@ class Zeros(Initializer):
 
 
 class Ones(Initializer):
-    """All ones."""
+    """All ones.
+
+    Methods
+    -------
+    __call__(shape, dtype=None)
+        Returns a new tensor of ``shape``.
+    """
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
         """A ``shape`` tensor of ``dtype`` (``floatx()`` by default)."""
@@ -383,7 +500,13 @@ class Ones(Initializer):
 
 
 class Constant(Initializer):
-    """Every element ``value`` (a scalar, or an array broadcast to the shape)."""
+    """Every element ``value`` (a scalar, or an array broadcast to the shape).
+
+    Parameters
+    ----------
+    value : float or array-like
+        The value every element takes (broadcast to the shape).
+    """
 
     def __init__(self, value: Any = 0.0):
         self.value = value
@@ -399,7 +522,13 @@ class Constant(Initializer):
 
 
 class Identity(Initializer):
-    """``gain`` times the identity matrix (2-D shapes only; rectangular ones are padded with zeros)."""
+    """``gain`` times the identity matrix (2-D shapes only; rectangular ones are padded with zeros).
+
+    Parameters
+    ----------
+    gain : float
+        Multiplier of the result.
+    """
 
     def __init__(self, gain: float = 1.0):
         self.gain = gain
@@ -448,12 +577,36 @@ _BY_NAME.update(
 
 
 def serialize(initializer: Initializer) -> dict[str, Any]:
-    """``{"class_name", "config"}`` of an initializer."""
+    """``{"class_name", "config"}`` of an initializer.
+
+    Parameters
+    ----------
+    initializer : Initializer
+        The initializer to serialize.
+
+    Returns
+    -------
+    dict
+        ``{"class_name": ..., "config": ...}``.
+    """
     return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
 
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
-    """Inverse of :func:`serialize`; a bare name gives a default instance."""
+    """Inverse of :func:`serialize`; a bare name gives a default instance.
+
+    Parameters
+    ----------
+    config : str or dict
+        A serialized form.
+    custom_objects : dict, optional
+        Extra names to resolve.
+
+    Returns
+    -------
+    Initializer
+        A new initializer.
+    """
     table: dict[str, Any] = {**_BY_NAME, **(custom_objects or {})}
     if isinstance(config, str) and config in table:
         return table[config]()
@@ -469,6 +622,16 @@ def get(identifier: Any) -> Any:
     gives a new instance; a serialized dict is deserialized; a tensor or numpy
     array gives an initializer that returns it (for exactly its shape); a
     callable ``fn(shape, dtype=None)`` is kept; None gives None.
+
+    Parameters
+    ----------
+    identifier : None, str, dict, Initializer class, tensor, array or callable
+        What to resolve.
+
+    Returns
+    -------
+    Initializer, callable or None
+        Something called as ``init(shape, dtype=None)``.
 
     Raises
     ------

@@ -253,7 +253,20 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Tensor:
 
 
 def mean_absolute_error(y_true: Any, y_pred: Any) -> Tensor:
-    """``mean(abs(y_true - y_pred), axis=-1)``: one value per sample (shapes as :func:`mean_squared_error`)."""
+    """``mean(abs(y_true - y_pred), axis=-1)``: one value per sample (shapes as :func:`mean_squared_error`).
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions.
+
+    Returns
+    -------
+    Tensor
+        Shape ``[batch, d0, .. dN-1]``, in ``y_pred``'s dtype.
+    """
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
@@ -512,6 +525,19 @@ class LossFunctionWrapper(Loss):
     """A ``Loss`` around a per-sample function ``fn(y_true, y_pred, **kwargs)`` (``keras.losses.LossFunctionWrapper``).
 
     The two arguments' ranks are aligned (see :func:`squeeze_or_expand_to_same_rank`) before ``fn`` is called.
+
+    Parameters
+    ----------
+    fn : callable
+        The per-sample function ``fn(y_true, y_pred, **kwargs)``.
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    kwargs : keyword arguments
+        Passed on to ``fn``.
     """
 
     def __init__(
@@ -550,7 +576,17 @@ class LossFunctionWrapper(Loss):
 
 
 class MeanSquaredError(LossFunctionWrapper):
-    """Mean of squared errors (``keras.losses.MeanSquaredError``): ``mean(square(y_true - y_pred))``."""
+    """Mean of squared errors (``keras.losses.MeanSquaredError``): ``mean(square(y_true - y_pred))``.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(
         self, reduction: str | None = "sum_over_batch_size", name: str = "mean_squared_error", dtype: Any = None
@@ -563,7 +599,17 @@ class MeanSquaredError(LossFunctionWrapper):
 
 
 class MeanAbsoluteError(LossFunctionWrapper):
-    """Mean of absolute errors (``keras.losses.MeanAbsoluteError``): ``mean(abs(y_true - y_pred))``."""
+    """Mean of absolute errors (``keras.losses.MeanAbsoluteError``): ``mean(abs(y_true - y_pred))``.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(
         self, reduction: str | None = "sum_over_batch_size", name: str = "mean_absolute_error", dtype: Any = None
@@ -576,7 +622,23 @@ class MeanAbsoluteError(LossFunctionWrapper):
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
-    """Binary cross-entropy (``keras.losses.BinaryCrossentropy``); see :func:`binary_crossentropy`."""
+    """Binary cross-entropy (``keras.losses.BinaryCrossentropy``); see :func:`binary_crossentropy`.
+
+    Parameters
+    ----------
+    from_logits : bool
+        Whether ``y_pred`` holds logits rather than probabilities.
+    label_smoothing : float
+        Label smoothing in ``[0, 1]``.
+    axis : int
+        The axis the mean is taken over.
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(
         self,
@@ -608,7 +670,23 @@ class BinaryCrossentropy(LossFunctionWrapper):
 
 
 class CategoricalCrossentropy(LossFunctionWrapper):
-    """Categorical cross-entropy (``keras.losses.CategoricalCrossentropy``); see :func:`categorical_crossentropy`."""
+    """Categorical cross-entropy (``keras.losses.CategoricalCrossentropy``); see :func:`categorical_crossentropy`.
+
+    Parameters
+    ----------
+    from_logits : bool
+        Whether ``y_pred`` holds logits rather than probabilities.
+    label_smoothing : float
+        Label smoothing in ``[0, 1]``.
+    axis : int
+        The class axis.
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(
         self,
@@ -644,6 +722,21 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
     See :func:`sparse_categorical_crossentropy`; with ``ignore_class``, the
     ignored samples are masked out of the mean, as Keras does.
+
+    Parameters
+    ----------
+    from_logits : bool
+        Whether ``y_pred`` holds logits rather than probabilities.
+    ignore_class : int, optional
+        A label left out of the loss (masked).
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    axis : int
+        The class axis (only the last one is supported).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
     """
 
     def __init__(
@@ -704,7 +797,18 @@ _BY_NAME.update(
 
 
 def serialize(loss: Any) -> Any:
-    """A built-in loss function's name, or ``{"class_name", "config"}`` for a ``Loss`` object."""
+    """A built-in loss function's name, or ``{"class_name", "config"}`` for a ``Loss`` object.
+
+    Parameters
+    ----------
+    loss : Loss or callable
+        The loss to serialize.
+
+    Returns
+    -------
+    str or dict
+        The function's name, or ``{"class_name": ..., "config": ...}``.
+    """
     if isinstance(loss, Loss):
         return {"class_name": type(loss).__name__, "config": loss.get_config()}
     name = getattr(loss, "__name__", None)
@@ -714,7 +818,20 @@ def serialize(loss: Any) -> Any:
 
 
 def deserialize(name: Any, custom_objects: dict[str, Any] | None = None) -> Any:
-    """Inverse of :func:`serialize` (``custom_objects`` may add names)."""
+    """Inverse of :func:`serialize` (``custom_objects`` may add names).
+
+    Parameters
+    ----------
+    name : str or dict
+        A built-in loss function's name, or a serialized ``Loss``.
+    custom_objects : dict, optional
+        Extra names to resolve.
+
+    Returns
+    -------
+    Loss or callable
+        The loss object or function.
+    """
     table = {**_BY_NAME, **(custom_objects or {})}
     if isinstance(name, dict):
         cls = table.get(name.get("class_name"))
@@ -733,6 +850,16 @@ def get(identifier: Any) -> Any:
     the function; a class name (``"MeanSquaredError"``) or a class gives a new
     instance; a serialized dict is deserialized; a callable is returned as is;
     None gives None.
+
+    Parameters
+    ----------
+    identifier : None, str, dict, Loss class or callable
+        What to resolve.
+
+    Returns
+    -------
+    Loss, callable or None
+        The loss object or function.
 
     Raises
     ------

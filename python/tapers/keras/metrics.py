@@ -173,7 +173,15 @@ def reduce_to_samplewise_values(
 
 
 class Sum(Metric):
-    """The (weighted) sum of the values seen (``keras.metrics.Sum``); state: ``total``."""
+    """The (weighted) sum of the values seen (``keras.metrics.Sum``); state: ``total``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(self, name: str = "sum", dtype: Any = None):
         super().__init__(name=name, dtype=dtype)
@@ -198,6 +206,13 @@ class Mean(Metric):
 
     Each sample's value is the mean over its non-batch dimensions; with weights
     the result is ``sum(w * v) / sum(w)`` over all batches.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
     """
 
     def __init__(self, name: str = "mean", dtype: Any = None):
@@ -228,7 +243,19 @@ class Mean(Metric):
 
 
 class MeanMetricWrapper(Mean):
-    """The mean of a per-sample function ``fn(y_true, y_pred, **kwargs)`` (``keras.metrics.MeanMetricWrapper``)."""
+    """The mean of a per-sample function ``fn(y_true, y_pred, **kwargs)`` (``keras.metrics.MeanMetricWrapper``).
+
+    Parameters
+    ----------
+    fn : callable
+        The per-sample function ``fn(y_true, y_pred, **kwargs)``.
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    kwargs : keyword arguments
+        Passed on to ``fn``.
+    """
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None, dtype: Any = None, **kwargs: Any):
         super().__init__(name=name, dtype=dtype)  # type: ignore[arg-type]
@@ -249,7 +276,20 @@ class MeanMetricWrapper(Mean):
 
 
 def accuracy(y_true: Any, y_pred: Any) -> Tensor:
-    """1.0 where ``y_true == y_pred`` exactly, else 0.0 (after rank alignment)."""
+    """1.0 where ``y_true == y_pred`` exactly, else 0.0 (after rank alignment).
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions.
+
+    Returns
+    -------
+    Tensor
+        One value per sample (float32).
+    """
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
     y_true, y_pred = _losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
@@ -257,7 +297,22 @@ def accuracy(y_true: Any, y_pred: Any) -> Tensor:
 
 
 def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
-    """1.0 where ``(y_pred > threshold) == y_true``, else 0.0."""
+    """1.0 where ``(y_pred > threshold) == y_true``, else 0.0.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions.
+    threshold : float
+        Predictions above it count as 1.
+
+    Returns
+    -------
+    Tensor
+        One value per sample (float32).
+    """
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true)
     y_true, y_pred = _losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
@@ -267,7 +322,20 @@ def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
 
 
 def categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
-    """1.0 where ``argmax(y_pred, -1) == argmax(y_true, -1)`` (one-hot targets), else 0.0."""
+    """1.0 where ``argmax(y_pred, -1) == argmax(y_true, -1)`` (one-hot targets), else 0.0.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions.
+
+    Returns
+    -------
+    Tensor
+        One value per sample (float32).
+    """
     y_true = _core.argmax(_tensor(y_true), axis=-1)
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
@@ -282,7 +350,20 @@ def categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
 
 
 def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
-    """1.0 where ``argmax(y_pred, -1) == y_true`` (integer targets, a trailing 1 squeezed), else 0.0."""
+    """1.0 where ``argmax(y_pred, -1) == y_true`` (integer targets, a trailing 1 squeezed), else 0.0.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions.
+
+    Returns
+    -------
+    Tensor
+        One value per sample (float32).
+    """
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
     org_shape = list(_shape(y_true))
@@ -303,7 +384,15 @@ def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
 
 
 class Accuracy(MeanMetricWrapper):
-    """How often ``y_pred`` equals ``y_true`` exactly (``keras.metrics.Accuracy``)."""
+    """How often ``y_pred`` equals ``y_true`` exactly (``keras.metrics.Accuracy``).
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(self, name: str = "accuracy", dtype: Any = None):
         super().__init__(fn=accuracy, name=name, dtype=dtype)
@@ -314,7 +403,17 @@ class Accuracy(MeanMetricWrapper):
 
 
 class BinaryAccuracy(MeanMetricWrapper):
-    """How often ``y_pred > threshold`` matches binary ``y_true`` (``keras.metrics.BinaryAccuracy``)."""
+    """How often ``y_pred > threshold`` matches binary ``y_true`` (``keras.metrics.BinaryAccuracy``).
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    threshold : float
+        Predictions above it count as 1.
+    """
 
     def __init__(self, name: str = "binary_accuracy", dtype: Any = None, threshold: float = 0.5):
         super().__init__(fn=binary_accuracy, name=name, dtype=dtype, threshold=threshold)
@@ -326,7 +425,15 @@ class BinaryAccuracy(MeanMetricWrapper):
 
 
 class CategoricalAccuracy(MeanMetricWrapper):
-    """How often the arg-max of ``y_pred`` matches one-hot ``y_true``'s (``keras.metrics.CategoricalAccuracy``)."""
+    """How often the arg-max of ``y_pred`` matches one-hot ``y_true``'s (``keras.metrics.CategoricalAccuracy``).
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(self, name: str = "categorical_accuracy", dtype: Any = None):
         super().__init__(fn=categorical_accuracy, name=name, dtype=dtype)
@@ -337,7 +444,15 @@ class CategoricalAccuracy(MeanMetricWrapper):
 
 
 class SparseCategoricalAccuracy(MeanMetricWrapper):
-    """How often the arg-max of ``y_pred`` equals integer ``y_true`` (``keras.metrics.SparseCategoricalAccuracy``)."""
+    """How often the arg-max of ``y_pred`` equals integer ``y_true`` (``keras.metrics.SparseCategoricalAccuracy``).
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(self, name: str = "sparse_categorical_accuracy", dtype: Any = None):
         super().__init__(fn=sparse_categorical_accuracy, name=name, dtype=dtype)
@@ -348,7 +463,15 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
 
 
 class MeanSquaredError(MeanMetricWrapper):
-    """The mean of :func:`tapers.keras.losses.mean_squared_error` over all samples seen."""
+    """The mean of :func:`tapers.keras.losses.mean_squared_error` over all samples seen.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(self, name: str = "mean_squared_error", dtype: Any = None):
         super().__init__(fn=_losses.mean_squared_error, name=name, dtype=dtype)
@@ -359,7 +482,15 @@ class MeanSquaredError(MeanMetricWrapper):
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
-    """The mean of :func:`tapers.keras.losses.mean_absolute_error` over all samples seen."""
+    """The mean of :func:`tapers.keras.losses.mean_absolute_error` over all samples seen.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
 
     def __init__(self, name: str = "mean_absolute_error", dtype: Any = None):
         super().__init__(fn=_losses.mean_absolute_error, name=name, dtype=dtype)
@@ -370,7 +501,19 @@ class MeanAbsoluteError(MeanMetricWrapper):
 
 
 class BinaryCrossentropy(MeanMetricWrapper):
-    """The mean binary cross-entropy over all samples seen (``keras.metrics.BinaryCrossentropy``)."""
+    """The mean binary cross-entropy over all samples seen (``keras.metrics.BinaryCrossentropy``).
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    from_logits : bool
+        Whether ``y_pred`` holds logits rather than probabilities.
+    label_smoothing : float
+        Label smoothing in ``[0, 1]``.
+    """
 
     def __init__(
         self,
@@ -396,7 +539,21 @@ class BinaryCrossentropy(MeanMetricWrapper):
 
 
 class CategoricalCrossentropy(MeanMetricWrapper):
-    """The mean categorical cross-entropy over all samples seen (``keras.metrics.CategoricalCrossentropy``)."""
+    """The mean categorical cross-entropy over all samples seen (``keras.metrics.CategoricalCrossentropy``).
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    from_logits : bool
+        Whether ``y_pred`` holds logits rather than probabilities.
+    label_smoothing : float
+        Label smoothing in ``[0, 1]``.
+    axis : int
+        The class axis.
+    """
 
     def __init__(
         self,
@@ -430,7 +587,21 @@ class CategoricalCrossentropy(MeanMetricWrapper):
 
 
 class SparseCategoricalCrossentropy(MeanMetricWrapper):
-    """The mean sparse categorical cross-entropy over all samples seen."""
+    """The mean sparse categorical cross-entropy over all samples seen.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    from_logits : bool
+        Whether ``y_pred`` holds logits rather than probabilities.
+    ignore_class : int, optional
+        A label left out of the loss (masked).
+    axis : int
+        The class axis (only the last one is supported).
+    """
 
     def __init__(
         self,
@@ -477,12 +648,36 @@ _BY_NAME.update({"bce": BinaryCrossentropy, "BCE": BinaryCrossentropy})
 
 
 def serialize(metric: Metric) -> dict[str, Any]:
-    """``{"class_name", "config"}`` of a metric object."""
+    """``{"class_name", "config"}`` of a metric object.
+
+    Parameters
+    ----------
+    metric : Metric
+        The metric to serialize.
+
+    Returns
+    -------
+    dict
+        ``{"class_name": ..., "config": ...}``.
+    """
     return {"class_name": type(metric).__name__, "config": metric.get_config()}
 
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
-    """Inverse of :func:`serialize` (``custom_objects`` may add classes)."""
+    """Inverse of :func:`serialize` (``custom_objects`` may add classes).
+
+    Parameters
+    ----------
+    config : str or dict
+        A serialized form.
+    custom_objects : dict, optional
+        Extra names to resolve.
+
+    Returns
+    -------
+    Metric or type
+        A metric object (from a dict) or the named class.
+    """
     table = {**_BY_NAME, **(custom_objects or {})}
     if isinstance(config, dict):
         cls = table.get(config.get("class_name"))
@@ -498,6 +693,16 @@ def get(identifier: Any) -> Any:
 
     ``"accuracy"`` gives :class:`Accuracy` (exact match) here; ``compile``
     resolves it by shape instead, see :func:`get_metric`.
+
+    Parameters
+    ----------
+    identifier : None, str, dict, Metric class or callable
+        What to resolve.
+
+    Returns
+    -------
+    Metric, callable or None
+        A metric object, or the callable given.
 
     Raises
     ------
@@ -521,7 +726,20 @@ def get(identifier: Any) -> Any:
 
 def is_binary_or_sparse_categorical(y_true: Any, y_pred: Any) -> tuple[bool, bool]:
     """Keras compile's guess from shapes: binary when ``y_pred`` ends in 1; sparse when ``y_true`` has lower rank,
-    or ends in 1 while ``y_pred`` does not."""
+    or ends in 1 while ``y_pred`` does not.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions.
+
+    Returns
+    -------
+    tuple of bool
+        ``(is_binary, is_sparse_categorical)``.
+    """
     yt = tuple(getattr(y_true, "shape", None) or _shape(_tensor(y_true)))
     yp = tuple(getattr(y_pred, "shape", None) or _shape(_tensor(y_pred)))
     is_binary = yp[-1] == 1
@@ -537,6 +755,20 @@ def get_metric(identifier: Any, y_true: Any, y_pred: Any) -> Metric:
     :class:`CategoricalAccuracy`, named after the identifier; other strings
     go through :func:`get`; a plain function is wrapped in
     :class:`MeanMetricWrapper`. A string identifier becomes the metric's name.
+
+    Parameters
+    ----------
+    identifier : str, Metric, Metric class or callable
+        What ``compile(metrics=...)`` was given.
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions.
+
+    Returns
+    -------
+    Metric
+        A new metric object (or the one given), named as Keras names it.
     """
     if identifier is None:
         raise ValueError("Expected metric, received `None`")
