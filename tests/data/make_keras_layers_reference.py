@@ -232,6 +232,23 @@ out["model_weights"] = {
 set_fixed(func, 3)
 out["functional_forward"] = arr(func(x4))
 
+# A functional model with two inputs and two outputs: layer order, summary, forward values.
+keras.backend.clear_session()
+a = keras.Input(shape=(4,), name="a")
+b = keras.Input(shape=(2,), name="b")
+ha = L.Dense(3, name="da")(a)
+hb = L.Dense(3, name="db")(b)
+mo = L.Dense(1, name="out")(L.LayerNormalization()(ha))
+multi = keras.Model(inputs=[a, b], outputs=[mo, hb], name="two_in")
+set_fixed(multi, 17)
+o1, o2 = multi([xr_ := fixed((20, 4), 21), xr_[:, :2]])
+out["multi_input"] = {
+    "layers": [layer.name for layer in multi.layers],
+    "summary": capture_summary(multi),
+    "out": arr(o1),
+    "hb": arr(o2),
+}
+
 # fit / evaluate / predict: regression with SGD, no shuffle, fixed weights.
 xr = fixed((20, 4), 21)
 yr = np.stack([xr.sum(1), xr[:, 0] - xr[:, 1], np.cos(xr[:, 2])], axis=1).astype(np.float32)

@@ -452,11 +452,17 @@ class Model(Layer):
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
-            return super().__new__(Functional)
+        if _functional_arguments(args, kwargs) and not issubclass(cls, (Functional, Sequential)):
+            return super().__new__(Functional if cls is Model else _with_functional(cls))
         return super().__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if _functional_arguments(args, kwargs) and not isinstance(self, Functional):
+            # A subclass whose __init__ calls super().__init__(inputs, outputs).
+            object.__setattr__(self, "__class__", _with_functional(type(self)))
+        if isinstance(self, Functional):
+            Functional.__init__(self, *args, **kwargs)
+            return
         trainable = kwargs.pop("trainable", True)
         name = kwargs.pop("name", None)
         dtype = kwargs.pop("dtype", None)
@@ -958,6 +964,23 @@ class Model(Layer):
             var.assign(value)
 
 
+def _functional_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs or (len(args) == 1 and "outputs" in kwargs)
+
+
+_FUNCTIONAL_SUBCLASSES: dict[type, type] = {}
+
+
+def _with_functional(cls: type) -> type:
+    """``cls`` with ``Functional`` among its bases, for a Model subclass built from inputs and
+    outputs (Keras 3 does the same): its own methods (``train_step``) over the functional call."""
+    made = _FUNCTIONAL_SUBCLASSES.get(cls)
+    if made is None:
+        made = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+        _FUNCTIONAL_SUBCLASSES[cls] = made
+    return made
+
+
 def _weight_path(v: Variable) -> str:
     name = v.name
     return name[:-2] if name.endswith(":0") else name
@@ -1017,13 +1040,13 @@ class Functional(Model):
                                  f"including invalid value {t} of type {type(t)}")  # fmt: skip
         self._functional_inputs = inputs
         self._functional_outputs = outputs
-        self._nodes = self._topological_nodes()
+        self._map_graph()
         self._explicit_layers = self._operations()
         self.built = True
         self._call_has_training_arg = True
 
     _TF_MODULE_IGNORED_PROPERTIES = Model._TF_MODULE_IGNORED_PROPERTIES | frozenset(
-        ("_functional_inputs", "_functional_outputs", "_nodes")
+        ("_functional_inputs", "_functional_outputs", "_nodes", "_nodes_by_depth", "_ordered_layers")
     )
 
     @property
@@ -1046,47 +1069,80 @@ class Functional(Model):
         """The outputs as given to the constructor."""
         return self._functional_outputs
 
-    def _topological_nodes(self) -> list[Node]:
-        order: list[Node] = []
-        visiting: set[int] = set()
-        done: set[int] = set()
-        input_ids = {id(t) for t in flatten(self._functional_inputs)}
+    def _map_graph(self) -> None:
+        """Keras' ``map_graph``: each node's depth (0 at the outputs), the layers ordered by
+        decreasing depth (ties in the order a walk from the outputs meets them), and the nodes
+        to run, deepest first."""
+        inputs = flatten(self._functional_inputs)
+        input_ids = {id(t) for t in inputs}
+        finished: set[int] = set()
+        in_progress: set[int] = set()
+        decreasing: list[Node] = []
+        op_index: dict[int, int] = {}
 
-        def visit(t: KerasTensor) -> None:
+        def walk(t: KerasTensor) -> None:
             if t._keras_history is None:
                 raise ValueError(f"{t} was not produced by a Keras layer call")
             layer, node_index, _ = t._keras_history
             node = layer._inbound_nodes[node_index]
-            if id(node) in done:
+            if id(node) in finished:
                 return
-            if id(node) in visiting:
-                raise ValueError("The functional graph has a cycle")
-            visiting.add(id(node))
+            if id(node) in in_progress:
+                raise ValueError(f"Tensor {t} from operation '{layer.name}' is part of a cycle.")
+            op_index.setdefault(id(layer), len(op_index))
+            in_progress.add(id(node))
             if node.is_input:
                 if id(t) not in input_ids:
                     raise ValueError(
                         f"Graph disconnected: cannot find parent for KerasTensor {t.name}: it comes from an "
                         "Input that is not among the model's `inputs`."
                     )
-            else:
+            elif id(t) not in input_ids:
                 for parent in node.input_tensors:
-                    visit(parent)
-            visiting.discard(id(node))
-            done.add(id(node))
-            order.append(node)
+                    walk(parent)
+            finished.add(id(node))
+            in_progress.discard(id(node))
+            decreasing.append(node)
 
-        for t in flatten(self._functional_inputs):
-            visit(t)
         for t in flatten(self._functional_outputs):
-            visit(t)
-        return order
+            walk(t)
+        node_depth: dict[int, int] = {}
+        nodes: dict[int, Node] = {}
+        layer_depth: dict[int, int] = {}
+        layers: dict[int, Layer] = {}
+        for node in reversed(decreasing):
+            depth = node_depth.setdefault(id(node), 0)
+            nodes[id(node)] = node
+            depth = max(depth, layer_depth.get(id(node.operation), 0))
+            layer_depth[id(node.operation)] = depth
+            layers[id(node.operation)] = node.operation
+            node_depth[id(node)] = depth
+            for parent in node.parent_nodes:
+                node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+                nodes[id(parent)] = parent
+        for t in inputs:
+            assert t._keras_history is not None
+            layer = t._keras_history[0]
+            if id(layer) not in layer_depth:
+                layer_depth[id(layer)] = 0
+                layers[id(layer)] = layer
+                op_index[id(layer)] = -1
+                node_depth[id(layer._inbound_nodes[0])] = 0
+                nodes[id(layer._inbound_nodes[0])] = layer._inbound_nodes[0]
+        self._nodes_by_depth: dict[int, list[Node]] = {}
+        for key, depth in node_depth.items():
+            self._nodes_by_depth.setdefault(depth, []).append(nodes[key])
+        by_depth: dict[int, list[Layer]] = {}
+        for key, depth in layer_depth.items():
+            by_depth.setdefault(depth, []).append(layers[key])
+        ordered: list[Layer] = []
+        for depth in sorted(by_depth, reverse=True):
+            ordered.extend(sorted(by_depth[depth], key=lambda op: op_index[id(op)]))
+        self._ordered_layers = ordered
+        self._nodes = [n for d in sorted(self._nodes_by_depth, reverse=True) for n in self._nodes_by_depth[d]]
 
     def _operations(self) -> list[Layer]:
-        out: list[Layer] = []
-        for node in self._nodes:
-            if node.operation not in out:
-                out.append(node.operation)
-        return out
+        return list(self._ordered_layers)
 
     @property
     def layers(self) -> list[Layer]:
@@ -1142,17 +1198,13 @@ class Functional(Model):
         return outs
 
     def _sequential_like(self) -> bool:
-        nodes_by_depth: dict[int, list[Node]] = {}
-        depth: dict[int, int] = {}
-        for node in self._nodes:
-            d = max((depth[id(p)] for p in node.parent_nodes), default=-1) + 1
-            depth[id(node)] = d
-            nodes_by_depth.setdefault(d, []).append(node)
-        for nodes in nodes_by_depth.values():
-            if len(nodes) > 1 or (len(nodes) == 1 and len(nodes[0].input_tensors) > 1):
+        nodes: list[Node] = []
+        for v in self._nodes_by_depth.values():
+            if len(v) > 1 or (len(v) == 1 and len(v[0].input_tensors) > 1):
                 return False
+            nodes += v
         for layer in self.layers:
-            if sum(1 for n in layer._inbound_nodes if n in self._nodes) > 1:
+            if sum(1 for n in layer._inbound_nodes if n in nodes) > 1:
                 return False
         return True
 

@@ -10,6 +10,7 @@ the shape of its input; weights are named ``<scopes>/<layer>/<weight>:0``
 from __future__ import annotations
 
 import inspect
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -18,7 +19,7 @@ import numpy as np
 
 from ... import _core
 from ...dtypes import as_dtype
-from ...module import Module, _current_scope, camel_to_snake, name_scope
+from ...module import Module, _current_scope, name_scope
 from .. import backend
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Node"]
@@ -48,6 +49,13 @@ def map_structure(fn: Callable[[Any], Any], value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(map_structure(fn, v) for v in value)
     return fn(value)
+
+
+def to_snake_case(name: str) -> str:
+    """Keras' default layer names: ``AveragePooling2D`` -> ``average_pooling2d``, ``ReLU`` -> ``re_lu``."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -231,7 +239,7 @@ class Layer(Module):
             raise NotImplementedError("tapers.keras layers do not implement activity_regularizer")
         object.__setattr__(self, "_attr_order", {})
         if name is None:
-            name = backend.unique_name(camel_to_snake(type(self).__name__))
+            name = backend.unique_name(to_snake_case(type(self).__name__))
         if not isinstance(name, str) or "/" in name:
             raise ValueError(
                 f"Argument `name` must be a string and cannot contain character `/`. Received: name={name}"

@@ -60,9 +60,12 @@ class Dense(Layer):
         kernel_constraint: Any = None,
         bias_constraint: Any = None,
         lora_rank: int | None = None,
+        quantization_config: Any = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if quantization_config is not None:
+            raise NotImplementedError("tapers.keras: quantization is not implemented")
         if not isinstance(units, (int, np.integer)) or units <= 0:
             raise ValueError(
                 f"Received an invalid value for `units`, expected a positive integer. Received: units={units}"
@@ -118,6 +121,7 @@ class Dense(Layer):
             "bias_regularizer": None,
             "kernel_constraint": None,
             "bias_constraint": None,
+            "quantization_config": None,
         }
 
 
@@ -318,8 +322,11 @@ class Embedding(Layer):
         mask_zero: bool = False,
         weights: Any = None,
         lora_rank: int | None = None,
+        quantization_config: Any = None,
         **kwargs: Any,
     ) -> None:
+        if quantization_config is not None:
+            raise NotImplementedError("tapers.keras: quantization is not implemented")
         kwargs.pop("input_length", None)
         super().__init__(**kwargs)
         if mask_zero:
@@ -354,10 +361,6 @@ class Embedding(Layer):
         """The input's shape plus ``output_dim``."""
         return (*tuple(input_shape), self.output_dim)
 
-    def compute_output_spec(self, *args: Any, **kwargs: Any) -> Any:
-        """Float output whatever the (integer) input dtype."""
-        return super().compute_output_spec(*args, **kwargs)
-
     def get_config(self) -> dict[str, Any]:
         """Keras 3's keys."""
         return {
@@ -369,4 +372,5 @@ class Embedding(Layer):
             "activity_regularizer": None,
             "embeddings_constraint": None,
             "mask_zero": self.mask_zero,
+            "quantization_config": None,
         }

@@ -58,9 +58,16 @@ class BatchNormalization(Layer):
         beta_constraint: Any = None,
         gamma_constraint: Any = None,
         synchronized: bool = False,
+        renorm: bool = False,
+        renorm_clipping: Any = None,
+        renorm_momentum: float = 0.99,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        if renorm:
+            raise NotImplementedError("tapers.keras: batch renormalization (renorm=True) is not implemented")
+        del renorm_clipping
+        self.renorm_momentum = renorm_momentum
         if any(x is not None for x in (beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)):
             raise NotImplementedError(
                 "tapers.keras: BatchNormalization's regularizers and constraints are not implemented"
@@ -153,6 +160,9 @@ class BatchNormalization(Layer):
             "beta_constraint": None,
             "gamma_constraint": None,
             "synchronized": False,
+            "renorm": False,
+            "renorm_clipping": None,
+            "renorm_momentum": self.renorm_momentum,
         }
 
 
@@ -175,8 +185,10 @@ class LayerNormalization(Layer):
         gamma_constraint: Any = None,
         **kwargs: Any,
     ) -> None:
-        kwargs.pop("rms_scaling", None)
+        rms_scaling = kwargs.pop("rms_scaling", False)
         super().__init__(**kwargs)
+        if rms_scaling:
+            raise NotImplementedError("tapers.keras: LayerNormalization(rms_scaling=True) is not implemented")
         if any(x is not None for x in (beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)):
             raise NotImplementedError(
                 "tapers.keras: LayerNormalization's regularizers and constraints are not implemented"
@@ -234,4 +246,5 @@ class LayerNormalization(Layer):
             "gamma_regularizer": None,
             "beta_constraint": None,
             "gamma_constraint": None,
+            "rms_scaling": False,
         }
