@@ -355,7 +355,8 @@ def softsign(x: Any) -> Tensor:
         Same shape and dtype as ``x``; differentiable.
     """
     x = _t(x)
-    return x / (_core.abs(x) + _c(1.0, x))
+    out: Tensor = x / (_core.abs(x) + _c(1.0, x))
+    return out
 
 
 def tanh(x: Any) -> Tensor:
@@ -421,7 +422,8 @@ def hard_silu(x: Any) -> Tensor:
         Same shape and dtype as ``x``; differentiable.
     """
     x = _t(x)
-    return x * hard_sigmoid(x)
+    out: Tensor = x * hard_sigmoid(x)
+    return out
 
 
 hard_swish = hard_silu
@@ -441,7 +443,8 @@ def mish(x: Any) -> Tensor:
         Same shape and dtype as ``x``; differentiable.
     """
     x = _t(x)
-    return x * _core.tanh(_math.softplus(x))
+    out: Tensor = x * _core.tanh(_math.softplus(x))
+    return out
 
 
 def log_sigmoid(x: Any) -> Tensor:
@@ -512,13 +515,15 @@ def get(identifier: Any) -> Callable[..., Any]:
         return linear
     obj: Any
     if isinstance(identifier, dict):
-        obj = _BY_NAME.get(identifier.get("config")) if isinstance(identifier.get("config"), str) else None
+        cfg = identifier.get("config")
+        obj = _BY_NAME.get(cfg) if isinstance(cfg, str) else None
     elif isinstance(identifier, str):
         obj = _BY_NAME.get(identifier)
     else:
         obj = identifier
     if callable(obj):
-        return obj
+        fn: Callable[..., Any] = obj
+        return fn
     raise ValueError(f"Could not interpret activation function identifier: {identifier}")
 
 
@@ -562,5 +567,6 @@ def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Ca
         The activation function.
     """
     if isinstance(config, str) and custom_objects and config in custom_objects:
-        return custom_objects[config]
+        fn: Callable[..., Any] = custom_objects[config]
+        return fn
     return get(config)

@@ -140,7 +140,9 @@ def standardize_reduction(reduction: str | None) -> str | None:
     return reduction
 
 
-def reduce_values(values: Tensor, sample_weight: Tensor | None = None, reduction: str | None = "sum_over_batch_size"):
+def reduce_values(
+    values: Tensor, sample_weight: Tensor | None = None, reduction: str | None = "sum_over_batch_size"
+) -> Tensor:
     """Keras' reduction of (already weighted) per-sample losses to the value a ``Loss`` returns."""
     if reduction is None or reduction == "none" or _shape(values) in ((), (0,)):
         return values
@@ -834,7 +836,7 @@ def deserialize(name: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     """
     table = {**_BY_NAME, **(custom_objects or {})}
     if isinstance(name, dict):
-        cls = table.get(name.get("class_name"))
+        cls = table.get(str(name.get("class_name")))
         if not (inspect.isclass(cls) and issubclass(cls, Loss)):
             raise ValueError(f"Could not interpret loss identifier: {name}")
         return cls.from_config(name.get("config", {}))

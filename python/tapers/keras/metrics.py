@@ -680,7 +680,7 @@ def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> An
     """
     table = {**_BY_NAME, **(custom_objects or {})}
     if isinstance(config, dict):
-        cls = table.get(config.get("class_name"))
+        cls = table.get(str(config.get("class_name")))
         if inspect.isclass(cls) and issubclass(cls, Metric):
             return cls.from_config(config.get("config", {}))
     elif isinstance(config, str) and config in table:
@@ -789,4 +789,5 @@ def get_metric(identifier: Any, y_true: Any, y_pred: Any) -> Metric:
     if not isinstance(obj, Metric):
         obj = MeanMetricWrapper(obj)
     obj.name = name
-    return obj
+    metric: Metric = obj
+    return metric
