@@ -14,11 +14,11 @@ from . import errors, experimental, keras, linalg, math, nn, optimizers, random,
 from ._core import *  # noqa: F403
 from ._core import __all__ as __all__
 from ._custom import custom_gradient
+from ._module import Module, name_scope
 from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
 from ._shape import TensorShape
 from ._tape import GradientTape, UnconnectedGradients
 from .dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64
-from .module import Module, name_scope
 
 mod = math.floormod
 realdiv = math.divide

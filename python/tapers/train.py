@@ -37,7 +37,7 @@ class _Graph:
             self._walk(key, obj)
 
     def _walk(self, name: str, obj: Any) -> None:
-        from .module import Module
+        from ._module import Module
 
         if isinstance(obj, Variable):
             if id(obj) not in self._seen:  # a Variable reachable twice is saved once, under its first path
@@ -228,7 +228,7 @@ class Checkpoint:
 
 
 def _holds_trackable(value: Any, depth: int = 0) -> bool:
-    from .module import Module
+    from ._module import Module
 
     if isinstance(value, (Variable, Module)) or _is_optimizer(value):
         return True
@@ -249,15 +249,38 @@ def _checkpoint_file(path: str | os.PathLike[str]) -> str:
 
 
 def list_variables(ckpt_path: str | os.PathLike[str]) -> list[tuple[str, list[int]]]:
-    """The ``(name, shape)`` of every value in a checkpoint file, sorted by name
-    (``tf.train.list_variables``; names are tapers' paths such as ``model/dense/kernel``)."""
+    """The ``(name, shape)`` of every value in a checkpoint file (``tf.train.list_variables``).
+
+    Parameters
+    ----------
+    ckpt_path : str or path
+        A file written by ``Checkpoint.save``/``write``.
+
+    Returns
+    -------
+    list of (str, list of int)
+        Sorted by name. Names are tapers' paths (``model/dense/kernel``),
+        not TensorFlow's ``.../.ATTRIBUTES/VARIABLE_VALUE`` keys.
+    """
     items, _meta = _core._load_safetensors(_checkpoint_file(ckpt_path))
     return sorted((name, list(value.shape)) for name, value in items)
 
 
 def load_variable(ckpt_path: str | os.PathLike[str], name: str) -> Any:
-    """One value of a checkpoint file as a numpy array (``tf.train.load_variable``); ``NotFoundError``
-    if the file has no value of that name."""
+    """One value of a checkpoint file (``tf.train.load_variable``).
+
+    Parameters
+    ----------
+    ckpt_path : str or path
+        A file written by ``Checkpoint.save``/``write``.
+    name : str
+        A name from :func:`list_variables`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Raises ``NotFoundError`` if the file has no value of that name.
+    """
     items, _meta = _core._load_safetensors(_checkpoint_file(ckpt_path))
     values = dict(items)
     if name not in values:

@@ -13,7 +13,18 @@ _floatx = "float32"
 
 
 def get_uid(prefix: str = "") -> int:
-    """Counts the names handed out with ``prefix``: 1 for the first (``dense``), 2 for ``dense_1``, ..."""
+    """Counts the names handed out with ``prefix``.
+
+    Parameters
+    ----------
+    prefix : str
+        A layer's snake-case class name.
+
+    Returns
+    -------
+    int
+        1 for the first (``dense``), 2 for the second (``dense_1``), ...
+    """
     with _lock:
         _uids[prefix] += 1
         return _uids[prefix]
@@ -26,18 +37,35 @@ def unique_name(prefix: str) -> str:
 
 
 def clear_session() -> None:
-    """Resets the automatic layer names, so the next ``Dense`` is ``dense`` again (``keras.backend.clear_session``)."""
+    """Resets the automatic layer names, so the next ``Dense`` is ``dense`` again (``keras.backend.clear_session``).
+
+    Returns
+    -------
+    None
+    """
     with _lock:
         _uids.clear()
 
 
 def floatx() -> str:
-    """The default float type of new layers' weights: ``"float32"``."""
+    """The default float type of new layers' weights.
+
+    Returns
+    -------
+    str
+        ``"float32"`` unless :func:`set_floatx` changed it.
+    """
     return _floatx
 
 
 def set_floatx(value: str) -> None:
-    """Sets the default float type: ``"float32"`` or ``"float64"``."""
+    """Sets the default float type of new layers.
+
+    Parameters
+    ----------
+    value : {"float32", "float64"}
+        The dtype name.
+    """
     global _floatx
     if value not in ("float32", "float64"):
         raise ValueError(f"Unknown `floatx` value: {value}. Expected one of {{'float32', 'float64'}}")

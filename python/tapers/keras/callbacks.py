@@ -15,7 +15,15 @@ __all__ = ["Callback", "CallbackList", "History", "LambdaCallback", "ProgbarLogg
 
 
 class Callback:
-    """Hooks ``fit``/``evaluate``/``predict`` call around epochs and batches (``keras.callbacks.Callback``)."""
+    """Hooks ``fit``/``evaluate``/``predict`` call around epochs and batches (``keras.callbacks.Callback``).
+
+    Attributes
+    ----------
+    model : keras.Model
+        The model being trained (set by ``fit``).
+    params : dict
+        ``epochs``, ``steps`` and ``verbose``.
+    """
 
     def __init__(self) -> None:
         self.params: dict[str, Any] = {}
@@ -73,7 +81,13 @@ class Callback:
 
 
 class LambdaCallback(Callback):
-    """A callback from functions: ``LambdaCallback(on_epoch_end=lambda epoch, logs: ...)``."""
+    """A callback from functions: ``LambdaCallback(on_epoch_end=lambda epoch, logs: ...)``.
+
+    Parameters
+    ----------
+    **hooks
+        Callback method names (``on_epoch_end``, ...) and the functions to call.
+    """
 
     def __init__(self, **hooks: Any) -> None:
         super().__init__()
@@ -84,7 +98,15 @@ class LambdaCallback(Callback):
 
 
 class History(Callback):
-    """Records each epoch's logs: ``history.history["loss"]`` is the list of epoch losses."""
+    """Records each epoch's logs: ``history.history["loss"]`` is the list of epoch losses.
+
+    Attributes
+    ----------
+    history : dict of str to list of float
+        Each logged value per epoch (``val_`` entries for validation).
+    epoch : list of int
+        The epochs run.
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -107,8 +129,23 @@ class History(Callback):
 class Progbar:
     """Keras' progress bar: ``12/32 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step - loss: 0.1234``.
 
-    The line is redrawn in place (``\r``) wherever Keras does so: on a terminal,
-    in a notebook, and on any POSIX system.
+    The line is redrawn in place (a carriage return) wherever Keras does so:
+    on a terminal, in a notebook, and on any POSIX system.
+
+    Parameters
+    ----------
+    target : int or None
+        Number of steps (``None``: unknown).
+    width : int
+        Bar width in characters.
+    verbose : int
+        1: the bar; 2: one line at the end.
+    interval : float
+        Minimum seconds between redraws.
+    stateful_metrics : iterable of str, optional
+        Accepted for Keras compatibility: every value shown is the one passed.
+    unit_name : str
+        ``step``.
     """
 
     def __init__(
@@ -230,7 +267,13 @@ class Progbar:
 
 class ProgbarLogger(Callback):
     """Prints ``Epoch 1/5`` and a :class:`Progbar` per epoch (``fit(verbose=1)``), one line per epoch
-    with ``verbose=2``."""
+    with ``verbose=2``.
+
+    Attributes
+    ----------
+    progbar : Progbar
+        The current bar.
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -322,7 +365,17 @@ class ProgbarLogger(Callback):
 
 
 class CallbackList(Callback):
-    """Calls each hook on every callback, in order."""
+    """Calls each hook on every callback, in order.
+
+    Parameters
+    ----------
+    callbacks : iterable of Callback
+        The callbacks.
+    model : keras.Model
+        Given to each callback.
+    **params
+        ``epochs``, ``steps``, ``verbose``, given to each callback.
+    """
 
     def __init__(self, callbacks: Iterable[Callback] | None, model: Any, **params: Any) -> None:
         super().__init__()

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .._module import name_scope
 from .._tape import GradientTape
-from ..module import name_scope
 from . import backend
 from . import callbacks as callbacks_module
 from . import optimizers as optimizers_module
-from .layers.base import InputLayer, KerasTensor, Layer, Node, flatten, map_structure
+from .layers._base import InputLayer, KerasTensor, Layer, Node, flatten, map_structure
 
 __all__ = ["Functional", "Model", "Sequential"]
 
@@ -449,6 +449,22 @@ class Model(Layer):
     * subclass it, create layers in ``__init__`` and write ``call``;
     * ``keras.Model(inputs, outputs)`` from ``keras.Input`` and layer calls (functional);
     * ``keras.Sequential([...])``.
+
+    Parameters
+    ----------
+    inputs, outputs : KerasTensor or list/dict of KerasTensors, optional
+        Given together, they make a functional model (also for a subclass).
+    name : str, optional
+        Default: the class name in snake case (``my_model``), ``functional`` or ``sequential``.
+    trainable : bool
+        Whether ``trainable_weights`` lists the weights.
+
+    Attributes
+    ----------
+    optimizer, loss
+        What ``compile`` was given (the optimizer resolved from its name).
+    history : keras.callbacks.History
+        The last ``fit``'s record.
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
@@ -1020,7 +1036,19 @@ def _concat_structure(outputs: list[Any]) -> Any:
 class Functional(Model):
     """A model defined by calling layers on ``keras.Input``\\ s: ``keras.Model(inputs, outputs)``.
 
-    Calling it runs the recorded layer calls in order on real tensors.
+    Calling it runs the recorded layer calls, deepest first as Keras orders
+    them, on real tensors.
+
+    Parameters
+    ----------
+    inputs : KerasTensor or list/dict of KerasTensors
+        From ``keras.Input``.
+    outputs : KerasTensor or list/dict of KerasTensors
+        Results of layer calls on ``inputs``.
+    name : str, optional
+        Default ``functional`` (numbered).
+    trainable : bool
+        Whether the weights are trained.
     """
 
     def __init__(
@@ -1233,6 +1261,15 @@ class Sequential(Model):
     With a ``keras.Input`` first (or ``input_shape=`` on the first layer) the
     model is built at once and ``summary`` shows output shapes; otherwise it
     builds on its first call.
+
+    Parameters
+    ----------
+    layers : list of Layer, optional
+        The stack, optionally starting with a ``keras.Input``.
+    trainable : bool
+        Whether the weights are trained.
+    name : str, optional
+        Default ``sequential`` (numbered).
     """
 
     def __init__(self, layers: Sequence[Any] | None = None, trainable: bool = True, name: str | None = None) -> None:
@@ -1261,10 +1298,7 @@ class Sequential(Model):
             self._input_tensor = layer.output_tensor
         elif isinstance(layer, Layer):
             if not self._sequential_layers and self._input_tensor is None and layer._input_shape_arg is not None:
-                self._input_tensor = KerasTensor(layer._input_shape_arg, layer.dtype)
-                from .layers.base import InputLayer as _IL
-
-                il = _IL(batch_shape=layer._input_shape_arg, dtype=layer.dtype)
+                il = InputLayer(batch_shape=layer._input_shape_arg, dtype=layer.dtype)
                 self._input_tensor = il.output_tensor
             names = {x.name for x in self._sequential_layers}
             if layer.name in names:

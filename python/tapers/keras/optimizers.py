@@ -12,8 +12,18 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
 
 
 def get(identifier: Any) -> Optimizer:
-    """An optimizer from a name (``"sgd"``, ``"adam"``, ``"adamw"``, ``"rmsprop"``, with Keras'
-    default hyperparameters) or an optimizer instance (returned as is)."""
+    """An optimizer for ``compile``.
+
+    Parameters
+    ----------
+    identifier : str or Optimizer
+        ``"sgd"``, ``"adam"``, ``"adamw"``, ``"rmsprop"`` (Keras' default
+        hyperparameters), or an optimizer instance (returned as is).
+
+    Returns
+    -------
+    Optimizer
+    """
     if isinstance(identifier, Optimizer):
         return identifier
     if isinstance(identifier, str):

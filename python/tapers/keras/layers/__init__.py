@@ -1,9 +1,9 @@
 """``keras.layers``: the layers of Keras 3 that tapers implements, over tapers' ops and Variables."""
 
-from .base import Input, InputLayer, KerasTensor, Layer
-from .conv import AveragePooling2D, Conv2D, MaxPooling2D
-from .core import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
-from .normalization import BatchNormalization, LayerNormalization
+from ._base import Input, InputLayer, KerasTensor, Layer
+from ._conv import AveragePooling2D, Conv2D, MaxPooling2D
+from ._core_layers import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
+from ._normalization import BatchNormalization, LayerNormalization
 
 AvgPool2D = AveragePooling2D
 MaxPool2D = MaxPooling2D

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from ... import _core
+from ..._module import Module, _current_scope, name_scope
 from ...dtypes import as_dtype
-from ...module import Module, _current_scope, name_scope
 from .. import backend
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Node"]
@@ -100,6 +100,15 @@ class KerasTensor:
     Only layers can be applied to a KerasTensor; arithmetic on it (Keras 3
     turns ``x + 1`` into an op layer) is not implemented by tapers and raises
     ``TypeError``.
+
+    Parameters
+    ----------
+    shape : sequence of int or None
+        With the batch dimension.
+    dtype : str
+        Default ``"float32"``.
+    name : str, optional
+        Default ``keras_tensor`` (numbered).
     """
 
     def __init__(self, shape: Sequence[int | None], dtype: Any = "float32", name: str | None = None) -> None:
@@ -695,7 +704,21 @@ def _initial_value(initializer: Any, shape: tuple[int, ...], dtype: str) -> Any:
 
 
 class InputLayer(Layer):
-    """The layer behind ``keras.Input``: it holds the symbolic input tensor of a functional model."""
+    """The layer behind ``keras.Input``: it holds the symbolic input tensor of a functional model.
+
+    Parameters
+    ----------
+    shape : sequence of int or None, optional
+        Without the batch dimension.
+    batch_size : int, optional
+        The batch dimension, unknown by default.
+    dtype : str, optional
+        Default ``"float32"``.
+    batch_shape : sequence of int or None, optional
+        The whole shape, instead of ``shape`` and ``batch_size``.
+    name : str, optional
+        Default ``input_layer`` (numbered).
+    """
 
     def __init__(
         self,
@@ -757,6 +780,24 @@ def Input(  # noqa: N802 - Keras' name
     optional: bool = False,
 ) -> KerasTensor:
     """A symbolic input of a functional model (``keras.Input``): ``shape`` without the batch dimension.
+
+    Parameters
+    ----------
+    shape : sequence of int or None
+        The shape of one example (``None`` for an unknown size).
+    batch_size : int, optional
+        A fixed batch size.
+    dtype : str, optional
+        Default ``"float32"``.
+    batch_shape : sequence of int or None, optional
+        The whole shape, instead of ``shape`` and ``batch_size``.
+    name : str, optional
+        The input layer's name.
+
+    Returns
+    -------
+    KerasTensor
+        To call layers on, and to pass to ``keras.Model(inputs, outputs)``.
 
     Examples
     --------

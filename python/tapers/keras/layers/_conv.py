@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _core, nn
-from .base import Layer
-from .core import _activation, _activation_name, _initializer_config
+from ._base import Layer
+from ._core_layers import _activation, _activation_name, _initializer_config
 
 __all__ = ["AveragePooling2D", "Conv2D", "MaxPooling2D"]
 
@@ -49,6 +49,23 @@ class Conv2D(Layer):
     """2-D convolution over NHWC images (``keras.layers.Conv2D``).
 
     Weights: ``kernel`` of shape ``(kh, kw, in_channels, filters)`` and ``bias`` of shape ``(filters,)``.
+
+    Parameters
+    ----------
+    filters : int
+        Output channels.
+    kernel_size : int or pair of int
+        Window size.
+    strides, dilation_rate : int or pair of int
+        Default 1 (not both above 1).
+    padding : {"valid", "same"}
+        As Keras.
+    activation : str or callable, optional
+        Applied to the result.
+    use_bias : bool
+        Whether to add ``bias``.
+    kernel_initializer, bias_initializer : str or initializer
+        Keras' defaults ``"glorot_uniform"`` and ``"zeros"``.
     """
 
     def __init__(
@@ -159,6 +176,20 @@ class Conv2D(Layer):
 
 
 class _Pooling2D(Layer):
+    """A 2-D pooling layer over NHWC images.
+
+    Parameters
+    ----------
+    pool_size : int or pair of int
+        Window, default ``(2, 2)``.
+    strides : int or pair of int, optional
+        Default: ``pool_size``.
+    padding : {"valid", "same"}
+        As Keras.
+    data_format : str, optional
+        ``"channels_last"`` only.
+    """
+
     _op: Any = None
 
     def __init__(
@@ -203,13 +234,37 @@ class _Pooling2D(Layer):
 
 
 class MaxPooling2D(_Pooling2D):
-    """Maximum over ``pool_size`` windows of NHWC images (``keras.layers.MaxPooling2D``)."""
+    """Maximum over ``pool_size`` windows of NHWC images (``keras.layers.MaxPooling2D``).
+
+    Parameters
+    ----------
+    pool_size : int or pair of int
+        Window, default ``(2, 2)``.
+    strides : int or pair of int, optional
+        Default: ``pool_size``.
+    padding : {"valid", "same"}
+        As Keras.
+    data_format : str, optional
+        ``"channels_last"`` only.
+    """
 
     _op = staticmethod(nn.max_pool2d)
 
 
 class AveragePooling2D(_Pooling2D):
     """Mean over ``pool_size`` windows of NHWC images (``keras.layers.AveragePooling2D``);
-    with ``"same"`` padding the mean is over the window's part inside the image."""
+    with ``"same"`` padding the mean is over the window's part inside the image.
+
+    Parameters
+    ----------
+    pool_size : int or pair of int
+        Window, default ``(2, 2)``.
+    strides : int or pair of int, optional
+        Default: ``pool_size``.
+    padding : {"valid", "same"}
+        As Keras.
+    data_format : str, optional
+        ``"channels_last"`` only.
+    """
 
     _op = staticmethod(nn.avg_pool2d)

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _core
-from .base import Layer
-from .core import _initializer_config
+from ._base import Layer
+from ._core_layers import _initializer_config
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
 
@@ -40,6 +40,17 @@ class BatchNormalization(Layer):
     ``moving = moving * momentum + batch_stat * (1 - momentum)`` with the
     batch's biased variance, as Keras 3 does. A layer with ``trainable=False``
     always runs in inference mode.
+
+    Parameters
+    ----------
+    axis : int
+        The features axis (default the last).
+    momentum : float
+        Of the moving averages (default 0.99).
+    epsilon : float
+        Added to the variance (default 1e-3).
+    center, scale : bool
+        Whether to use ``beta`` and ``gamma``.
     """
 
     def __init__(
@@ -169,7 +180,17 @@ class BatchNormalization(Layer):
 class LayerNormalization(Layer):
     """Normalizes each example over ``axis`` (default the last) with its own
     mean and variance, then scales by ``gamma`` and shifts by ``beta``
-    (``keras.layers.LayerNormalization``)."""
+    (``keras.layers.LayerNormalization``).
+
+    Parameters
+    ----------
+    axis : int or list of int
+        The normalized axes (default the last).
+    epsilon : float
+        Added to the variance (default 1e-3).
+    center, scale : bool
+        Whether to use ``beta`` and ``gamma``.
+    """
 
     def __init__(
         self,

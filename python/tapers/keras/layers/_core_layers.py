@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ... import _core, nn
-from .base import Layer
+from ._base import Layer
 
 __all__ = ["Activation", "Dense", "Dropout", "Embedding", "Flatten", "ReLU", "Reshape"]
 
@@ -45,6 +45,19 @@ class Dense(Layer):
     Weights: ``kernel`` of shape ``(input_dim, units)`` (Glorot uniform) and
     ``bias`` of shape ``(units,)`` (zeros). Inputs of rank above 2 are
     multiplied along their last axis.
+
+    Parameters
+    ----------
+    units : int
+        Output size.
+    activation : str or callable, optional
+        Applied to the result (``"relu"``, ``keras.activations.softmax``...).
+    use_bias : bool
+        Whether to add ``bias``.
+    kernel_initializer, bias_initializer : str or initializer
+        Keras' defaults ``"glorot_uniform"`` and ``"zeros"``.
+    **kwargs
+        ``name``, ``dtype``, ``trainable``, ``input_shape`` as for every layer.
     """
 
     def __init__(
@@ -126,7 +139,13 @@ class Dense(Layer):
 
 
 class Activation(Layer):
-    """Applies an activation function (``keras.layers.Activation("relu")``)."""
+    """Applies an activation function (``keras.layers.Activation("relu")``).
+
+    Parameters
+    ----------
+    activation : str or callable
+        A ``keras.activations`` name or function.
+    """
 
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -146,8 +165,17 @@ class Activation(Layer):
 
 
 class ReLU(Layer):
-    """Rectified linear unit with Keras' options (``keras.layers.ReLU``):
-    ``max_value`` caps, ``negative_slope`` leaks below ``threshold``."""
+    """Rectified linear unit with Keras' options (``keras.layers.ReLU``).
+
+    Parameters
+    ----------
+    max_value : float, optional
+        Upper cap.
+    negative_slope : float
+        Slope below ``threshold`` (0: none).
+    threshold : float
+        Values below it are zeroed (or leak with ``negative_slope``).
+    """
 
     def __init__(
         self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs: Any
@@ -194,7 +222,13 @@ class ReLU(Layer):
 
 
 class Flatten(Layer):
-    """Reshapes ``(batch, d1, d2, ...)`` to ``(batch, d1 * d2 * ...)`` (``keras.layers.Flatten``)."""
+    """Reshapes ``(batch, d1, d2, ...)`` to ``(batch, d1 * d2 * ...)`` (``keras.layers.Flatten``).
+
+    Parameters
+    ----------
+    data_format : str, optional
+        ``"channels_last"`` only.
+    """
 
     def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -222,7 +256,13 @@ class Flatten(Layer):
 
 
 class Reshape(Layer):
-    """Reshapes each example to ``target_shape`` (one dimension may be -1) (``keras.layers.Reshape``)."""
+    """Reshapes each example to ``target_shape`` (``keras.layers.Reshape``).
+
+    Parameters
+    ----------
+    target_shape : sequence of int
+        The shape of one example; one dimension may be -1.
+    """
 
     def __init__(self, target_shape: Sequence[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -270,6 +310,15 @@ class Dropout(Layer):
     ``1 / (1 - rate)``; the identity in inference (``keras.layers.Dropout``).
 
     The mask comes from tapers' random streams (``seed`` is an op-level seed).
+
+    Parameters
+    ----------
+    rate : float
+        Fraction of inputs dropped, in [0, 1].
+    noise_shape : sequence of int, optional
+        Shape of the mask (``None`` entries take the input's size), shared along size-1 axes.
+    seed : int, optional
+        Op-level seed.
     """
 
     def __init__(
@@ -310,6 +359,17 @@ class Embedding(Layer):
 
     ``embeddings`` starts uniform in [-0.05, 0.05] (Keras' ``"uniform"``).
     ``mask_zero`` is accepted only as False: tapers.keras has no masks.
+
+    Parameters
+    ----------
+    input_dim : int
+        Vocabulary size.
+    output_dim : int
+        Embedding size.
+    embeddings_initializer : str or initializer
+        Default ``"uniform"``.
+    weights : array, optional
+        Initial table.
     """
 
     def __init__(
