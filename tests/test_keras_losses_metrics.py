@@ -96,6 +96,29 @@ def test_remembered_logits_are_forgotten_with_the_output():
     assert len(_logits) == before
 
 
+def test_remembered_logits_under_threads():
+    import threading
+
+    errors = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(100):
+            z = tf.constant(rng.normal(size=(4, 3)).astype(np.float32) * 30)
+            y = (rng.uniform(size=(4, 3)) > 0.5).astype(np.float32)
+            via_sigmoid = float(losses.BinaryCrossentropy()(y, activations.sigmoid(z)))
+            direct = float(losses.BinaryCrossentropy(from_logits=True)(y, z))
+            if via_sigmoid != direct:
+                errors.append((via_sigmoid, direct))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
 @pytest.mark.parametrize("identifier", sorted(REF["loss_get"]))
 def test_losses_get_matches_keras(identifier):
     expected = REF["loss_get"][identifier]

@@ -34,7 +34,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- logits memory
 
-_logits_lock = threading.Lock()
+_logits_lock = threading.RLock()  # re-entrant: a weakref callback may run (GC) while it is held
 _logits: dict[int, tuple[weakref.ref[Tensor], Tensor, str]] = {}
 
 

@@ -53,7 +53,7 @@ _REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sa
 # --------------------------------------------------------------------------- masks
 # Keras attaches a mask to the per-sample losses of ``ignore_class``; tapers tensors
 # take no attributes, so the mask lives in a side table keyed by the tensor.
-_mask_lock = threading.Lock()
+_mask_lock = threading.RLock()  # re-entrant: a weakref callback may run (GC) while it is held
 _masks: dict[int, tuple[weakref.ref[Tensor], Tensor]] = {}
 
 
