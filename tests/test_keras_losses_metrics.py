@@ -248,6 +248,17 @@ LOGITS = RNG.normal(size=(3, 4)) * 3
         ("scce_logits", lambda z: losses.sparse_categorical_crossentropy(Y_SPARSE, z, from_logits=True), LOGITS),
         ("bce_sigmoid", lambda z: losses.binary_crossentropy(Y_BIN, activations.sigmoid(z)), LOGITS),
         ("cce_softmax", lambda z: losses.categorical_crossentropy(Y_ONEHOT, activations.softmax(z)), LOGITS),
+        ("mape", lambda p: losses.mean_absolute_percentage_error(Y_BIN + 0.5, p), Y_PROB),
+        ("msle", lambda p: losses.mean_squared_logarithmic_error(Y_BIN, p), Y_PROB),
+        ("cosine", lambda z: losses.cosine_similarity(Y_PROB, z), LOGITS),
+        ("cosine_axis0", lambda z: losses.cosine_similarity(Y_PROB, z, axis=0), LOGITS),
+        ("huber", lambda z: losses.huber(Y_BIN, z, delta=1.5), LOGITS),
+        ("log_cosh", lambda z: losses.log_cosh(Y_BIN, z), LOGITS),
+        ("kl_divergence", lambda p: losses.kl_divergence(Y_PROB / Y_PROB.sum(-1, keepdims=True), p), Y_PROB),
+        ("poisson", lambda p: losses.poisson(Y_BIN * 2, p), Y_PROB),
+        ("hinge", lambda z: losses.hinge(Y_BIN, z), LOGITS),
+        ("squared_hinge", lambda z: losses.squared_hinge(2 * Y_BIN - 1, z), LOGITS),
+        ("categorical_hinge", lambda z: losses.categorical_hinge(Y_ONEHOT, z / 5), LOGITS),
     ],
 )
 def test_loss_function_gradients_float64(name, fn, x):

@@ -212,6 +212,35 @@ add_loss(
     fn_kwargs={"from_logits": True},
 )
 
+# The other Keras losses: class forms (two reductions, with weights) and function forms.
+rng2 = np.random.default_rng(1)
+y_pos_true = f32(rng2.uniform(0.0, 3.0, size=(3, 4)))
+y_pos_pred = f32(rng2.uniform(0.1, 3.0, size=(3, 4)))
+y_dist_true = f32(rng2.dirichlet(np.ones(4), size=3))
+y_dist_pred = f32(rng2.dirichlet(np.ones(4), size=3))
+y_pm1 = f32(np.sign(rng2.normal(size=(3, 4))))
+y_big_err = f32(y_reg_pred + np.array([[0.0, 2.5, -0.3, 1.5]], np.float32))
+other_losses = [
+    ("MeanAbsolutePercentageError", "mean_absolute_percentage_error", {}, y_pos_true, y_pos_pred),
+    ("MeanSquaredLogarithmicError", "mean_squared_logarithmic_error", {}, y_pos_true, y_pos_pred - 0.5),
+    ("CosineSimilarity", "cosine_similarity", {}, y_reg_true, y_reg_pred),
+    ("Huber", "huber", {}, y_reg_true, y_big_err),
+    ("LogCosh", "log_cosh", {}, y_reg_true, y_big_err),
+    ("KLDivergence", "kl_divergence", {}, y_dist_true, y_dist_pred),
+    ("Poisson", "poisson", {}, y_pos_true, y_pos_pred),
+    ("Hinge", "hinge", {}, y_bin_true[:, :2].round(), y_bin_logit[:, :2] / 50),
+    ("Hinge", "hinge", {}, y_pm1, y_reg_pred),
+    ("SquaredHinge", "squared_hinge", {}, y_pm1, y_reg_pred),
+    ("CategoricalHinge", "categorical_hinge", {}, y_cat_true, y_cat_logit / 50),
+]
+for k, (cls, fn, kw, yt, yp) in enumerate(other_losses):
+    add_loss(f"{fn}_{k}", cls, kw, yt, yp, [0.5, 2.0, 1.0][: len(yt)])
+    add_loss(f"{fn}_{k}_sum", cls, {**kw, "reduction": "sum"}, yt, yp)
+    add_loss(f"fn_{fn}_{k}", None, {}, yt, yp, fn=fn)
+add_loss("huber_delta", "Huber", {"delta": 0.5}, y_reg_true, y_big_err)
+add_loss("fn_huber_delta", None, {}, y_reg_true, y_big_err, fn="huber", fn_kwargs={"delta": 2.0})
+add_loss("cosine_axis0", "CosineSimilarity", {"axis": 0, "reduction": "none"}, y_reg_true, y_reg_pred)
+
 # Keras' activations remember their logits: a cross-entropy on a sigmoid/softmax output uses them.
 activation_logit_cases = []
 for cls, act, y_true, z in [
@@ -251,6 +280,18 @@ for ident in [
     "sparse_categorical_crossentropy",
     "SparseCategoricalCrossentropy",
     "bce",
+    "kld",
+    "KLD",
+    "mape",
+    "msle",
+    "huber",
+    "Huber",
+    "log_cosh",
+    "LogCosh",
+    "hinge",
+    "CosineSimilarity",
+    "categorical_hinge",
+    "poisson",
 ]:
     obj = keras.losses.get(ident)
     loss_get[ident] = {
@@ -295,6 +336,16 @@ metric_specs = [
     ("CategoricalCrossentropy", {}, "categorical"),
     ("SparseCategoricalCrossentropy", {}, "sparse"),
     ("SparseCategoricalCrossentropy", {"from_logits": True}, "sparse"),
+    ("RootMeanSquaredError", {}, "regression"),
+    ("MeanAbsolutePercentageError", {}, "regression"),
+    ("MeanSquaredLogarithmicError", {}, "regression"),
+    ("CosineSimilarity", {}, "regression"),
+    ("LogCoshError", {}, "regression"),
+    ("KLDivergence", {}, "categorical"),
+    ("Poisson", {}, "binary"),
+    ("Hinge", {}, "binary"),
+    ("SquaredHinge", {}, "regression"),
+    ("CategoricalHinge", {}, "categorical"),
 ]
 metric_cases = []
 for cls, kwargs, data in metric_specs:
@@ -359,6 +410,16 @@ for ident in [
     "CategoricalAccuracy",
     "Mean",
     "binary_crossentropy",
+    "mape",
+    "msle",
+    "RootMeanSquaredError",
+    "root_mean_squared_error",
+    "log_cosh_error",
+    "kl_divergence",
+    "cosine_similarity",
+    "Hinge",
+    "poisson",
+    "Sum",
 ]:
     obj = keras.metrics.get(ident)
     metric_get[ident] = {

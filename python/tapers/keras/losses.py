@@ -25,6 +25,7 @@ variables that produced it).
 from __future__ import annotations
 
 import inspect
+import math
 import re
 import threading
 import weakref
@@ -39,10 +40,13 @@ from .activations import _logits_of
 from .backend import floatx, unique_name
 
 __all__ = [
-    "BinaryCrossentropy", "CategoricalCrossentropy", "Loss", "LossFunctionWrapper", "MeanAbsoluteError",
-    "MeanSquaredError", "SparseCategoricalCrossentropy", "binary_crossentropy", "categorical_crossentropy",
-    "deserialize", "get", "mae", "mean_absolute_error", "mean_squared_error", "mse", "serialize",
-    "sparse_categorical_crossentropy",
+    "BinaryCrossentropy", "CategoricalCrossentropy", "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber",
+    "KLDivergence", "LogCosh", "Loss", "LossFunctionWrapper", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+    "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson", "SparseCategoricalCrossentropy", "SquaredHinge",
+    "binary_crossentropy", "categorical_crossentropy", "categorical_hinge", "cosine_similarity", "deserialize", "get",
+    "hinge", "huber", "kl_divergence", "log_cosh", "mae", "mean_absolute_error", "mean_absolute_percentage_error",
+    "mean_squared_error", "mean_squared_logarithmic_error", "mse", "poisson", "serialize",
+    "sparse_categorical_crossentropy", "squared_hinge",
 ]  # fmt: skip
 
 EPSILON = 1e-7
@@ -273,6 +277,250 @@ def mean_absolute_error(y_true: Any, y_pred: Any) -> Tensor:
     y_true = _tensor(y_true, y_pred.dtype)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     return _core.reduce_mean(_core.abs(y_true - y_pred), axis=-1)
+
+
+def mean_absolute_percentage_error(y_true: Any, y_pred: Any) -> Tensor:
+    """``100 * mean(abs((y_true - y_pred) / max(abs(y_true), 1e-7)), axis=-1)``.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    diff = _core.abs((y_true - y_pred) / _core.maximum(_core.abs(y_true), _const(EPSILON, y_pred)))
+    return _const(100.0, y_pred) * _core.reduce_mean(diff, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Tensor:
+    """``mean(square(log(max(y_pred, 1e-7) + 1) - log(max(y_true, 1e-7) + 1)), axis=-1)``.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    eps, one = _const(EPSILON, y_pred), _const(1.0, y_pred)
+    first = _math.log(_core.maximum(y_pred, eps) + one)
+    second = _math.log(_core.maximum(y_true, eps) + one)
+    return _core.reduce_mean(_core.square(first - second), axis=-1)
+
+
+def _l2_normalize(x: Tensor, axis: int) -> Tensor:
+    """Keras' ``normalize(x, axis)``: ``x * min(rsqrt(sum(x**2, axis)), 1 / epsilon)``."""
+    inv = _math.rsqrt(_core.reduce_sum(_core.square(x), axis, keepdims=True))
+    out: Tensor = x * _core.minimum(inv, _const(1.0 / EPSILON, x))
+    return out
+
+
+def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Tensor:
+    """Negative cosine similarity along ``axis``: ``-sum(l2_normalize(y_true) * l2_normalize(y_pred))``.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+    axis : int
+        The axis the similarity is computed along.
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    return -_core.reduce_sum(_l2_normalize(y_true, axis) * _l2_normalize(y_pred, axis), axis)
+
+
+def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Tensor:
+    """Huber loss: ``0.5 * e**2`` where ``|e| <= delta``, else ``delta * |e| - 0.5 * delta**2``; mean over axis -1.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+    delta : float
+        Where the loss turns from quadratic to linear.
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    d, half = _const(delta, y_pred), _const(0.5, y_pred)
+    error = y_pred - y_true
+    abs_error = _core.abs(error)
+    quadratic = half * _core.square(error)
+    linear = d * abs_error - half * _core.square(d)
+    return _core.reduce_mean(_core.where(abs_error <= d, quadratic, linear), axis=-1)
+
+
+def log_cosh(y_true: Any, y_pred: Any) -> Tensor:
+    """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed as ``x + softplus(-2x) - log(2)``.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    x = y_pred - y_true
+    return _core.reduce_mean(x + _math.softplus(x * _const(-2.0, x)) - _const(math.log(2.0), x), axis=-1)
+
+
+def kl_divergence(y_true: Any, y_pred: Any) -> Tensor:
+    """Kullback-Leibler divergence ``sum(y_true * log(y_true / y_pred), axis=-1)``, both clipped to ``[1e-7, 1]``.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    eps, one = _const(EPSILON, y_pred), _const(1.0, y_pred)
+    y_true = clip_by_value(y_true, eps, one)
+    y_pred = clip_by_value(y_pred, eps, one)
+    return _core.reduce_sum(y_true * _math.log(y_true / y_pred), axis=-1)
+
+
+def poisson(y_true: Any, y_pred: Any) -> Tensor:
+    """``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    return _core.reduce_mean(y_pred - y_true * _math.log(y_pred + _const(EPSILON, y_pred)), axis=-1)
+
+
+def _hinge_labels(y_true: Tensor) -> Tensor:
+    """Binary 0/1 labels become -1/1 (Keras' ``convert_binary_labels_to_hinge``); other labels are kept."""
+    zero, one = _const(0.0, y_true), _const(1.0, y_true)
+    binary = _core.reduce_all(_core.logical_or(_core.equal(y_true, zero), _core.equal(y_true, one)))
+    if bool(binary.numpy()):
+        out: Tensor = _const(2.0, y_true) * y_true - one
+        return out
+    return y_true
+
+
+def hinge(y_true: Any, y_pred: Any) -> Tensor:
+    """``mean(max(1 - y_true * y_pred, 0), axis=-1)``; 0/1 labels are first mapped to -1/1.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _hinge_labels(_tensor(y_true, y_pred.dtype))
+    zero, one = _const(0.0, y_pred), _const(1.0, y_pred)
+    return _core.reduce_mean(_core.maximum(one - y_true * y_pred, zero), axis=-1)
+
+
+def squared_hinge(y_true: Any, y_pred: Any) -> Tensor:
+    """``mean(square(max(1 - y_true * y_pred, 0)), axis=-1)``; 0/1 labels are first mapped to -1/1.
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _hinge_labels(_tensor(y_true, y_pred.dtype))
+    zero, one = _const(0.0, y_pred), _const(1.0, y_pred)
+    return _core.reduce_mean(_core.square(_core.maximum(one - y_true * y_pred, zero)), axis=-1)
+
+
+def categorical_hinge(y_true: Any, y_pred: Any) -> Tensor:
+    """``max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)`` along the last axis (one-hot ``y_true``).
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions, same shape as ``y_true`` (a trailing dimension of 1 is aligned as Keras does).
+
+    Returns
+    -------
+    Tensor
+        One value per sample, in ``y_pred``'s dtype; differentiable with respect to ``y_pred``.
+    """
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    one = _const(1.0, y_pred)
+    pos = _core.reduce_sum(y_true * y_pred, axis=-1)
+    neg = _core.reduce_max((one - y_true) * y_pred, axis=-1)
+    return _core.maximum(neg - pos + one, _const(0.0, y_pred))
 
 
 mse = MSE = mean_squared_error
@@ -769,20 +1017,258 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         return config
 
 
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    """Mean absolute percentage error (``keras.losses.MeanAbsolutePercentageError``).
+
+    See :func:`mean_absolute_percentage_error`.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(
+        self,
+        reduction: str | None = "sum_over_batch_size",
+        name: str = "mean_absolute_percentage_error",
+        dtype: Any = None,
+    ):
+        super().__init__(mean_absolute_percentage_error, name=name, reduction=reduction, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction``."""
+        return Loss.get_config(self)
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    """Mean squared logarithmic error (``keras.losses.MeanSquaredLogarithmicError``).
+
+    See :func:`mean_squared_logarithmic_error`.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(
+        self,
+        reduction: str | None = "sum_over_batch_size",
+        name: str = "mean_squared_logarithmic_error",
+        dtype: Any = None,
+    ):
+        super().__init__(mean_squared_logarithmic_error, name=name, reduction=reduction, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction``."""
+        return Loss.get_config(self)
+
+
+class LogCosh(LossFunctionWrapper):
+    """Logarithm of the hyperbolic cosine of the error (``keras.losses.LogCosh``); see :func:`log_cosh`.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size", name: str = "log_cosh", dtype: Any = None):
+        super().__init__(log_cosh, name=name, reduction=reduction, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction``."""
+        return Loss.get_config(self)
+
+
+class KLDivergence(LossFunctionWrapper):
+    """Kullback-Leibler divergence (``keras.losses.KLDivergence``); see :func:`kl_divergence`.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size", name: str = "kl_divergence", dtype: Any = None):
+        super().__init__(kl_divergence, name=name, reduction=reduction, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction``."""
+        return Loss.get_config(self)
+
+
+class Poisson(LossFunctionWrapper):
+    """Poisson loss (``keras.losses.Poisson``); see :func:`poisson`.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size", name: str = "poisson", dtype: Any = None):
+        super().__init__(poisson, name=name, reduction=reduction, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction``."""
+        return Loss.get_config(self)
+
+
+class Hinge(LossFunctionWrapper):
+    """Hinge loss (``keras.losses.Hinge``); see :func:`hinge`.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size", name: str = "hinge", dtype: Any = None):
+        super().__init__(hinge, name=name, reduction=reduction, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction``."""
+        return Loss.get_config(self)
+
+
+class SquaredHinge(LossFunctionWrapper):
+    """Squared hinge loss (``keras.losses.SquaredHinge``); see :func:`squared_hinge`.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size", name: str = "squared_hinge", dtype: Any = None):
+        super().__init__(squared_hinge, name=name, reduction=reduction, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction``."""
+        return Loss.get_config(self)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    """Categorical hinge loss (``keras.losses.CategoricalHinge``); see :func:`categorical_hinge`.
+
+    Parameters
+    ----------
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(
+        self, reduction: str | None = "sum_over_batch_size", name: str = "categorical_hinge", dtype: Any = None
+    ):
+        super().__init__(categorical_hinge, name=name, reduction=reduction, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction``."""
+        return Loss.get_config(self)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    """Negative cosine similarity (``keras.losses.CosineSimilarity``); see :func:`cosine_similarity`.
+
+    Parameters
+    ----------
+    axis : int
+        The axis the similarity is computed along.
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(
+        self, axis: int = -1, reduction: str | None = "sum_over_batch_size", name: str = "cosine_similarity",
+        dtype: Any = None,
+    ):  # fmt: skip
+        super().__init__(cosine_similarity, name=name, reduction=reduction, dtype=dtype, axis=axis)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction`` (Keras leaves ``axis`` out)."""
+        return Loss.get_config(self)
+
+
+class Huber(LossFunctionWrapper):
+    """Huber loss (``keras.losses.Huber``); see :func:`huber`.
+
+    Parameters
+    ----------
+    delta : float
+        Where the loss turns from quadratic to linear.
+    reduction : str or None
+        How the weighted per-sample losses are reduced (see the module notes).
+    name : str
+        The object's name (Keras' default is ``"huber_loss"``).
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(
+        self, delta: float = 1.0, reduction: str | None = "sum_over_batch_size", name: str = "huber_loss",
+        dtype: Any = None,
+    ):  # fmt: skip
+        super().__init__(huber, name=name, reduction=reduction, dtype=dtype, delta=delta)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``reduction`` (Keras leaves ``delta`` out)."""
+        return Loss.get_config(self)
+
+
 # --------------------------------------------------------------------------- lookup
 
 _CLASSES: dict[str, type] = {
     c.__name__: c
     for c in (
         Loss, LossFunctionWrapper, MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy, CategoricalCrossentropy,
-        SparseCategoricalCrossentropy,
+        SparseCategoricalCrossentropy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CosineSimilarity,
+        Huber, LogCosh, KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge,
     )
 }  # fmt: skip
 _FUNCTIONS: dict[str, Callable[..., Tensor]] = {
     f.__name__: f
     for f in (
         mean_squared_error, mean_absolute_error, binary_crossentropy, categorical_crossentropy,
-        sparse_categorical_crossentropy,
+        sparse_categorical_crossentropy, mean_absolute_percentage_error, mean_squared_logarithmic_error,
+        cosine_similarity, huber, log_cosh, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge,
     )
 }  # fmt: skip
 _BY_NAME: dict[str, Any] = {**_CLASSES, **_FUNCTIONS}
@@ -794,6 +1280,12 @@ _BY_NAME.update(
         "MAE": mean_absolute_error,
         "mse": mean_squared_error,
         "MSE": mean_squared_error,
+        "kld": kl_divergence,
+        "KLD": kl_divergence,
+        "mape": mean_absolute_percentage_error,
+        "MAPE": mean_absolute_percentage_error,
+        "msle": mean_squared_logarithmic_error,
+        "MSLE": mean_squared_logarithmic_error,
     }
 )
 

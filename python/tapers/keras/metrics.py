@@ -25,11 +25,14 @@ from .backend import floatx, unique_name
 
 __all__ = [
     "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "CategoricalAccuracy", "CategoricalCrossentropy",
-    "MeanAbsoluteError", "Mean", "MeanMetricWrapper", "MeanSquaredError", "Metric", "SparseCategoricalAccuracy",
-    "SparseCategoricalCrossentropy", "Sum", "accuracy", "binary_accuracy", "binary_crossentropy",
-    "categorical_accuracy", "categorical_crossentropy", "deserialize", "get", "get_metric",
-    "is_binary_or_sparse_categorical", "mean_absolute_error", "mean_squared_error", "serialize",
-    "sparse_categorical_accuracy", "sparse_categorical_crossentropy",
+    "CategoricalHinge", "CosineSimilarity", "Hinge", "KLDivergence", "LogCoshError", "Mean", "MeanAbsoluteError",
+    "MeanAbsolutePercentageError", "MeanMetricWrapper", "MeanSquaredError", "MeanSquaredLogarithmicError", "Metric",
+    "Poisson", "RootMeanSquaredError", "SparseCategoricalAccuracy", "SparseCategoricalCrossentropy", "SquaredHinge",
+    "Sum", "accuracy", "binary_accuracy", "binary_crossentropy", "categorical_accuracy", "categorical_crossentropy",
+    "categorical_hinge", "cosine_similarity", "deserialize", "get", "get_metric", "hinge", "huber",
+    "is_binary_or_sparse_categorical", "kl_divergence", "log_cosh", "mean_absolute_error",
+    "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error", "poisson", "serialize",
+    "sparse_categorical_accuracy", "sparse_categorical_crossentropy", "squared_hinge",
 ]  # fmt: skip
 
 # The per-sample loss functions are metric functions too (``keras.metrics.mean_squared_error`` etc.).
@@ -38,6 +41,15 @@ categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
 mean_squared_error = _losses.mean_squared_error
 mean_absolute_error = _losses.mean_absolute_error
+mean_absolute_percentage_error = _losses.mean_absolute_percentage_error
+mean_squared_logarithmic_error = _losses.mean_squared_logarithmic_error
+kl_divergence = _losses.kl_divergence
+poisson = _losses.poisson
+log_cosh = _losses.log_cosh
+huber = _losses.huber
+hinge = _losses.hinge
+squared_hinge = _losses.squared_hinge
+categorical_hinge = _losses.categorical_hinge
 
 
 def _shape(t: Tensor) -> tuple[int, ...]:
@@ -634,17 +646,240 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         }
 
 
+class MeanAbsolutePercentageError(MeanMetricWrapper):
+    """``keras.metrics.MeanAbsolutePercentageError``: the running mean of ``losses.mean_absolute_percentage_error``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "mean_absolute_percentage_error", dtype: Any = None):
+        super().__init__(fn=_losses.mean_absolute_percentage_error, name=name, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype``."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class MeanSquaredLogarithmicError(MeanMetricWrapper):
+    """``keras.metrics.MeanSquaredLogarithmicError``: the running mean of ``losses.mean_squared_logarithmic_error``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "mean_squared_logarithmic_error", dtype: Any = None):
+        super().__init__(fn=_losses.mean_squared_logarithmic_error, name=name, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype``."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class LogCoshError(MeanMetricWrapper):
+    """``keras.metrics.LogCoshError``: the running mean of ``losses.log_cosh``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "logcosh", dtype: Any = None):
+        super().__init__(fn=_losses.log_cosh, name=name, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype``."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class KLDivergence(MeanMetricWrapper):
+    """``keras.metrics.KLDivergence``: the running mean of ``losses.kl_divergence``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "kl_divergence", dtype: Any = None):
+        super().__init__(fn=_losses.kl_divergence, name=name, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype``."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class Poisson(MeanMetricWrapper):
+    """``keras.metrics.Poisson``: the running mean of ``losses.poisson``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "poisson", dtype: Any = None):
+        super().__init__(fn=_losses.poisson, name=name, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype``."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class Hinge(MeanMetricWrapper):
+    """``keras.metrics.Hinge``: the running mean of ``losses.hinge``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "hinge", dtype: Any = None):
+        super().__init__(fn=_losses.hinge, name=name, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype``."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class SquaredHinge(MeanMetricWrapper):
+    """``keras.metrics.SquaredHinge``: the running mean of ``losses.squared_hinge``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "squared_hinge", dtype: Any = None):
+        super().__init__(fn=_losses.squared_hinge, name=name, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype``."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class CategoricalHinge(MeanMetricWrapper):
+    """``keras.metrics.CategoricalHinge``: the running mean of ``losses.categorical_hinge``.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "categorical_hinge", dtype: Any = None):
+        super().__init__(fn=_losses.categorical_hinge, name=name, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype``."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Tensor:
+    """Cosine similarity along ``axis`` (positive, unlike the loss of that name).
+
+    Parameters
+    ----------
+    y_true : Tensor-like
+        Targets.
+    y_pred : Tensor-like
+        Predictions.
+    axis : int
+        The axis the similarity is computed along.
+
+    Returns
+    -------
+    Tensor
+        ``sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)``: one value per sample.
+    """
+    out: Tensor = -_losses.cosine_similarity(y_true, y_pred, axis=axis)
+    return out
+
+
+class CosineSimilarity(MeanMetricWrapper):
+    """The mean cosine similarity over all samples seen (``keras.metrics.CosineSimilarity``).
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    axis : int
+        The axis the similarity is computed along.
+    """
+
+    def __init__(self, name: str = "cosine_similarity", dtype: Any = None, axis: int = -1):
+        super().__init__(cosine_similarity, name, dtype=dtype, axis=axis)
+
+    def get_config(self) -> dict[str, Any]:
+        """``name`` and ``dtype`` (Keras leaves ``axis`` out)."""
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class RootMeanSquaredError(Mean):
+    """``sqrt`` of the mean squared error over all samples seen (``keras.metrics.RootMeanSquaredError``).
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+    dtype : dtype-like, optional
+        Computation dtype; ``floatx()`` (float32) by default.
+    """
+
+    def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None):
+        super().__init__(name, dtype=dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:  # type: ignore[override]
+        """Adds the batch's squared errors (weighted by ``sample_weight``)."""
+        y_true = _tensor(y_true, self.dtype)
+        y_pred = _tensor(y_pred, self.dtype)
+        y_true, y_pred = _losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
+        super().update_state(_core.square(y_pred - y_true), sample_weight=sample_weight)
+
+    def result(self) -> Tensor:
+        """``sqrt(total / count)``."""
+        return _core.sqrt(super().result())
+
+
 # --------------------------------------------------------------------------- lookup
 
 _CLASSES: list[type[Metric]] = [
     Metric, Mean, Sum, MeanMetricWrapper, MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
     CategoricalCrossentropy, SparseCategoricalCrossentropy, Accuracy, BinaryAccuracy, CategoricalAccuracy,
-    SparseCategoricalAccuracy,
+    SparseCategoricalAccuracy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError, LogCoshError, KLDivergence,
+    Poisson, Hinge, SquaredHinge, CategoricalHinge, CosineSimilarity, RootMeanSquaredError,
 ]  # fmt: skip
 _BY_NAME: dict[str, Any] = {c.__name__: c for c in _CLASSES}
 _BY_NAME.update({_losses._to_snake_case(c.__name__): c for c in _CLASSES})
 _BY_NAME.update({"mse": MeanSquaredError, "MSE": MeanSquaredError, "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError})
 _BY_NAME.update({"bce": BinaryCrossentropy, "BCE": BinaryCrossentropy})
+_BY_NAME.update({"mape": MeanAbsolutePercentageError, "MAPE": MeanAbsolutePercentageError})
+_BY_NAME.update({"msle": MeanSquaredLogarithmicError, "MSLE": MeanSquaredLogarithmicError})
 
 
 def serialize(metric: Metric) -> dict[str, Any]:
