@@ -1009,11 +1009,12 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         )
         self.from_logits = from_logits
         self.ignore_class = ignore_class
+        self.axis = axis
 
     def get_config(self) -> dict[str, Any]:
-        """``name``, ``reduction``, ``from_logits``, ``ignore_class`` (Keras leaves ``axis`` out)."""
+        """``name``, ``reduction``, ``from_logits``, ``ignore_class``, ``axis`` (Keras forgets ``axis``)."""
         config = Loss.get_config(self)
-        config.update({"from_logits": self.from_logits, "ignore_class": self.ignore_class})
+        config.update({"from_logits": self.from_logits, "ignore_class": self.ignore_class, "axis": self.axis})
         return config
 
 
@@ -1221,10 +1222,11 @@ class CosineSimilarity(LossFunctionWrapper):
         dtype: Any = None,
     ):  # fmt: skip
         super().__init__(cosine_similarity, name=name, reduction=reduction, dtype=dtype, axis=axis)
+        self.axis = axis
 
     def get_config(self) -> dict[str, Any]:
-        """``name`` and ``reduction`` (Keras leaves ``axis`` out)."""
-        return Loss.get_config(self)
+        """``name``, ``reduction`` and ``axis`` (Keras forgets ``axis``, so its configs do not round-trip)."""
+        return {**Loss.get_config(self), "axis": self.axis}
 
 
 class Huber(LossFunctionWrapper):
@@ -1247,10 +1249,11 @@ class Huber(LossFunctionWrapper):
         dtype: Any = None,
     ):  # fmt: skip
         super().__init__(huber, name=name, reduction=reduction, dtype=dtype, delta=delta)
+        self.delta = delta
 
     def get_config(self) -> dict[str, Any]:
-        """``name`` and ``reduction`` (Keras leaves ``delta`` out)."""
-        return Loss.get_config(self)
+        """``name``, ``reduction`` and ``delta`` (Keras forgets ``delta``, so its configs do not round-trip)."""
+        return {**Loss.get_config(self), "delta": self.delta}
 
 
 # --------------------------------------------------------------------------- lookup

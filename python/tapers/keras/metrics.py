@@ -834,10 +834,11 @@ class CosineSimilarity(MeanMetricWrapper):
 
     def __init__(self, name: str = "cosine_similarity", dtype: Any = None, axis: int = -1):
         super().__init__(cosine_similarity, name, dtype=dtype, axis=axis)
+        self.axis = axis
 
     def get_config(self) -> dict[str, Any]:
-        """``name`` and ``dtype`` (Keras leaves ``axis`` out)."""
-        return {"name": self.name, "dtype": self.dtype}
+        """``name``, ``dtype`` and ``axis`` (Keras forgets ``axis``, so its configs do not round-trip)."""
+        return {"name": self.name, "dtype": self.dtype, "axis": self.axis}
 
 
 class RootMeanSquaredError(Mean):
