@@ -233,5 +233,9 @@ def test_bad_inputs_raise_clear_errors() -> None:
         keras.Input(shape=(3,)) + 1
     d = L.Dense(2)
     d(x2)
-    with pytest.raises(tf.errors.InvalidArgumentError):
+    with pytest.raises(ValueError, match=r"expected axis -1 of input shape to have value 4.*\(2, 5\)"):
         d(np.ones((2, 5), np.float32))
+    conv = L.Conv2D(2, 3)
+    conv(fixed((1, 5, 5, 3)))
+    with pytest.raises(ValueError, match="incompatible"):
+        conv(fixed((1, 5, 5, 2)))

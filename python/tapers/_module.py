@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -38,15 +39,15 @@ class name_scope:  # noqa: N801 - TensorFlow's name
         with the value ``__enter__`` returned); ``""`` is the root.
 
     ``with tf.name_scope("a") as scope:`` binds ``scope`` to the full prefix (``"a/"``).
-    The scope belongs to the calling thread. The object can be entered again
-    (each time relative to the scope current then), but not while it is active.
+    The scope belongs to the calling thread. The object can be entered again,
+    also from several threads at once (each time relative to the scope current then).
     """
 
     def __init__(self, name: str) -> None:
         if not isinstance(name, str):
             raise ValueError("name for name_scope must be a string.")
         self._name = name
-        self._previous: list[str] = []
+        self._local = threading.local()  # each thread's stack of scopes to restore
 
     @property
     def name(self) -> str:
@@ -63,11 +64,12 @@ class name_scope:  # noqa: N801 - TensorFlow's name
         else:
             scope = f"{old}{name}/"
         _core._set_name_scope(scope)
-        self._previous.append(old)
+        stack = self._local.__dict__.setdefault("stack", [])
+        stack.append(old)
         return scope
 
     def __exit__(self, *exc: object) -> None:
-        _core._set_name_scope(self._previous.pop())
+        _core._set_name_scope(self._local.stack.pop())
 
 
 def _current_scope() -> str:

@@ -69,7 +69,7 @@ class _Graph:
         if id(module) in self._seen:
             return
         self._seen.add(id(module))
-        ignored = getattr(module, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
+        ignored: frozenset[str] = getattr(module, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
         attrs = [k for k in vars(module) if k not in ignored]
         for key in sorted(attrs, key=lambda k: (k.startswith("_"), k)):
             value = vars(module)[key]

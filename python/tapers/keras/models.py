@@ -487,6 +487,8 @@ class Model(Layer):
         super().__init__(trainable=trainable, name=name, dtype=dtype)
         self._init_trainer()
 
+    _compiled: bool
+
     def _init_trainer(self) -> None:
         object.__setattr__(self, "_compiled", False)
         self.optimizer: Any = None

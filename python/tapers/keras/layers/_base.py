@@ -78,7 +78,7 @@ def standardize_shape(shape: Any) -> tuple[int | None, ...]:
         raise ValueError("Undefined shapes are not supported.")
     if isinstance(shape, int):
         return (shape,)
-    out = []
+    out: list[int | None] = []
     for d in shape:
         if d is None:
             out.append(None)
@@ -227,6 +227,7 @@ class Layer(Module):
     """
 
     _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_inbound_nodes", "_call_spec_cache", "_losses"))
+    _attr_order: dict[str, None]  # attribute names in assignment order: sublayers are tracked in it
 
     def __init__(
         self,
@@ -490,14 +491,15 @@ class Layer(Module):
         del autocast, aggregation, overwrite_with_gradient
         if regularizer is not None or constraint is not None:
             raise NotImplementedError("tapers.keras: weight regularizers and constraints are not implemented")
-        shape = standardize_shape(() if shape is None else shape)
-        if any(d is None for d in shape):
-            raise ValueError(f"add_weight needs a fully defined shape, got {shape}")
+        given = standardize_shape(() if shape is None else shape)
+        if any(d is None for d in given):
+            raise ValueError(f"add_weight needs a fully defined shape, got {given}")
+        full = tuple(int(d) for d in given if d is not None)
         dtype = _dtype_name(dtype if dtype is not None else self.variable_dtype)
         if initializer is None:
             initializer = "glorot_uniform" if _is_float(dtype) else "zeros"
         name = name if name is not None else backend.unique_name("variable")
-        value = _initial_value(initializer, shape, dtype)
+        value = _initial_value(initializer, full, dtype)
         if _current_scope().endswith(self._scope_name):
             var = Variable(value, trainable=trainable, name=name, dtype=dtype)
         else:

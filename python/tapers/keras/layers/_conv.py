@@ -110,7 +110,7 @@ class Conv2D(Layer):
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, input_shape: Any = None) -> None:
         """Creates ``kernel`` and ``bias`` for the input's channels."""
         if len(input_shape) != 4:
             raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected ndim=4, "
@@ -128,6 +128,12 @@ class Conv2D(Layer):
 
     def call(self, inputs: Any) -> Tensor:
         """``conv2d``, bias, activation."""
+        if len(inputs.shape) != 4 or inputs.shape[-1] != self.kernel.shape[2]:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected ndim=4 and axis -1 '
+                f"of input shape to have value {self.kernel.shape[2]}, but received input with shape "
+                f"{tuple(inputs.shape)}"
+            )
         y = nn.conv2d(
             inputs,
             self.kernel,
@@ -190,8 +196,6 @@ class _Pooling2D(Layer):
         ``"channels_last"`` only.
     """
 
-    _op: Any = None
-
     def __init__(
         self,
         pool_size: int | Sequence[int] = (2, 2),
@@ -210,7 +214,10 @@ class _Pooling2D(Layer):
 
     def call(self, inputs: Any) -> Tensor:
         """The pooling op over NHWC windows."""
-        return type(self)._op(inputs, list(self.pool_size), list(self.strides), self.padding.upper())
+        return self._pool(inputs, list(self.pool_size), list(self.strides), self.padding.upper())
+
+    def _pool(self, x: Any, ksize: list[int], strides: list[int], padding: str) -> Tensor:
+        raise NotImplementedError
 
     def compute_output_shape(self, input_shape: Any) -> tuple[int | None, ...]:
         """``(batch, out_h, out_w, channels)``."""
@@ -248,7 +255,8 @@ class MaxPooling2D(_Pooling2D):
         ``"channels_last"`` only.
     """
 
-    _op = staticmethod(nn.max_pool2d)
+    def _pool(self, x: Any, ksize: list[int], strides: list[int], padding: str) -> Tensor:
+        return nn.max_pool2d(x, ksize, strides, padding)
 
 
 class AveragePooling2D(_Pooling2D):
@@ -267,4 +275,5 @@ class AveragePooling2D(_Pooling2D):
         ``"channels_last"`` only.
     """
 
-    _op = staticmethod(nn.avg_pool2d)
+    def _pool(self, x: Any, ksize: list[int], strides: list[int], padding: str) -> Tensor:
+        return nn.avg_pool2d(x, ksize, strides, padding)

@@ -93,7 +93,7 @@ class Dense(Layer):
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, input_shape: Any = None) -> None:
         """Creates ``kernel`` (and ``bias``) for the input's last dimension."""
         input_dim = input_shape[-1]
         if input_dim is None:
@@ -109,6 +109,11 @@ class Dense(Layer):
     def call(self, inputs: Any) -> Tensor:
         """The affine map and the activation."""
         x = inputs
+        if not x.shape or x.shape[-1] != self.kernel.shape[0]:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected axis -1 of input shape '
+                f"to have value {self.kernel.shape[0]}, but received input with shape {tuple(x.shape)}"
+            )
         if len(x.shape) == 2:
             y = _core.matmul(x, self.kernel)
         else:
@@ -272,17 +277,17 @@ class Reshape(Layer):
 
     def _resolve(self, input_shape: Sequence[int | None]) -> tuple[int | None, ...]:
         rest = tuple(input_shape)[1:]
+        dims = [d for d in rest if d is not None]
         if -1 not in self.target_shape:
-            known = rest if all(d is not None for d in rest) else None
-            if known is not None and int(np.prod(known)) != int(np.prod(self.target_shape)):
+            if len(dims) == len(rest) and int(np.prod(dims)) != int(np.prod(self.target_shape)):
                 raise ValueError(
                     f"total size of new array must be unchanged, input_shape = {list(rest)}, "
                     f"output_shape = {list(self.target_shape)}"
                 )
             return self.target_shape
-        if any(d is None for d in rest):
+        if len(dims) != len(rest):
             return tuple(None if d == -1 else d for d in self.target_shape)
-        total = int(np.prod(rest))
+        total = int(np.prod(dims))
         known = int(np.prod([d for d in self.target_shape if d != -1]))
         if known == 0 or total % known:
             raise ValueError(

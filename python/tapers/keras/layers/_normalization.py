@@ -96,7 +96,7 @@ class BatchNormalization(Layer):
         self.moving_variance_initializer = moving_variance_initializer
         self.supports_masking = True
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, input_shape: Any = None) -> None:
         """Creates the four weights of shape ``(input_shape[axis],)``."""
         rank = len(input_shape)
         self._reduction_axes = [a for a in range(rank) if a != self.axis % rank]
@@ -222,7 +222,7 @@ class LayerNormalization(Layer):
         self.gamma_initializer = gamma_initializer
         self.supports_masking = True
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, input_shape: Any = None) -> None:
         """Creates ``gamma`` and ``beta`` with the normalized axes' shape."""
         axes = _axes(self.axis, len(input_shape))
         shape = tuple(input_shape[a] for a in axes)
