@@ -353,3 +353,47 @@ def test_errors_name_the_problem() -> None:
     with pytest.raises(TypeError, match="Unrecognized data"):
         seq.fit(3, verbose=0)
     assert isinstance(seq.evaluate(xr, yr, verbose=0), float)
+
+
+def test_callbacks_validation_split_and_batch_methods() -> None:
+    seq = keras.Sequential([keras.Input(shape=(4,)), L.Dense(3)], name="cb")
+    seq.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae"])
+    events: list[Any] = []
+
+    class Stop(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
+            events.append((epoch, sorted(logs)))
+            if epoch == 1:
+                self.model.stop_training = True
+
+    batches: list[int] = []
+    hist = seq.fit(
+        xr,
+        yr,
+        batch_size=4,
+        epochs=5,
+        verbose=0,
+        validation_split=0.25,
+        callbacks=[Stop(), keras.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: batches.append(b))],
+    )
+    assert events == [(0, ["loss", "mae", "val_loss", "val_mae"]), (1, ["loss", "mae", "val_loss", "val_mae"])]
+    assert hist.epoch == [0, 1] and batches == [0, 1, 2, 3] * 2  # 15 training rows in batches of 4
+    logs = seq.evaluate(xr, yr, verbose=0, return_dict=True)
+    assert sorted(logs) == ["loss", "mae"]
+    one = seq.train_on_batch(xr[:4], yr[:4])
+    assert isinstance(one, list) and len(one) == 2
+    np.testing.assert_allclose(seq.predict_on_batch(xr[:3]), seq(xr[:3]).numpy(), rtol=1e-6)
+    assert seq.get_layer(index=0) is seq.layers[0] and seq.get_layer("dense") is seq.layers[0]
+    with pytest.raises(ValueError, match="No such layer"):
+        seq.get_layer("nope")
+
+
+def test_sparse_labels_as_int64_and_sample_weights() -> None:
+    model = keras.Sequential([keras.Input(shape=(5,)), L.Dense(3)])
+    model.compile(
+        optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"]
+    )
+    hist = model.fit(xc, yc.astype(np.int64), batch_size=8, epochs=2, verbose=0, sample_weight=np.ones(24))
+    assert np.isfinite(hist.history["loss"]).all() and 0.0 <= hist.history["accuracy"][-1] <= 1.0
+    zero = model.evaluate(xc, yc, sample_weight=np.zeros(24), verbose=0)
+    assert zero[0] == 0.0
