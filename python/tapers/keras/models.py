@@ -23,7 +23,7 @@ from .._tape import GradientTape
 from . import backend
 from . import callbacks as callbacks_module
 from . import optimizers as optimizers_module
-from .layers._base import InputLayer, KerasTensor, Layer, Node, flatten, map_structure
+from .layers._base import InputLayer, KerasTensor, Layer, Node, _is_metric, flatten, map_structure
 
 __all__ = ["Functional", "Model", "Sequential"]
 
@@ -1013,7 +1013,7 @@ def _optimizer_variables(opt: Any) -> list[Variable]:
 
 
 def _is_metric_obj(v: Any) -> bool:
-    return not isinstance(v, Layer) and all(hasattr(v, a) for a in ("update_state", "result", "reset_state"))
+    return _is_metric(v)
 
 
 def _batch_size(x: Any) -> int:

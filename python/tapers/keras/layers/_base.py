@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,8 @@ Tensor = _core.Tensor
 
 def flatten(value: Any) -> list[Any]:
     """Leaves of nested lists, tuples and dicts (dicts in key order), as Keras' ``tree.flatten``."""
+    if not isinstance(value, (list, tuple, dict, Mapping)):
+        return [value]
     if isinstance(value, Mapping):
         return [leaf for k in sorted(value) for leaf in flatten(value[k])]
     if isinstance(value, (list, tuple)):
@@ -226,7 +228,7 @@ class Layer(Module):
         The weights' and computations' dtype (default ``"float32"``); float inputs are cast to it.
     """
 
-    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_inbound_nodes", "_call_spec_cache", "_losses"))
+    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_inbound_nodes", "_call_spec_cache", "_losses", "_tracked_cache"))
     _attr_order: dict[str, None]  # attribute names in assignment order: sublayers are tracked in it
 
     def __init__(
@@ -288,20 +290,32 @@ class Layer(Module):
         except AttributeError:
             order = {}
             object.__setattr__(self, "_attr_order", order)
-        order[name] = None
+        # Only what can hold layers, weights or metrics is tracked (lists and dicts always: they
+        # may be filled later), so walking a layer's tracked attributes stays cheap.
+        if _may_track(value):
+            order.pop(name, None)
+            order[name] = None
+        else:
+            order.pop(name, None)
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
         self._attr_order.pop(name, None)
         object.__delattr__(self, name)
 
-    def _tracked_values(self) -> Iterator[Any]:
-        ignored = self._TF_MODULE_IGNORED_PROPERTIES | {"_trainable_variables", "_non_trainable_variables"}
+    def _tracked_values(self) -> list[Any]:
+        """The leaves of the tracked attributes, in assignment order. Cached until an attribute
+        is set or a tracked list/dict changes length (a training step walks them many times)."""
         d = self.__dict__
-        for name in list(self._attr_order):
-            if name in ignored or name not in d:
-                continue
-            yield from flatten(d[name])
+        ignored = self._TF_MODULE_IGNORED_PROPERTIES
+        names = [n for n in self._attr_order if n not in ignored and n not in _OWN_LISTS and n in d]
+        key = tuple((n, id(d[n]), len(d[n]) if isinstance(d[n], (list, dict)) else -1) for n in names)
+        cache = d.get("_tracked_cache")
+        if cache is not None and cache[0] == key:
+            return cache[1]
+        out = [leaf for n in names for leaf in flatten(d[n])]
+        object.__setattr__(self, "_tracked_cache", (key, out))
+        return out
 
     @property
     def _layers(self) -> list[Layer]:
@@ -683,8 +697,23 @@ class _ShapeLeaf:
         self.shape = tuple(shape)
 
 
+_OWN_LISTS = frozenset(("_trainable_variables", "_non_trainable_variables", "_tracked_cache"))
+
+
+def _may_track(value: Any) -> bool:
+    if value is None or isinstance(value, (str, int, float, bool, np.ndarray, Tensor)):
+        return False
+    if isinstance(value, (Layer, Variable, list, dict)):
+        return True
+    if isinstance(value, tuple):
+        return any(_may_track(v) for v in value)
+    return _is_metric(value)
+
+
 def _is_metric(v: Any) -> bool:
-    return not isinstance(v, Layer) and all(hasattr(v, a) for a in ("update_state", "result", "reset_state"))
+    if isinstance(v, (Layer, Variable, Tensor, np.ndarray, str, int, float, list, tuple, dict)) or v is None:
+        return False
+    return all(hasattr(v, a) for a in ("update_state", "result", "reset_state"))
 
 
 def _initial_value(initializer: Any, shape: tuple[int, ...], dtype: str) -> Any:
