@@ -397,3 +397,32 @@ def test_sparse_labels_as_int64_and_sample_weights() -> None:
     assert np.isfinite(hist.history["loss"]).all() and 0.0 <= hist.history["accuracy"][-1] <= 1.0
     zero = model.evaluate(xc, yc, sample_weight=np.zeros(24), verbose=0)
     assert zero[0] == 0.0
+
+
+def test_merging_layers_in_a_functional_model_match_keras() -> None:
+    ma = keras.Input(shape=(3,))
+    mb = keras.Input(shape=(3,))
+    cat = L.concatenate([ma, mb])
+    md = L.Dense(2)(cat)
+    summed = L.Add()([ma, mb])
+    prod = L.Multiply()([ma, mb])
+    avg = L.Average()([ma, mb, summed])
+    sub = L.Subtract()([ma, mb])
+    mx = L.Maximum()([ma, mb])
+    mn = L.Minimum()([ma, mb])
+    cat0 = L.Concatenate(axis=1)([ma, summed, mb])
+    merge = keras.Model([ma, mb], [md, summed, prod, avg, sub, mx, mn, cat0], name="merge")
+    ref = REF["merge"]
+    assert [layer.name for layer in merge.layers] == ref["layers"]
+    assert _summary(merge) == ref["summary"]
+    set_fixed(merge, 19)
+    outs = merge([fixed((4, 3), 1), fixed((4, 3), 2)])
+    assert len(outs) == len(ref["outputs"])
+    for got, want in zip(outs, ref["outputs"]):
+        np.testing.assert_allclose(got.numpy(), want, rtol=2e-6, atol=1e-7)
+    assert sorted(L.Add().get_config()) == ref["config_keys"]["add"]
+    assert sorted(L.Concatenate().get_config()) == ref["config_keys"]["concatenate"]
+    with pytest.raises(ValueError, match="list of at least 2 inputs"):
+        L.Add()([ma])
+    with pytest.raises(ValueError, match="matching shapes"):
+        L.Concatenate()([ma, keras.Input(shape=(2, 3))])

@@ -249,6 +249,29 @@ out["multi_input"] = {
     "hb": arr(o2),
 }
 
+# Merging layers in a functional model.
+keras.backend.clear_session()
+ma = keras.Input(shape=(3,))
+mb = keras.Input(shape=(3,))
+cat = L.concatenate([ma, mb])
+md = L.Dense(2)(cat)
+summed = L.Add()([ma, mb])
+prod = L.Multiply()([ma, mb])
+avg = L.Average()([ma, mb, summed])
+sub = L.Subtract()([ma, mb])
+mx = L.Maximum()([ma, mb])
+mn = L.Minimum()([ma, mb])
+cat0 = L.Concatenate(axis=1)([ma, summed, mb])
+merge = keras.Model([ma, mb], [md, summed, prod, avg, sub, mx, mn, cat0], name="merge")
+set_fixed(merge, 19)
+mxa, mxb = fixed((4, 3), 1), fixed((4, 3), 2)
+out["merge"] = {
+    "layers": [layer.name for layer in merge.layers],
+    "summary": capture_summary(merge),
+    "outputs": [arr(t) for t in merge([mxa, mxb])],
+    "config_keys": {"add": sorted(L.Add().get_config()), "concatenate": sorted(L.Concatenate().get_config())},
+}
+
 # fit / evaluate / predict: regression with SGD, no shuffle, fixed weights.
 xr = fixed((20, 4), 21)
 yr = np.stack([xr.sum(1), xr[:, 0] - xr[:, 1], np.cos(xr[:, 2])], axis=1).astype(np.float32)
