@@ -239,3 +239,60 @@ def test_bad_inputs_raise_clear_errors() -> None:
     conv(fixed((1, 5, 5, 3)))
     with pytest.raises(ValueError, match="incompatible"):
         conv(fixed((1, 5, 5, 2)))
+
+
+def test_tensorflow_guide_layers_run_unchanged() -> None:
+    # intro_to_modules.ipynb, "Keras layers": Variables created in __init__ and in build.
+    class MyDense(tf.keras.layers.Layer):
+        def __init__(self, in_features: int, out_features: int, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.w = tf.Variable(tf.random.normal([in_features, out_features]), name="w")
+            self.b = tf.Variable(tf.zeros([out_features]), name="b")
+
+        def call(self, x: Any) -> Any:
+            y = tf.matmul(x, self.w) + self.b
+            return tf.nn.relu(y)
+
+    simple_layer = MyDense(name="simple", in_features=3, out_features=3)
+    assert simple_layer([[2.0, 2.0, 2.0]]).shape == (1, 3)
+    assert [v.name for v in simple_layer.variables] == ["w:0", "b:0"]
+
+    class FlexibleDense(tf.keras.layers.Layer):
+        def __init__(self, out_features: int, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.out_features = out_features
+
+        def build(self, input_shape: Any) -> None:
+            self.w = tf.Variable(tf.random.normal([input_shape[-1], self.out_features]), name="w")
+            self.b = tf.Variable(tf.zeros([self.out_features]), name="b")
+
+        def call(self, inputs: Any) -> Any:
+            return tf.matmul(inputs, self.w) + self.b
+
+    flexible_dense = FlexibleDense(out_features=3)
+    assert flexible_dense.variables == []
+    assert flexible_dense(tf.constant([[2.0, 2.0, 2.0], [3.0, 3.0, 3.0]])).shape == (2, 3)
+    assert [v.name for v in flexible_dense.variables] == ["flexible_dense/w:0", "flexible_dense/b:0"]
+
+    class MySequentialModel(tf.keras.Model):
+        def __init__(self, name: str | None = None, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.dense_1 = FlexibleDense(out_features=3)
+            self.dense_2 = FlexibleDense(out_features=2)
+
+        def call(self, x: Any) -> Any:
+            return self.dense_2(self.dense_1(x))
+
+    my_sequential_model = MySequentialModel(name="the_model")
+    assert my_sequential_model(tf.constant([[2.0, 2.0, 2.0]])).shape == (1, 2)
+    assert len(my_sequential_model.variables) == 4 and len(my_sequential_model.submodules) == 2
+    inputs = tf.keras.Input(shape=[3])
+    x = FlexibleDense(3)(inputs)
+    x = FlexibleDense(2)(x)
+    my_functional_model = tf.keras.Model(inputs=inputs, outputs=x)
+    assert my_functional_model(tf.constant([[2.0, 2.0, 2.0]])).shape == (1, 2)
+    assert list(my_functional_model.outputs[0].shape) == [None, 2]
+    with pytest.raises(NotImplementedError, match="save_weights"):
+        my_functional_model.save("exname_of_file")
+    with pytest.raises(NotImplementedError, match="load_weights"):
+        tf.keras.models.load_model("exname_of_file")

@@ -25,7 +25,7 @@ from . import callbacks as callbacks_module
 from . import optimizers as optimizers_module
 from .layers._base import InputLayer, KerasTensor, Layer, Node, _is_metric, flatten, map_structure
 
-__all__ = ["Functional", "Model", "Sequential"]
+__all__ = ["Functional", "Model", "Sequential", "load_model"]
 
 Tensor = _core.Tensor
 Variable = _core.Variable
@@ -942,6 +942,19 @@ class Model(Layer):
     def _connections(self, layer: Layer) -> str:
         return "-"
 
+    def save(self, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:
+        """Whole-model saving (Keras' ``.keras`` archives) is not implemented by tapers.
+
+        Raises
+        ------
+        NotImplementedError
+            Always: save the weights with :meth:`save_weights` and rebuild the model in code.
+        """
+        raise NotImplementedError(
+            "tapers.keras does not save whole models (.keras archives or SavedModel); use "
+            "model.save_weights(path) and load_weights after rebuilding the model in code"
+        )
+
     def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True) -> None:
         """Writes every weight to a safetensors file (names are the weights' paths, such as
         ``sequential/dense/kernel``; Keras 3 requires the ``.weights.h5`` suffix and HDF5, tapers
@@ -997,6 +1010,25 @@ def _with_functional(cls: type) -> type:
         made = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
         _FUNCTIONAL_SUBCLASSES[cls] = made
     return made
+
+
+def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True, safe_mode: bool = True) -> Model:  # noqa: A002
+    """Loading whole models (Keras' ``.keras`` archives) is not implemented by tapers.
+
+    Parameters
+    ----------
+    filepath : str or path
+        Keras' archive path.
+
+    Raises
+    ------
+    NotImplementedError
+        Always: rebuild the model in code and use ``Model.load_weights``.
+    """
+    raise NotImplementedError(
+        "tapers.keras does not load whole models (.keras archives or SavedModel); rebuild the model in code "
+        "and call model.load_weights(path)"
+    )
 
 
 def _weight_path(v: Variable) -> str:

@@ -206,6 +206,21 @@ def _to_input_tensor(x: Any, dtype: str, autocast: bool) -> Any:
     return t
 
 
+def _is_number_nest(x: Any) -> bool:
+    if isinstance(x, (list, tuple)):
+        return len(x) > 0 and all(_is_number_nest(v) for v in x)
+    return isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
+
+
+def _convert_inputs(x: Any, dtype: str, autocast: bool) -> Any:
+    """A nested list of numbers (``layer([[2.0, 2.0]])``) is one tensor; other structures
+    (a list of inputs) are converted leaf by leaf."""
+    if _is_number_nest(x) and isinstance(x, (list, tuple)):
+        t = _core.convert_to_tensor(np.asarray(x))
+        return _to_input_tensor(t, dtype, autocast)
+    return map_structure(lambda v: _to_input_tensor(v, dtype, autocast), x)
+
+
 # ----------------------------------------------------------------------------- Layer
 
 
@@ -602,7 +617,7 @@ class Layer(Module):
             return self._symbolic_call(*args, **kwargs)
         if not args:
             raise ValueError(f"Layer {self.name} was called without inputs.")
-        inputs = map_structure(lambda x: _to_input_tensor(x, self.compute_dtype, self.autocast), args[0])
+        inputs = _convert_inputs(args[0], self.compute_dtype, self.autocast)
         args = (inputs, *args[1:])
         training = kwargs.pop("training", None)
         outer = _context.stack[-1][1] if _context.stack else None
