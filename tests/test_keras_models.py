@@ -59,6 +59,15 @@ def test_summaries_match_keras_text() -> None:
         assert _summary(model) == REF["summary"][name], name
 
 
+def test_summary_counts_a_trained_optimizer_like_keras() -> None:
+    model = keras.Sequential([keras.Input(shape=(5,)), L.Dense(3)], name="adam_model")
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+    assert "Optimizer params" not in _summary(model)
+    model.fit(xc, np.ones((24, 3), np.float32), epochs=1, verbose=0)
+    # The totals (the table's layer name depends on how many Dense layers the script made before).
+    assert _summary(model).splitlines()[-4:] == REF["summary"]["adam_trained"].splitlines()[-4:]
+
+
 def test_weight_paths_and_layers_match_keras() -> None:
     models = _models()
     ref = REF["model_weights"]
@@ -172,6 +181,7 @@ def test_subclassed_model_with_batchnorm_matches_keras() -> None:
     np.testing.assert_allclose(model.bn.moving_variance.numpy(), ref["moving_variance"], rtol=2e-5, atol=1e-6)
     np.testing.assert_allclose(model.evaluate(xc, yc, verbose=0), ref["evaluate"], rtol=2e-5)
     assert model.metrics_names == ref["metrics_names"]
+    assert _summary(model) == ref["summary"]  # eager build shapes, an unbuilt-shape Dropout, optimizer params
     assert len(model.trainable_variables) == 6 and len(model.non_trainable_variables) == 2
 
 

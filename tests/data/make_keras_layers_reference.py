@@ -339,7 +339,12 @@ out["fit_bn_classifier"] = {
     "moving_variance": arr(bnm.bn.moving_variance),
     "evaluate": [float(v) for v in bnm.evaluate(xc, yc, verbose=0)],
     "metrics_names": bnm.metrics_names,
+    "summary": capture_summary(bnm),
 }
+adam_model = keras.Sequential([keras.Input(shape=(5,)), L.Dense(3)], name="adam_model")
+adam_model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+adam_model.fit(xc, np.ones((24, 3), np.float32), epochs=1, verbose=0)
+out["summary"]["adam_trained"] = capture_summary(adam_model)
 
 
 # Custom train_step, as in Keras' "customizing what happens in fit" guide.

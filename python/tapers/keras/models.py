@@ -920,11 +920,13 @@ class Model(Layer):
         trainable_count, trainable_bytes = _weights_size(self.trainable_weights)
         non_count, non_bytes = _weights_size(self.non_trainable_weights)
         total_count, total_bytes = trainable_count + non_count, trainable_bytes + non_bytes
-        opt_vars = list(getattr(self.optimizer, "variables", []) or []) if self.compiled and self.optimizer else []
-        opt_built = bool(self.compiled and self.optimizer is not None and getattr(self.optimizer, "_slots", None))
+        opt = self.optimizer if self.compiled else None
+        opt_built = opt is not None and (bool(getattr(opt, "_slots", None)) or int(opt.iterations.numpy()) > 0)
         text = [f'Model: "{self.name}"', _render_table(header, rows, widths, align, line_length)]
         if opt_built:
-            opt_count, opt_bytes = _weights_size([v for v in _optimizer_variables(self.optimizer)])
+            opt_count, opt_bytes = _weights_size(_optimizer_variables(opt))
+            # Keras keeps the learning rate in a float32 variable and counts it.
+            opt_count, opt_bytes = opt_count + 1, opt_bytes + 4
             total_count += opt_count
             total_bytes += opt_bytes
         text.append(f" Total params: {total_count:,} ({_readable_memory_size(total_bytes)})")
@@ -932,7 +934,6 @@ class Model(Layer):
         text.append(f" Non-trainable params: {non_count:,} ({_readable_memory_size(non_bytes)})")
         if opt_built:
             text.append(f" Optimizer params: {opt_count:,} ({_readable_memory_size(opt_bytes)})")
-        del opt_vars
         out = "\n".join(text) + "\n"
         if print_fn is None:
             print(out, end="")
@@ -1037,6 +1038,7 @@ def _weight_path(v: Variable) -> str:
 
 
 def _optimizer_variables(opt: Any) -> list[Variable]:
+    """The optimizer's state as Keras counts it in ``summary``: its slots and ``iterations``."""
     out = []
     for _var, slots in list(getattr(opt, "_slots", {}).values()):
         out.extend(slots)
