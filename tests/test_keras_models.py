@@ -436,3 +436,20 @@ def test_merging_layers_in_a_functional_model_match_keras() -> None:
         L.Add()([ma])
     with pytest.raises(ValueError, match="matching shapes"):
         L.Concatenate()([ma, keras.Input(shape=(2, 3))])
+
+
+def test_add_loss_joins_the_compiled_loss_like_keras() -> None:
+    class Penalty(L.Layer):
+        def call(self, x: Any) -> Any:
+            self.add_loss(0.01 * tf.reduce_sum(tf.square(x)))
+            return x
+
+    pm = keras.Sequential([keras.Input(shape=(4,)), L.Dense(3), Penalty()])
+    set_fixed(pm, 23)
+    pm.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+    hist = pm.fit(xr, yr, batch_size=10, epochs=2, shuffle=False, verbose=0)
+    ref = REF["add_loss"]
+    _assert_history(_history(hist), ref["history"])
+    np.testing.assert_allclose(pm.evaluate(xr, yr, batch_size=20, verbose=0), ref["evaluate"], rtol=2e-5)
+    pm(xr[:2])
+    np.testing.assert_allclose([float(v) for v in pm.losses], ref["losses_after_call"], rtol=2e-5)

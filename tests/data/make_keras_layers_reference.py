@@ -374,5 +374,24 @@ cm.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae"])
 hist = cm.fit(xr, yr, batch_size=5, epochs=2, shuffle=False, verbose=0)
 out["custom_train_step"] = {"history": {k: [float(v) for v in vals] for k, vals in hist.history.items()}}
 
+
+# add_loss: a layer's penalty on its inputs joins the compiled loss in fit and evaluate.
+class Penalty(keras.layers.Layer):
+    def call(self, x):
+        self.add_loss(0.01 * tf.reduce_sum(tf.square(x)))
+        return x
+
+
+keras.backend.clear_session()
+pm = keras.Sequential([keras.Input(shape=(4,)), L.Dense(3), Penalty()])
+set_fixed(pm, 23)
+pm.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+hist = pm.fit(xr, yr, batch_size=10, epochs=2, shuffle=False, verbose=0)
+out["add_loss"] = {
+    "history": {k: [float(v) for v in vals] for k, vals in hist.history.items()},
+    "evaluate": float(pm.evaluate(xr, yr, batch_size=20, verbose=0)),
+    "losses_after_call": [float(v) for v in (pm(xr[:2]), pm.losses)[1]],
+}
+
 json.dump(out, sys.stdout, indent=1, sort_keys=True)
 print()
