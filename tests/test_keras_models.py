@@ -453,3 +453,33 @@ def test_add_loss_joins_the_compiled_loss_like_keras() -> None:
     np.testing.assert_allclose(pm.evaluate(xr, yr, batch_size=20, verbose=0), ref["evaluate"], rtol=2e-5)
     pm(xr[:2])
     np.testing.assert_allclose([float(v) for v in pm.losses], ref["losses_after_call"], rtol=2e-5)
+
+
+def test_steps_per_epoch_continues_a_repeated_source_across_epochs() -> None:
+    seen: list[float] = []
+
+    class Endless:
+        """A repeated dataset: batches numbered 0, 1, 2, ... forever."""
+
+        def __iter__(self) -> Any:
+            i = 0
+            while True:
+                yield np.full((2, 4), float(i), np.float32), np.zeros((2, 3), np.float32)
+                i += 1
+
+    seq = keras.Sequential([keras.Input(shape=(4,)), L.Dense(3)])
+    seq.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
+    original = seq.train_step
+
+    def spy(data: Any) -> Any:
+        seen.append(float(data[0].numpy()[0, 0]))
+        return original(data)
+
+    seq.train_step = spy  # type: ignore[method-assign]
+    seq.fit(Endless(), epochs=3, steps_per_epoch=2, verbose=0)
+    assert seen == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    seen.clear()
+    # Finite arrays with steps_per_epoch: as Keras, an epoch ends early when the pass is used up (20 rows in
+    # batches of 6: 4 batches), and the next epoch starts a new pass: 3 + 1 + 3 steps.
+    seq.fit(xr, yr, batch_size=6, epochs=3, steps_per_epoch=3, shuffle=False, verbose=0)
+    assert len(seen) == 7 and seen[3] != seen[0] and seen[4] == seen[0]

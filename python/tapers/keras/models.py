@@ -145,17 +145,18 @@ class _EpochData:
             self.arrays = None
             self.source = x
             self.num_batches = _cardinality(x)
+        self._total = self.num_batches
+        self._iterator: Any = None
+        self._seen = 0
         if steps is not None:
             self.num_batches = steps if self.num_batches is None else min(steps, self.num_batches)
 
-    def __iter__(self) -> Any:
-        count = 0
+    def _all_batches(self) -> Any:
+        """One full pass: array slices (a new order each pass when shuffling) or the source's batches."""
         if self.arrays is not None:
             order = np.random.permutation(self.n) if self.shuffle else np.arange(self.n)
             xa, ya, wa = self.arrays
             for start in range(0, self.n, self.batch_size):
-                if self.steps_limit is not None and count >= self.steps_limit:
-                    return
                 idx = order[start : start + self.batch_size]
                 take = lambda a, idx=idx: None if a is None else a[idx]  # noqa: E731
                 yield pack_x_y_sample_weight(
@@ -163,13 +164,29 @@ class _EpochData:
                     None if ya is None else _to_tensor(map_structure(take, ya)),
                     None if wa is None else _to_tensor(map_structure(take, wa)),
                 )
-                count += 1
         else:
             for batch in self.source:  # type: ignore[union-attr]
-                if self.steps_limit is not None and count >= self.steps_limit:
-                    return
                 yield _to_tensor(batch)
-                count += 1
+
+    def __iter__(self) -> Any:
+        """One epoch's batches. With ``steps``, as in Keras, the pass continues across epochs
+        (a repeated dataset is not restarted) and starts over once the data is used up."""
+        if self.steps_limit is None:
+            yield from self._all_batches()
+            return
+        if self._iterator is None:
+            self._iterator = iter(self._all_batches())
+            self._seen = 0
+        for _ in range(self.steps_limit):
+            try:
+                batch = next(self._iterator)
+            except StopIteration:
+                self._iterator = None
+                return
+            self._seen += 1
+            yield batch
+        if self._total is not None and self._seen >= self._total:
+            self._iterator = None
 
 
 def _cardinality(x: Any) -> int | None:
