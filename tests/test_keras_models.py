@@ -317,6 +317,10 @@ def test_functional_multi_input_and_save_load_weights(tmp_path: Any) -> None:
     assert "Connected to" in text and "da[0][0]" in text
     with pytest.raises(ValueError, match="expects 2 input"):
         model(xr)
+    by_name = model({"b": xr[:, :2], "a": xr})
+    np.testing.assert_allclose(by_name[0].numpy(), ref["out"], rtol=2e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="no entry"):
+        model({"a": xr})
 
 
 def test_sequential_builds_lazily_and_supports_add_pop() -> None:

@@ -1237,6 +1237,13 @@ class Functional(Model):
         given = self._functional_inputs
         if isinstance(given, Mapping) and isinstance(inputs, Mapping):
             pairs = [(given[k], inputs[k]) for k in given]
+        elif isinstance(inputs, Mapping):
+            # A dict keyed by the inputs' names (the names given to keras.Input).
+            missing = [kt.name for kt in flatten(given) if kt.name not in inputs]
+            if missing:
+                raise ValueError(f"Model {self.name}: the input dict has no entry for the input(s) {missing}; "
+                                 f"it has {sorted(inputs)}")  # fmt: skip
+            pairs = [(kt, inputs[kt.name]) for kt in flatten(given)]
         else:
             flat_in = flatten(inputs) if isinstance(inputs, (list, tuple, Mapping)) else [inputs]
             flat_kt = flatten(given)
