@@ -14,7 +14,7 @@ from . import _core
 from ._core import Variable
 from .dtypes import int64
 
-__all__ = ["Checkpoint", "CheckpointLoadStatus"]
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "list_variables", "load_variable"]
 
 _FORMAT = "tapers.train.Checkpoint/1"
 
@@ -32,12 +32,19 @@ class _Graph:
     def __init__(self, roots: Mapping[str, Any]) -> None:
         self.variables: dict[str, Variable] = {}
         self.optimizers: dict[str, Any] = {}
+        self._seen: set[int] = set()
         for key, obj in roots.items():
             self._walk(key, obj)
 
     def _walk(self, name: str, obj: Any) -> None:
+        from ._module import Module
+
         if isinstance(obj, Variable):
-            self.variables[name] = obj
+            if id(obj) not in self._seen:  # a Variable reachable twice is saved once, under its first path
+                self._seen.add(id(obj))
+                self.variables[name] = obj
+        elif isinstance(obj, Module):
+            self._walk_module(name, obj)
         elif _is_optimizer(obj):
             self.optimizers[name] = obj
             self.variables[f"{name}/iterations"] = obj.iterations
@@ -55,6 +62,19 @@ class _Graph:
                 f"Checkpoint: `{name}` is a {type(obj).__name__}; expected a Variable, an optimizer, "
                 "an object with `variables`, or a list/tuple/dict of those"
             )
+
+    def _walk_module(self, name: str, module: Any) -> None:
+        """A Module's object graph: its attributes (public ones first, each group sorted) that hold
+        Variables, Modules, optimizers, or lists/tuples/dicts of them; paths are attribute names."""
+        if id(module) in self._seen:
+            return
+        self._seen.add(id(module))
+        ignored: frozenset[str] = getattr(module, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
+        attrs = [k for k in vars(module) if k not in ignored]
+        for key in sorted(attrs, key=lambda k: (k.startswith("_"), k)):
+            value = vars(module)[key]
+            if _holds_trackable(value):
+                self._walk(f"{name}/{key}", value)
 
     def slot_names(self) -> dict[str, Variable]:
         """Optimizer slots, named by their optimizer and the variable they serve."""
@@ -108,7 +128,9 @@ class Checkpoint:
     ----------
     **objects
         Named roots: a ``Variable``; an optimizer (its ``iterations`` and its
-        slots, such as Adam's moments); an object with a ``variables``
+        slots, such as Adam's moments); a ``tapers.Module`` (or Keras layer or
+        model: its object graph of attributes, so a model's kernel is
+        ``model/dense/kernel``); another object with a ``variables``
         attribute or method; or a list, tuple or dict of these.
 
     Notes
@@ -203,6 +225,67 @@ class Checkpoint:
             var.assign(values[name])
         unused = sorted(set(values) - set(targets))
         return CheckpointLoadStatus(sorted(targets), unused)
+
+
+def _holds_trackable(value: Any, depth: int = 0) -> bool:
+    from ._module import Module
+
+    if isinstance(value, (Variable, Module)) or _is_optimizer(value):
+        return True
+    if depth > 8:
+        return False
+    if isinstance(value, Mapping):
+        return any(_holds_trackable(v, depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_trackable(v, depth + 1) for v in value)
+    return False
+
+
+def _checkpoint_file(path: str | os.PathLike[str]) -> str:
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise _invalid(f"{path} is a directory; tapers checkpoints are single safetensors files")
+    return path
+
+
+def list_variables(ckpt_path: str | os.PathLike[str]) -> list[tuple[str, list[int]]]:
+    """The ``(name, shape)`` of every value in a checkpoint file (``tf.train.list_variables``).
+
+    Parameters
+    ----------
+    ckpt_path : str or path
+        A file written by ``Checkpoint.save``/``write``.
+
+    Returns
+    -------
+    list of (str, list of int)
+        Sorted by name. Names are tapers' paths (``model/dense/kernel``),
+        not TensorFlow's ``.../.ATTRIBUTES/VARIABLE_VALUE`` keys.
+    """
+    items, _meta = _core._load_safetensors(_checkpoint_file(ckpt_path))
+    return sorted((name, list(value.shape)) for name, value in items)
+
+
+def load_variable(ckpt_path: str | os.PathLike[str], name: str) -> Any:
+    """One value of a checkpoint file (``tf.train.load_variable``).
+
+    Parameters
+    ----------
+    ckpt_path : str or path
+        A file written by ``Checkpoint.save``/``write``.
+    name : str
+        A name from :func:`list_variables`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Raises ``NotFoundError`` if the file has no value of that name.
+    """
+    items, _meta = _core._load_safetensors(_checkpoint_file(ckpt_path))
+    values = dict(items)
+    if name not in values:
+        raise _not_found(f"Key {name} not found in checkpoint {os.fspath(ckpt_path)}")
+    return values[name].numpy()
 
 
 def _not_found(msg: str) -> Exception:

@@ -143,6 +143,13 @@ class Optimizer:
         self.iterations.assign_add(1)
         return self.iterations
 
+    def apply(self, grads: Iterable[Any], trainable_variables: Iterable[Variable]) -> Variable:
+        """Keras 3's form of :meth:`apply_gradients`: gradients and variables as two lists of the same length."""
+        grads, variables = list(grads), list(trainable_variables)
+        if len(grads) != len(variables):
+            raise ValueError(f"apply: {len(grads)} gradients for {len(variables)} variables")
+        return self.apply_gradients(zip(grads, variables))
+
     def _step(self, grads: list[Tensor], variables: list[Variable], lr: float, step: int, wd: float) -> None:
         if variables:
             slots = [self._slots_for(v) for v in variables]

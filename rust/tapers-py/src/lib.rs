@@ -51,6 +51,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(checkpoint::load_safetensors, m)?,
         wrap_pyfunction!(optimizers::optimizer_step, m)?,
         wrap_pyfunction!(optimizers::optimizer_slots, m)?,
+        wrap_pyfunction!(variable::set_name_scope, m)?,
+        wrap_pyfunction!(variable::get_name_scope, m)?,
     ];
     for f in internals {
         let name: String = f.getattr("__name__")?.extract()?;

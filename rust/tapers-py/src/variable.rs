@@ -108,6 +108,35 @@ fn register(obj: &Bound<'_, PyVariable>) -> PyResult<()> {
 
 number_protocol!(PyVariable);
 
+thread_local! {
+    /// The calling thread's name scope (`tapers.name_scope`), `""` or ending
+    /// in `/`: a new Variable's name is this prefix and its own name, as in
+    /// TensorFlow (`dense/w:0`).
+    static NAME_SCOPE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+fn scoped_name(name: &str) -> String {
+    NAME_SCOPE.with(|s| format!("{}{name}", s.borrow()))
+}
+
+/// Sets this thread's name scope (`""` or a prefix ending in `/`) and returns
+/// the previous one; `tapers.name_scope` enters and leaves through it.
+#[pyfunction]
+pub fn set_name_scope(scope: String) -> PyResult<String> {
+    if !scope.is_empty() && !scope.ends_with('/') {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "a name scope prefix is empty or ends with '/', got {scope:?}"
+        )));
+    }
+    Ok(NAME_SCOPE.with(|s| std::mem::replace(&mut *s.borrow_mut(), scope)))
+}
+
+/// This thread's name scope: `""` or a prefix ending in `/`.
+#[pyfunction]
+pub fn get_name_scope() -> String {
+    NAME_SCOPE.with(|s| s.borrow().clone())
+}
+
 #[pymethods]
 impl PyVariable {
     #[new]
@@ -162,7 +191,7 @@ impl PyVariable {
         let value = ops::stop_gradient(&value);
         Ok(PyVariable {
             var: Variable::new(value)
-                .with_name(name.unwrap_or_else(|| "Variable".into()))
+                .with_name(scoped_name(name.as_deref().unwrap_or("Variable")))
                 .trainable(trainable.unwrap_or(true)),
         })
     }

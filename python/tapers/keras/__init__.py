@@ -1,0 +1,20 @@
+"""``tapers.keras``: Keras 3's layers and models over tapers (``tf.keras`` after ``import tapers as tf``).
+
+Layers are ``tapers.Module``\\ s holding ``tapers.Variable``\\ s, so custom
+training loops use ``tf.GradientTape`` and ``model.trainable_variables`` as in
+TensorFlow; ``Model.fit`` runs the same tape and ``tapers.optimizers``.
+Formulas, defaults, names and shapes follow Keras 3; initial weights come from
+tapers' own random streams, so their values differ from Keras' (set weights
+explicitly, with ``set_weights``, to reproduce Keras numbers).
+"""
+
+from __future__ import annotations
+
+from . import activations, backend, callbacks, initializers, layers, losses, metrics, models, optimizers
+from .layers import Input, Layer
+from .models import Model, Sequential
+
+__all__ = [
+    "Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "initializers", "layers",
+    "losses", "metrics", "models", "optimizers",
+]  # fmt: skip

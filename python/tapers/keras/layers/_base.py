@@ -1,0 +1,864 @@
+"""``keras.layers.Layer``, symbolic tensors (``keras.Input``) and the nodes the functional API records.
+
+A Layer is a ``tapers.Module`` whose weights are ``tapers.Variable``\\ s, so a
+``GradientTape`` watches them and ``tapers.optimizers`` update them. As in
+Keras 3, a layer builds itself (creates its weights) on its first call, from
+the shape of its input; weights are named ``<scopes>/<layer>/<weight>:0``
+(Keras' ``variable.path`` plus TensorFlow's ``:0``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ... import _core
+from ..._module import Module, _current_scope, name_scope
+from ...dtypes import as_dtype
+from .. import backend
+
+__all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Node"]
+
+Variable = _core.Variable
+Tensor = _core.Tensor
+
+
+# ----------------------------------------------------------------------------- nest helpers
+
+
+def flatten(value: Any) -> list[Any]:
+    """Leaves of nested lists, tuples and dicts (dicts in key order), as Keras' ``tree.flatten``."""
+    if not isinstance(value, (list, tuple, dict, Mapping)):
+        return [value]
+    if isinstance(value, Mapping):
+        return [leaf for k in sorted(value) for leaf in flatten(value[k])]
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in flatten(v)]
+    return [value]
+
+
+def map_structure(fn: Callable[[Any], Any], value: Any) -> Any:
+    """Applies ``fn`` to every leaf, keeping the lists, tuples and dicts around them."""
+    if isinstance(value, Mapping):
+        return {k: map_structure(fn, v) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(map_structure(fn, v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_structure(fn, v) for v in value)
+    return fn(value)
+
+
+def to_snake_case(name: str) -> str:
+    """Keras' default layer names: ``AveragePooling2D`` -> ``average_pooling2d``, ``ReLU`` -> ``re_lu``."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def _dtype_name(dtype: Any) -> str:
+    if isinstance(dtype, Mapping):  # a serialized DTypePolicy
+        dtype = dtype.get("config", {}).get("name", "float32")
+    if dtype is None:
+        return backend.floatx()
+    if isinstance(dtype, str) and dtype.startswith("mixed_"):
+        raise NotImplementedError(f"Mixed-precision policies are not supported by tapers.keras, got {dtype!r}")
+    return as_dtype(dtype).name
+
+
+def _is_float(dtype: Any) -> bool:
+    return as_dtype(dtype).name in ("float16", "bfloat16", "float32", "float64")
+
+
+def standardize_shape(shape: Any) -> tuple[int | None, ...]:
+    """A shape as a tuple of ints and ``None``\\ s."""
+    if shape is None:
+        raise ValueError("Undefined shapes are not supported.")
+    if isinstance(shape, int):
+        return (shape,)
+    out: list[int | None] = []
+    for d in shape:
+        if d is None:
+            out.append(None)
+        else:
+            d = int(d)
+            if d < 0:
+                raise ValueError(f"Negative dimensions are not allowed. Received: input_shape={tuple(shape)}")
+            out.append(d)
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- symbolic tensors
+
+
+class KerasTensor:
+    """A symbolic tensor of the functional API: a shape (``None`` for unknown
+    dimensions, such as the batch), a dtype, and the layer call that produces it.
+
+    Only layers can be applied to a KerasTensor; arithmetic on it (Keras 3
+    turns ``x + 1`` into an op layer) is not implemented by tapers and raises
+    ``TypeError``.
+
+    Parameters
+    ----------
+    shape : sequence of int or None
+        With the batch dimension.
+    dtype : str
+        Default ``"float32"``.
+    name : str, optional
+        Default ``keras_tensor`` (numbered).
+    """
+
+    def __init__(self, shape: Sequence[int | None], dtype: Any = "float32", name: str | None = None) -> None:
+        self.shape = standardize_shape(shape)
+        self.dtype = _dtype_name(dtype)
+        self.name = name if name is not None else backend.unique_name("keras_tensor")
+        self._keras_history: tuple[Layer, int, int] | None = None
+
+    @property
+    def ndim(self) -> int:
+        """The rank."""
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, ragged=False, name={self.name}>"
+
+    def _unsupported(self, *_: Any, **__: Any) -> Any:
+        raise TypeError(
+            "tapers.keras: a symbolic KerasTensor only goes into Keras layers; ops on it (arithmetic, "
+            "tapers functions) are not supported. Wrap the computation in a Layer (or keras.layers.Activation)."
+        )
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unsupported
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = __pow__ = _unsupported
+    __array__ = _unsupported
+
+    def __bool__(self) -> bool:
+        raise TypeError("A symbolic KerasTensor has no truth value.")
+
+
+class Node:
+    """One call of a layer on KerasTensors: its arguments and its outputs."""
+
+    def __init__(self, layer: Layer, call_args: tuple[Any, ...], call_kwargs: dict[str, Any], outputs: Any) -> None:
+        self.operation = layer
+        self.call_args = call_args
+        self.call_kwargs = call_kwargs
+        self.outputs = outputs
+        self.input_tensors = [x for x in flatten((call_args, call_kwargs)) if isinstance(x, KerasTensor)]
+        self.output_tensors = [x for x in flatten(outputs) if isinstance(x, KerasTensor)]
+        self.is_input = isinstance(layer, InputLayer)
+        node_index = len(layer._inbound_nodes)
+        layer._inbound_nodes.append(self)
+        for i, t in enumerate(self.output_tensors):
+            t._keras_history = (layer, node_index, i)
+
+    @property
+    def parent_nodes(self) -> list[Node]:
+        """The nodes that produced this node's inputs."""
+        out = []
+        for t in self.input_tensors:
+            assert t._keras_history is not None
+            layer, node_index, _ = t._keras_history
+            out.append(layer._inbound_nodes[node_index])
+        return out
+
+
+# ----------------------------------------------------------------------------- call context
+
+
+class _CallContext(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[tuple[Layer, bool | None]] = []
+
+
+_context = _CallContext()
+
+
+def _call_accepts(fn: Callable[..., Any], arg: str) -> tuple[bool, Any]:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False, None
+    if arg in params:
+        default = params[arg].default
+        return True, None if default is inspect.Parameter.empty else default
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()), None
+
+
+def _to_input_tensor(x: Any, dtype: str, autocast: bool) -> Any:
+    """Keras converts numpy inputs to tensors and casts float inputs to the layer's compute dtype."""
+    if isinstance(x, (Tensor, Variable)):
+        t = x.value() if isinstance(x, Variable) else x
+    elif isinstance(x, (np.ndarray, np.generic, list, float, int)) and not isinstance(x, bool):
+        arr = np.asarray(x)
+        if arr.dtype == object:
+            return x
+        t = _core.convert_to_tensor(arr)
+    else:
+        return x
+    if autocast and _is_float(t.dtype) and t.dtype.name != dtype and _is_float(dtype):
+        t = _core.cast(t, dtype)
+    return t
+
+
+def _is_number_nest(x: Any) -> bool:
+    if isinstance(x, (list, tuple)):
+        return len(x) > 0 and all(_is_number_nest(v) for v in x)
+    return isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
+
+
+def _convert_inputs(x: Any, dtype: str, autocast: bool) -> Any:
+    """A nested list of numbers (``layer([[2.0, 2.0]])``) is one tensor; other structures
+    (a list of inputs) are converted leaf by leaf."""
+    if _is_number_nest(x) and isinstance(x, (list, tuple)):
+        t = _core.convert_to_tensor(np.asarray(x))
+        return _to_input_tensor(t, dtype, autocast)
+    return map_structure(lambda v: _to_input_tensor(v, dtype, autocast), x)
+
+
+# ----------------------------------------------------------------------------- Layer
+
+
+class Layer(Module):
+    """The base class of Keras layers (``keras.layers.Layer``).
+
+    Subclasses create weights in ``__init__`` or in ``build(input_shape)``
+    (called once, on the first call, with the input's shape) through
+    :meth:`add_weight`, and compute in ``call(inputs, ...)``; ``call`` may take
+    ``training`` (passed down from the outer layer when not given) and add
+    losses with :meth:`add_loss`.
+
+    Parameters
+    ----------
+    trainable : bool
+        Whether the layer's weights are trained (``trainable_weights``).
+    name : str, optional
+        Default: the class name in snake case, numbered (``dense``, ``dense_1``, ...).
+    dtype : str, optional
+        The weights' and computations' dtype (default ``"float32"``); float inputs are cast to it.
+    """
+
+    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_inbound_nodes", "_call_spec_cache", "_losses", "_tracked_cache"))
+    _attr_order: dict[str, None]  # attribute names in assignment order: sublayers are tracked in it
+
+    def __init__(
+        self,
+        *,
+        activity_regularizer: Any = None,
+        trainable: bool = True,
+        dtype: Any = None,
+        autocast: bool = True,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        input_shape = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        kwargs.pop("input_length", None)
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+        if activity_regularizer is not None:
+            raise NotImplementedError("tapers.keras layers do not implement activity_regularizer")
+        object.__setattr__(self, "_attr_order", {})
+        if name is None:
+            name = backend.unique_name(to_snake_case(type(self).__name__))
+        if not isinstance(name, str) or "/" in name:
+            raise ValueError(
+                f"Argument `name` must be a string and cannot contain character `/`. Received: name={name}"
+            )
+        self._name = name
+        self._name_scope = name_scope(name)
+        self._scope_name = name + "/"
+        self._trainable = bool(trainable)
+        self._dtype_policy_name = _dtype_name(dtype)
+        self.autocast = autocast
+        self.built = False
+        self._trainable_variables: list[Variable] = []
+        self._non_trainable_variables: list[Variable] = []
+        self._losses: list[Tensor] = []
+        self._inbound_nodes: list[Node] = []
+        self._explicit_layers: list[Layer] = []
+        self._build_shapes: Any = None
+        self.supports_masking = False
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        if batch_input_shape is not None:
+            self._input_shape_arg: tuple[int | None, ...] | None = standardize_shape(batch_input_shape)
+        elif input_shape is not None:
+            self._input_shape_arg = (None, *standardize_shape(input_shape))
+        else:
+            self._input_shape_arg = None
+        call_fn = type(self).call
+        self._call_has_training_arg, self._call_training_default = _call_accepts(call_fn, "training")
+        self._call_has_mask_arg = _call_accepts(call_fn, "mask")[0]
+
+    # -- attribute tracking -------------------------------------------------
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            order = object.__getattribute__(self, "_attr_order")
+        except AttributeError:
+            order = {}
+            object.__setattr__(self, "_attr_order", order)
+        # Only what can hold layers, weights or metrics is tracked (lists and dicts always: they
+        # may be filled later), so walking a layer's tracked attributes stays cheap.
+        if _may_track(value):
+            order.pop(name, None)
+            order[name] = None
+        else:
+            order.pop(name, None)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._attr_order.pop(name, None)
+        object.__delattr__(self, name)
+
+    def _tracked_values(self) -> list[Any]:
+        """The leaves of the tracked attributes, in assignment order. Cached until an attribute
+        is set or a tracked list/dict changes length (a training step walks them many times)."""
+        d = self.__dict__
+        ignored = self._TF_MODULE_IGNORED_PROPERTIES
+        names = [n for n in self._attr_order if n not in ignored and n not in _OWN_LISTS and n in d]
+        key = tuple((n, id(d[n]), len(d[n]) if isinstance(d[n], (list, dict)) else -1) for n in names)
+        cache = d.get("_tracked_cache")
+        if cache is not None and cache[0] == key:
+            return cache[1]
+        out = [leaf for n in names for leaf in flatten(d[n])]
+        object.__setattr__(self, "_tracked_cache", (key, out))
+        return out
+
+    @property
+    def _layers(self) -> list[Layer]:
+        """Direct sublayers, in the order they were assigned."""
+        out: list[Layer] = []
+        seen: set[int] = {id(self)}
+        for v in [*self._explicit_layers, *self._tracked_values()]:
+            if isinstance(v, Layer) and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        return out
+
+    def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list[Layer]:
+        out: list[Layer] = [self] if include_self else []
+        seen = {id(self)}
+        queue = list(self._layers)
+        while queue:
+            layer = queue.pop(0)
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            out.append(layer)
+            if recursive:
+                queue = list(layer._layers) + queue
+        return out
+
+    def _own_variables(self) -> list[Variable]:
+        out = list(self._trainable_variables) + list(self._non_trainable_variables)
+        seen = {id(v) for v in out}
+        for v in self._tracked_values():
+            if isinstance(v, Variable) and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        return out
+
+    # -- properties ---------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The layer's name."""
+        return self._name
+
+    @property
+    def dtype(self) -> str:
+        """The dtype of the layer's weights (``"float32"``)."""
+        return self._dtype_policy_name
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype of the layer's computations: the same as ``dtype`` (no mixed precision)."""
+        return self._dtype_policy_name
+
+    @property
+    def variable_dtype(self) -> str:
+        """The dtype of the layer's weights."""
+        return self._dtype_policy_name
+
+    @property
+    def trainable(self) -> bool:
+        """Whether ``trainable_weights`` lists this layer's (and its sublayers') trainable weights."""
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        for layer in self._layers:
+            layer.trainable = value
+
+    @property
+    def weights(self) -> list[Variable]:
+        """All weights: this layer's (trainable first), then each sublayer's, each once."""
+        out: list[Variable] = []
+        seen: set[int] = set()
+        for v in self._own_variables():
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        for layer in self._layers:
+            for v in layer.weights:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    out.append(v)
+        return out
+
+    @property
+    def trainable_weights(self) -> list[Variable]:
+        """The weights the optimizer updates: empty when ``trainable`` is False."""
+        if not self.trainable:
+            return []
+        out: list[Variable] = []
+        seen: set[int] = set()
+        for v in [*(v for v in self._own_variables() if v.trainable), *self._sublayer_weights("trainable_weights")]:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        return out
+
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        """Weights not trained: Variables created with ``trainable=False`` (BatchNormalization's
+        moving statistics), or all weights when ``trainable`` is False."""
+        if not self.trainable:
+            return self.weights
+        out: list[Variable] = []
+        seen: set[int] = set()
+        own = [v for v in self._own_variables() if not v.trainable]
+        for v in [*own, *self._sublayer_weights("non_trainable_weights")]:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        return out
+
+    def _sublayer_weights(self, attr: str) -> list[Variable]:
+        return [v for layer in self._layers for v in getattr(layer, attr)]
+
+    @property
+    def variables(self) -> list[Variable]:  # type: ignore[override]
+        """Keras' ``variables``: the same list as ``weights``."""
+        return self.weights
+
+    @property
+    def trainable_variables(self) -> list[Variable]:  # type: ignore[override]
+        """Keras' ``trainable_variables``: the same list as ``trainable_weights``."""
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self) -> list[Variable]:  # type: ignore[override]
+        """Keras' ``non_trainable_variables``: the same list as ``non_trainable_weights``."""
+        return self.non_trainable_weights
+
+    @property
+    def losses(self) -> list[Tensor]:
+        """Losses added with :meth:`add_loss` during the last call, by this layer and its sublayers."""
+        out: list[Tensor] = []
+        for layer in self._flatten_layers():
+            out.extend(layer._losses)
+        return out
+
+    @property
+    def metrics(self) -> list[Any]:
+        """Metric objects held as attributes of this layer and its sublayers."""
+        out: list[Any] = []
+        for layer in self._flatten_layers():
+            for v in layer._tracked_values():
+                if _is_metric(v) and v not in out:
+                    out.append(v)
+        return out
+
+    @property
+    def input(self) -> Any:
+        """The KerasTensor(s) of the layer's first functional call."""
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} has never been called and thus has no defined input.")
+        node = self._inbound_nodes[0]
+        return node.outputs if node.is_input else node.call_args[0]
+
+    @property
+    def output(self) -> Any:
+        """The KerasTensor(s) of the layer's first functional call."""
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} has never been called and thus has no defined output.")
+        return self._inbound_nodes[0].outputs
+
+    # -- weights ------------------------------------------------------------
+
+    def add_weight(
+        self,
+        shape: Sequence[int] | None = None,
+        initializer: Any = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        autocast: bool = True,
+        regularizer: Any = None,
+        constraint: Any = None,
+        aggregation: str = "none",
+        overwrite_with_gradient: bool = False,
+        name: str | None = None,
+    ) -> Variable:
+        """Creates a weight (a ``tapers.Variable``) of this layer, named ``<layer>/<name>:0``.
+
+        ``initializer`` is a name (``"glorot_uniform"``, ``"zeros"``, ...), an
+        initializer object or a callable ``init(shape, dtype)``; the default is
+        Glorot uniform for floats and zeros otherwise. Initial values come from
+        tapers' own random streams, so they differ from Keras' numbers but follow
+        Keras' formulas.
+        """
+        del autocast, aggregation, overwrite_with_gradient
+        if regularizer is not None or constraint is not None:
+            raise NotImplementedError("tapers.keras: weight regularizers and constraints are not implemented")
+        given = standardize_shape(() if shape is None else shape)
+        if any(d is None for d in given):
+            raise ValueError(f"add_weight needs a fully defined shape, got {given}")
+        full = tuple(int(d) for d in given if d is not None)
+        dtype = _dtype_name(dtype if dtype is not None else self.variable_dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if _is_float(dtype) else "zeros"
+        name = name if name is not None else backend.unique_name("variable")
+        value = _initial_value(initializer, full, dtype)
+        if _current_scope().endswith(self._scope_name):
+            var = Variable(value, trainable=trainable, name=name, dtype=dtype)
+        else:
+            with name_scope(self.name):
+                var = Variable(value, trainable=trainable, name=name, dtype=dtype)
+        (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
+        return var
+
+    def add_loss(self, loss: Any) -> None:
+        """Adds a loss (a scalar tensor) computed in ``call``; ``losses`` lists it until the next call,
+        and ``fit`` adds it to the compiled loss."""
+        self._losses.append(_core.convert_to_tensor(loss))
+
+    def count_params(self) -> int:
+        """The number of scalars in the layer's weights."""
+        if not self.built:
+            raise ValueError(
+                f"You tried to call `count_params` on layer '{self.name}', but the layer isn't built. "
+                "You can build it manually via: `layer.build(input_shape)`."
+            )
+        return int(sum(int(np.prod(v.shape)) for v in self.weights))
+
+    def get_weights(self) -> list[np.ndarray]:
+        """The weights' values as numpy arrays, in ``weights`` order."""
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights: Sequence[Any]) -> None:
+        """Assigns numpy values to the weights, in ``weights`` order (shapes must match)."""
+        own = self.weights
+        if len(weights) != len(own):
+            raise ValueError(
+                f"Layer {self.name} weight shape mismatch: expected {len(own)} weights, received {len(weights)}"
+            )
+        for v, w in zip(own, weights):
+            w = np.asarray(w)
+            if tuple(v.shape) != w.shape:
+                raise ValueError(
+                    f"Layer {self.name} weight shape {tuple(v.shape)} is not compatible with provided weight "
+                    f"shape {w.shape}."
+                )
+        for v, w in zip(own, weights):
+            v.assign(np.asarray(w, dtype=v.dtype.as_numpy_dtype))
+
+    # -- config -------------------------------------------------------------
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments that recreate this layer (``from_config``)."""
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": {
+                "module": "keras",
+                "class_name": "DTypePolicy",
+                "config": {"name": self.dtype},
+                "registered_name": None,
+            },
+        }
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Layer:
+        """Creates a layer from ``get_config``'s dictionary."""
+        return cls(**config)
+
+    # -- building and calling ----------------------------------------------
+
+    def build(self, input_shape: Any = None) -> None:
+        """Creates the weights; the default creates none. Called once, with the first input's shape."""
+        del input_shape
+        self.built = True
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation; subclasses override it."""
+        raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call()` method implemented.")
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """The output shape for an input shape; by default found by running ``call`` on zeros."""
+        raise NotImplementedError
+
+    def _scope(self) -> name_scope:
+        return name_scope(self.name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not args and "inputs" in kwargs:
+            args = (kwargs.pop("inputs"),)
+        if any(isinstance(x, KerasTensor) for x in flatten((args, kwargs))):
+            return self._symbolic_call(*args, **kwargs)
+        if not args:
+            raise ValueError(f"Layer {self.name} was called without inputs.")
+        inputs = _convert_inputs(args[0], self.compute_dtype, self.autocast)
+        args = (inputs, *args[1:])
+        training = kwargs.pop("training", None)
+        outer = _context.stack[-1][1] if _context.stack else None
+        if training is None:
+            training = outer
+        if training is None and self._call_has_training_arg:
+            training = self._call_training_default
+        if self._call_has_training_arg and training is not None:
+            kwargs["training"] = bool(training)
+        if not _context.stack:
+            for layer in self._flatten_layers():
+                layer._losses = []
+        else:
+            self._losses = []
+        _context.stack.append((self, training))
+        try:
+            with self._scope():
+                if not self.built:
+                    shapes = map_structure(lambda x: tuple(x.shape) if isinstance(x, Tensor) else x, inputs)
+                    self._build_shapes = shapes
+                    self.build(shapes)
+                    self.built = True
+                return self.call(*args, **kwargs)
+        finally:
+            _context.stack.pop()
+
+    def _symbolic_call(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.pop("training", None)
+        inputs = args[0] if args else None
+        shapes = map_structure(lambda x: x.shape if isinstance(x, KerasTensor) else x, inputs)
+        if not self.built:
+            self._build_shapes = shapes
+            with self._scope():
+                self.build(shapes)
+            self.built = True
+        outputs = self.compute_output_spec(*args, **kwargs)
+        Node(self, args, kwargs, outputs)
+        return outputs
+
+    def compute_output_spec(self, *args: Any, **kwargs: Any) -> Any:
+        """KerasTensor(s) describing the output for KerasTensor inputs: from ``compute_output_shape``
+        when the layer defines it, else by running ``call`` on zeros (unknown dimensions as 1)."""
+        inputs = args[0]
+        try:
+            out_shape = self.compute_output_shape(map_structure(lambda x: x.shape, inputs))
+        except NotImplementedError:
+            return self._spec_by_running(*args, **kwargs)
+        dtype = self.compute_dtype
+        if isinstance(out_shape, tuple) and all(d is None or isinstance(d, int) for d in out_shape):
+            return KerasTensor(out_shape, dtype)
+        return map_structure(lambda s: KerasTensor(s, dtype), _shape_tree(out_shape))
+
+    def _spec_by_running(self, *args: Any, **kwargs: Any) -> Any:
+        def zeros(x: Any) -> Any:
+            if isinstance(x, KerasTensor):
+                return _core.zeros([1 if d is None else d for d in x.shape], dtype=x.dtype)
+            return x
+
+        first = flatten(args[0])[0]
+        batch_unknown = isinstance(first, KerasTensor) and first.ndim > 0 and first.shape[0] is None
+        cargs = map_structure(zeros, args)
+        ckw = map_structure(zeros, kwargs)
+        if self._call_has_training_arg:
+            ckw["training"] = False
+        with self._scope():
+            out = self.call(*cargs, **ckw)
+        self._losses = []
+
+        def spec(t: Any) -> Any:
+            shape = list(t.shape)
+            if batch_unknown and shape:
+                shape[0] = None
+            return KerasTensor(shape, t.dtype.name)
+
+        return map_structure(spec, out)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _shape_tree(value: Any) -> Any:
+    """Marks shape tuples as leaves so ``map_structure`` does not walk into them."""
+    if isinstance(value, (list, tuple)) and all(d is None or isinstance(d, int) for d in value):
+        return _ShapeLeaf(value)
+    if isinstance(value, Mapping):
+        return {k: _shape_tree(v) for k, v in value.items()}
+    return type(value)(_shape_tree(v) for v in value)
+
+
+class _ShapeLeaf:
+    def __init__(self, shape: Sequence[int | None]) -> None:
+        self.shape = tuple(shape)
+
+
+_OWN_LISTS = frozenset(("_trainable_variables", "_non_trainable_variables", "_tracked_cache"))
+
+
+def _may_track(value: Any) -> bool:
+    if value is None or isinstance(value, (str, int, float, bool, np.ndarray, Tensor)):
+        return False
+    if isinstance(value, (Layer, Variable, list, dict)):
+        return True
+    if isinstance(value, tuple):
+        return any(_may_track(v) for v in value)
+    return _is_metric(value)
+
+
+def _is_metric(v: Any) -> bool:
+    if isinstance(v, (Layer, Variable, Tensor, np.ndarray, str, int, float, list, tuple, dict)) or v is None:
+        return False
+    return all(hasattr(v, a) for a in ("update_state", "result", "reset_state"))
+
+
+def _initial_value(initializer: Any, shape: tuple[int, ...], dtype: str) -> Any:
+    from .. import initializers
+
+    init = initializers.get(initializer) if not callable(initializer) or isinstance(initializer, str) else initializer
+    if isinstance(init, type):
+        init = init()
+    value = init(shape, dtype=dtype)
+    t = _core.convert_to_tensor(value)
+    if t.dtype.name != dtype:
+        t = _core.cast(t, dtype)
+    if tuple(t.shape) != tuple(shape):
+        raise ValueError(f"initializer returned shape {tuple(t.shape)} for a weight of shape {tuple(shape)}")
+    return t
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+class InputLayer(Layer):
+    """The layer behind ``keras.Input``: it holds the symbolic input tensor of a functional model.
+
+    Parameters
+    ----------
+    shape : sequence of int or None, optional
+        Without the batch dimension.
+    batch_size : int, optional
+        The batch dimension, unknown by default.
+    dtype : str, optional
+        Default ``"float32"``.
+    batch_shape : sequence of int or None, optional
+        The whole shape, instead of ``shape`` and ``batch_size``.
+    name : str, optional
+        Default ``input_layer`` (numbered).
+    """
+
+    def __init__(
+        self,
+        shape: Sequence[int | None] | None = None,
+        batch_size: int | None = None,
+        dtype: Any = None,
+        sparse: bool | None = None,
+        batch_shape: Sequence[int | None] | None = None,
+        input_tensor: Any = None,
+        optional: bool = False,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if sparse:
+            raise NotImplementedError("tapers.keras has no sparse inputs")
+        if input_tensor is not None:
+            raise NotImplementedError("tapers.keras.Input does not take an existing tensor")
+        del optional
+        if name is None:
+            name = backend.unique_name("input_layer")
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        if batch_shape is None:
+            if shape is None:
+                raise ValueError("You must pass a `shape` argument.")
+            batch_shape = (batch_size, *standardize_shape(shape))
+        self._batch_shape = standardize_shape(batch_shape)
+        self.built = True
+        self.output_tensor = KerasTensor(self._batch_shape, self.dtype, name=name)
+        Node(self, (), {}, self.output_tensor)
+
+    @property
+    def batch_shape(self) -> tuple[int | None, ...]:
+        """The input's shape with its batch dimension."""
+        return self._batch_shape
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        """An InputLayer is never called."""
+        raise RuntimeError("An InputLayer is not called; it stands for a model's input.")
+
+    def get_config(self) -> dict[str, Any]:
+        """``batch_shape``, ``dtype``, ``sparse``, ``ragged``, ``name`` (Keras 3's keys)."""
+        return {
+            "batch_shape": self._batch_shape,
+            "dtype": self.dtype,
+            "sparse": False,
+            "ragged": False,
+            "name": self.name,
+        }
+
+
+def Input(  # noqa: N802 - Keras' name
+    shape: Sequence[int | None] | None = None,
+    batch_size: int | None = None,
+    dtype: Any = None,
+    sparse: bool | None = None,
+    batch_shape: Sequence[int | None] | None = None,
+    name: str | None = None,
+    tensor: Any = None,
+    optional: bool = False,
+) -> KerasTensor:
+    """A symbolic input of a functional model (``keras.Input``): ``shape`` without the batch dimension.
+
+    Parameters
+    ----------
+    shape : sequence of int or None
+        The shape of one example (``None`` for an unknown size).
+    batch_size : int, optional
+        A fixed batch size.
+    dtype : str, optional
+        Default ``"float32"``.
+    batch_shape : sequence of int or None, optional
+        The whole shape, instead of ``shape`` and ``batch_size``.
+    name : str, optional
+        The input layer's name.
+
+    Returns
+    -------
+    KerasTensor
+        To call layers on, and to pass to ``keras.Model(inputs, outputs)``.
+
+    Examples
+    --------
+    >>> inputs = tf.keras.Input(shape=(4,))
+    >>> outputs = tf.keras.layers.Dense(2)(inputs)
+    >>> model = tf.keras.Model(inputs, outputs)
+    """
+    layer = InputLayer(
+        shape=shape,
+        batch_size=batch_size,
+        dtype=dtype,
+        sparse=sparse,
+        batch_shape=batch_shape,
+        input_tensor=tensor,
+        optional=optional,
+        name=name,
+    )
+    return layer.output_tensor
