@@ -36,7 +36,9 @@ def main() -> int:
         if not BLOCK.search(text):
             print(f"{stub}: no `__all__ = [...]` block", file=sys.stderr)
             return 1
-        new = BLOCK.sub(lambda _m: render(names), text, count=1)
+        found = BLOCK.search(text)
+        assert found is not None
+        new = text[: found.start()] + render(names) + text[found.end() :]
         if new != text:
             writes.append((stub, new))
             changed.append(stub.name)
