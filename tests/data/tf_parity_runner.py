@@ -110,8 +110,8 @@ def describe(t: Any) -> Any:
     if hasattr(t, "numpy") and hasattr(t, "dtype"):
         a = np.asarray(t.numpy())
         text = str(t)
-        for prefix in ("tf.Tensor", "tapers.Tensor"):
-            text = text.replace(prefix, "Tensor")
+        for prefix in ("tf.Tensor", "tapers.Tensor", "tf.Variable", "tapers.Variable"):
+            text = text.replace(prefix, prefix.split(".")[1])
         return {"value": enc(a.tolist()), "dtype": t.dtype.name, "shape": list(a.shape), "text": text}
     return {"python": enc(t)}
 
