@@ -207,6 +207,7 @@ def hand_written() -> list[dict[str, Any]]:
     P.append(prog("conv2d_negative_stride", {"x": c(img), "w": c([[[[1.0]]]])},
                   [("y", "nn.conv2d", [R("x"), R("w")], {"strides": -1, "padding": "VALID"})]))
     P.append(prog("transpose_perm_out_of_range", {"x": c([[1.0, 2.0]])}, [("y", "transpose", [R("x"), [0, 5]], {})]))
+    P.append(prog("transpose_perm_negative", {"x": c([[1.0, 2.0]])}, [("y", "transpose", [R("x"), [-5, 0]], {})]))
     P.append(prog("range_zero_delta", {}, [("y", "range", [0, 5, 0], {})]))
     P.append(prog("split_negative_num_ignored", {"x": c([1.0, 2.0])}, [("y", "split", [R("x"), 2], {"num": -1})]))
     P.append(prog("concat_axis_out_of_range", {"x": c([1.0])}, [("y", "concat", [[R("x"), R("x")]], {"axis": 5})]))

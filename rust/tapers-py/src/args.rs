@@ -146,11 +146,9 @@ impl Perm {
             .iter()
             .map(|&v| {
                 let a = if v < 0 { v + rank as isize } else { v };
+                // TF's Transpose: InvalidArgumentError.
                 usize::try_from(a).map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "perm entries must be valid axes of a rank-{rank} tensor, got {:?}",
-                        self.0
-                    ))
+                    invalid(format!("{a} is out of range [0 .. {rank}) [Op:Transpose]"))
                 })
             })
             .collect()

@@ -61,14 +61,14 @@ impl PyTape {
     fn target_of(&self, obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         if let Ok(v) = obj.cast::<PyVariable>() {
             let var = &v.get().var;
-            if self.tape.is_recording() {
-                return Ok(var.read());
-            }
-            return match self.tape.record() {
-                Ok(_recording) => Ok(var.read()),
-                // A tape that cannot record again (spent): a plain read.
-                Err(_) => Ok(var.read()),
+            // Recording until the read is done (a tape that cannot record
+            // again, being spent, gives a plain read).
+            let _recording = if self.tape.is_recording() {
+                None
+            } else {
+                self.tape.record().ok()
             };
+            return Ok(var.read());
         }
         target_tensor(obj)
     }

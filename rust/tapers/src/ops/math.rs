@@ -403,7 +403,7 @@ describe_op!(Relu6, "Relu6", |[x]| relu6(x), method: relu6);
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     let y = numeric_unary!("Relu", x, |v| {
         let z = zero_of(v);
-        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        // `v < 0`, not `v > 0`: NaN (and -0.0) pass through, as in TF.
         if v < z {
             z
         } else {
