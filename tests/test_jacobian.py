@@ -108,11 +108,17 @@ def test_batch_jacobian_shape_errors():
 
 def test_jacobian_accepts_tf_arguments():
     x = tf.constant([1.0, 2.0])
-    with tf.GradientTape() as t:
+    # experimental_use_pfor=False needs a persistent tape, as in TF (RuntimeError otherwise).
+    with tf.GradientTape(persistent=True) as t:
         t.watch(x)
         y = x * x
     j = t.jacobian(y, {"x": x}, parallel_iterations=4, experimental_use_pfor=False)
     np.testing.assert_array_equal(j["x"].numpy(), [[2.0, 0.0], [0.0, 4.0]])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = x * x
+    with pytest.raises(RuntimeError, match="must be created with persistent=True"):
+        t.jacobian(y, x, experimental_use_pfor=False)
 
 
 def _rows_by_gradient(t, y, sources):

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable
 
 from . import _core, _nest
 from ._core import Tensor, Variable
+from ._tape import GradientTape
+
+
+def _accepts_variables(grad_fn: Callable[..., Any]) -> bool:
+    """Whether ``grad_fn`` takes a ``variables`` keyword (TF's check, on its signature)."""
+    try:
+        params = inspect.signature(grad_fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(
+        p.name == "variables" and p.kind != inspect.Parameter.POSITIONAL_ONLY or p.kind == inspect.Parameter.VAR_KEYWORD
+        for p in params
+    )
 
 
 def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
@@ -33,24 +47,44 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
     Notes
     -----
     As in TensorFlow, ``f`` runs normally (its ops are recorded, but gradients
-    flow through ``grad_fn`` only). Differences from TensorFlow: ``grad_fn`` is
-    not given the variables ``f`` read (no ``variables=`` argument); keyword
-    arguments of ``f`` are passed through but are not differentiated.
+    flow through ``grad_fn`` only). When ``f`` reads trainable Variables,
+    ``grad_fn`` is called as ``grad_fn(*dy, variables=[...])`` and returns
+    ``(input_grads, variable_grads)``, one gradient per variable; a
+    ``grad_fn`` without a ``variables`` parameter is then a ``TypeError`` at
+    the call, as in TensorFlow. Keyword arguments of ``f`` are passed through
+    but are not differentiated.
     """
     if f is None:
         return custom_gradient
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        result, grad_fn = f(*args, **kwargs)
-        inputs = [a if isinstance(a, (Tensor, Variable)) else _core.convert_to_tensor(a) for a in args]
+        # A tape that watches what `f` reads finds the Variables it uses (TF's VariableWatcher).
+        with GradientTape(watch_accessed_variables=True) as watcher:
+            result, grad_fn = f(*args, **kwargs)
+        variables = [v for v in watcher.watched_variables() if not any(v is a for a in args)]
+        if variables and not _accepts_variables(grad_fn):
+            raise TypeError(
+                "@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function uses "
+                f"variables: {variables}"
+            )
+        inputs: list[Any] = [a if isinstance(a, (Tensor, Variable)) else _core.convert_to_tensor(a) for a in args]
         flat_result = _nest.flatten(result)
 
         def rule(*grads: Any) -> list[Any]:
             dy = _nest.pack_sequence_as(result, list(grads)) if len(grads) > 1 else grads[0]
-            r = grad_fn(*dy) if isinstance(dy, (list, tuple)) and len(grads) > 1 else grad_fn(dy)
-            flat = _nest.flatten(r) if isinstance(r, (list, tuple)) else [r]
-            return flat
+            dys = list(dy) if isinstance(dy, (list, tuple)) and len(grads) > 1 else [dy]
+            if not variables:
+                r = grad_fn(*dys)
+                return _nest.flatten(r) if isinstance(r, (list, tuple)) else [r]
+            input_grads, variable_grads = grad_fn(*dys, variables=variables)
+            flat_in = _nest.flatten(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
+            variable_grads = list(variable_grads)
+            if len(variable_grads) != len(variables):
+                raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
+            return flat_in + variable_grads
+
+        inputs = inputs + variables
 
         recorded = _core._record_custom(inputs, flat_result, rule)
         return _nest.pack_sequence_as(result, recorded)

@@ -25,11 +25,17 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: Any = 
     Returns
     -------
     Tensor
-        The clamped values. The gradient flows where ``t`` is inside the
-        range, boundaries included (as TensorFlow).
+        The clamped values, of ``t``'s shape (bounds that would broadcast it to
+        another shape raise ``ValueError``, as in TensorFlow). The gradient
+        flows where ``t`` is inside the range, boundaries included; at a NaN in
+        ``t`` it goes to ``clip_value_min`` (TF's order: ``minimum`` first, then
+        ``maximum``).
     """
     t = _core.convert_to_tensor(t)
-    return _core.minimum(_core.maximum(t, clip_value_min), clip_value_max)
+    out = _core.maximum(_core.minimum(t, clip_value_max), clip_value_min)
+    if tuple(out.shape) != tuple(t.shape):
+        raise ValueError(f"Shapes {tuple(t.shape)} and {tuple(out.shape)} are incompatible")
+    return out
 
 
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Any = None) -> Tensor:

@@ -182,13 +182,28 @@ class GradientTape(_core._GradientTape):
         TensorFlow's ``pfor`` does; ``last_pass_stats()`` reports it. Otherwise it is one pass per row, in parallel
         (``parallel_iterations`` caps it; 1 runs them in order). Either way
         the result does not depend on ``parallel_iterations`` or the thread
-        count. ``experimental_use_pfor`` is accepted and ignored.
+        count. ``experimental_use_pfor=False`` changes nothing in how it is
+        computed, but as in TensorFlow it needs a persistent tape
+        (``RuntimeError`` otherwise). An empty target gives an empty Jacobian
+        (shape ``target.shape + source.shape``), as TensorFlow's.
         """
         try:
             unconnected = UnconnectedGradients(unconnected_gradients)
         except ValueError:
             raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
+        if not experimental_use_pfor and not self.persistent:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the jacobian with eager execution "
+                "enabled and with  experimental_use_pfor set to False."
+            )
         flat_sources = _nest.flatten(sources)
+        if isinstance(target, (Tensor, Variable)) and 0 in tuple(target.shape):
+            # No rows: TF's pfor stacks zero per-row gradients into an empty tensor.
+            flat = [
+                _core.zeros(tuple(target.shape) + tuple(s.shape), dtype=s.dtype) if s.dtype.is_floating else None
+                for s in flat_sources
+            ]
+            return _nest.pack_sequence_as(sources, flat)
         flat = self._jacobian(target, flat_sources, unconnected is UnconnectedGradients.ZERO, parallel_iterations)
         return _nest.pack_sequence_as(sources, flat)
 

@@ -64,6 +64,44 @@ fn counts(v: Vec<isize>, err: impl Fn(isize, &[isize]) -> PyErr) -> PyResult<Vec
         .collect()
 }
 
+/// TensorFlow's `InvalidArgumentError` with `msg`: what a negative or
+/// out-of-range size argument raises (never `OverflowError`).
+pub fn invalid(msg: String) -> PyErr {
+    crate::errors::to_py(tapers::Error::InvalidArgument(msg))
+}
+
+/// A size argument (a depth, a number of rows, a count): any Python int,
+/// checked by the wrapper against TensorFlow's rule with TensorFlow's message
+/// ([`Size::at_least`]), so a negative value is `InvalidArgumentError`, not
+/// `OverflowError`.
+pub struct Size(pub isize);
+
+impl FromPyObject<'_, '_> for Size {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if obj.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(PyTypeError::new_err(format!(
+                "expected an int, got {}",
+                repr(&obj)
+            )));
+        }
+        match ints(&obj, "size")?.as_slice() {
+            [v] => Ok(Size(*v)),
+            v => Err(PyTypeError::new_err(format!("expected an int, got {v:?}"))),
+        }
+    }
+}
+
+impl Size {
+    /// The value, if at least `min`; otherwise `InvalidArgumentError(msg(value))`.
+    pub fn at_least(&self, min: isize, msg: impl FnOnce(isize) -> String) -> PyResult<usize> {
+        if self.0 < min {
+            return Err(invalid(msg(self.0)));
+        }
+        Ok(self.0 as usize)
+    }
+}
+
 /// Axes to reduce or normalize over (`axis=`): an int or a list of ints,
 /// negative counting from the end.
 pub struct Axes(pub Vec<isize>);
@@ -108,11 +146,9 @@ impl Perm {
             .iter()
             .map(|&v| {
                 let a = if v < 0 { v + rank as isize } else { v };
+                // TF's Transpose: InvalidArgumentError.
                 usize::try_from(a).map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "perm entries must be valid axes of a rank-{rank} tensor, got {:?}",
-                        self.0
-                    ))
+                    invalid(format!("{a} is out of range [0 .. {rank}) [Op:Transpose]"))
                 })
             })
             .collect()
@@ -126,8 +162,9 @@ pub struct Shape(pub Vec<usize>);
 impl FromPyObject<'_, '_> for Shape {
     type Error = PyErr;
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        counts(ints(&obj, "shape")?, |d, v| {
-            PyValueError::new_err(format!("Dimension {d} must be >= 0 in shape {v:?}"))
+        // TF's InvalidArgumentError and message (Fill, BroadcastTo, the random ops).
+        counts(ints(&obj, "shape")?, |d, _| {
+            invalid(format!("Dimension {d} must be >= 0"))
         })
         .map(Shape)
     }
@@ -149,10 +186,13 @@ pub struct Multiples(pub Vec<usize>);
 impl FromPyObject<'_, '_> for Multiples {
     type Error = PyErr;
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        counts(ints(&obj, "multiples")?, |d, v| {
-            PyValueError::new_err(format!("multiples must be non-negative, got {d} in {v:?}"))
-        })
-        .map(Multiples)
+        let v = ints(&obj, "multiples")?;
+        if let Some((i, d)) = v.iter().enumerate().find(|(_, &d)| d < 0) {
+            return Err(invalid(format!(
+                "Expected multiples[{i}] >= 0, but got {d} [Op:Tile]"
+            )));
+        }
+        Ok(Multiples(v.into_iter().map(|d| d as usize).collect()))
     }
 }
 
@@ -166,8 +206,13 @@ pub enum Splits {
 impl FromPyObject<'_, '_> for Splits {
     type Error = PyErr;
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        if let Ok(n) = obj.extract::<usize>() {
-            return Ok(Splits::Count(n));
+        if let Ok(n) = obj.extract::<isize>() {
+            if n < 1 {
+                return Err(invalid(format!(
+                    "Value for attr 'num_split' of {n} must be at least minimum 1"
+                )));
+            }
+            return Ok(Splits::Count(n as usize));
         }
         ints(&obj, "num_or_size_splits").map(Splits::Sizes)
     }
@@ -236,6 +281,10 @@ impl FromPyObject<'_, '_> for Paddings {
         r.iter()
             .map(|p| match p.as_slice() {
                 [a, b] if *a >= 0 && *b >= 0 => Ok((*a as usize, *b as usize)),
+                // TF's class and message for a negative amount.
+                [a, b] => Err(invalid(format!(
+                    "Paddings must be non-negative: {a} {b} [Op:Pad]"
+                ))),
                 _ => Err(bad(r)),
             })
             .collect::<PyResult<_>>()
@@ -292,11 +341,10 @@ impl FromPyObject<'_, '_> for OutType {
 /// each at least 1; `what` names it in errors.
 fn window(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<[usize; 2]> {
     let v = ints(obj, what)?;
+    // TF's kernels refuse a zero or negative window with InvalidArgumentError.
     let u = |x: isize| match usize::try_from(x) {
         Ok(n) if n > 0 => Ok(n),
-        _ => Err(PyValueError::new_err(format!(
-            "{what} must be positive, got {v:?}"
-        ))),
+        _ => Err(invalid(format!("{what} must be positive, got {v:?}"))),
     };
     match v.as_slice() {
         [a] => Ok([u(*a)?, u(*a)?]),

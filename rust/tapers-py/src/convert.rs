@@ -69,8 +69,12 @@ pub enum Want {
     Any,
     /// Must produce this dtype (`dtype=` argument).
     Exact(DType),
-    /// Prefer this dtype (the other operand of a binary op); fall back to default.
+    /// Prefer this dtype (`dtype_hint=`); fall back to default.
     Hint(DType),
+    /// The other operand of a binary op has this dtype: as `Hint`, except that
+    /// a Python float (or list of floats) beside an integer tensor is TF's
+    /// `TypeError` ("Cannot convert 0.5 to EagerTensor of dtype int32").
+    Operand(DType),
 }
 
 fn cannot_convert(obj: &Bound<'_, PyAny>, d: DType) -> PyErr {
@@ -82,6 +86,18 @@ fn cannot_convert(obj: &Bound<'_, PyAny>, d: DType) -> PyErr {
         "Cannot convert {r} to EagerTensor of dtype {}",
         d.name()
     ))
+}
+
+/// A Python float as float32: a finite value beyond float32's range is
+/// TensorFlow's `ValueError`, not a silent infinity.
+fn to_f32(v: f64) -> PyResult<f32> {
+    let f = v as f32;
+    if v.is_finite() && !f.is_finite() {
+        return Err(PyValueError::new_err(
+            "Can't convert Python sequence with a value out of range for a double-precision float.",
+        ));
+    }
+    Ok(f)
 }
 
 fn scalar_exact(obj: &Bound<'_, PyAny>, d: DType) -> PyResult<Tensor> {
@@ -105,7 +121,7 @@ fn scalar_exact(obj: &Bound<'_, PyAny>, d: DType) -> PyResult<Tensor> {
     }
     let v: f64 = obj.extract()?;
     match d {
-        DType::F32 => Ok(Tensor::scalar(v as f32)),
+        DType::F32 => Ok(Tensor::scalar(to_f32(v)?)),
         DType::F64 => Ok(Tensor::scalar(v)),
         _ => Err(cannot_convert(obj, d)),
     }
@@ -126,7 +142,7 @@ fn scalar_default(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             ))
         });
     }
-    Ok(Tensor::scalar(obj.extract::<f64>()? as f32))
+    Ok(Tensor::scalar(to_f32(obj.extract::<f64>()?)?))
 }
 
 fn copy_array<T: tapers::Element + numpy::Element>(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
@@ -217,7 +233,15 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
         return match want {
             Want::Any => scalar_default(obj),
             Want::Exact(d) => scalar_exact(obj, d),
-            Want::Hint(d) => scalar_exact(obj, d).or_else(|_| scalar_default(obj)),
+            // A Python float beside an integer tensor is TF's TypeError
+            // ("Cannot convert 0.5 to EagerTensor of dtype int32"), not a
+            // float operand for the op to refuse.
+            Want::Operand(d) if d.is_integer() && obj.is_exact_instance_of::<PyFloat>() => {
+                Err(cannot_convert(obj, d))
+            }
+            Want::Hint(d) | Want::Operand(d) => {
+                scalar_exact(obj, d).or_else(|_| scalar_default(obj))
+            }
         };
     }
     let from_numpy = is_numpy_value(obj)?;
@@ -261,18 +285,18 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
     };
     match want {
         Want::Any => default(&arr),
-        Want::Exact(d) | Want::Hint(d) => {
-            let lossy = matches!(kind.as_str(), "f") && d.is_integer() && !from_numpy && {
-                let integral: bool = numpy(arr.py())?
-                    .getattr("array_equal")?
-                    .call1((&arr, numpy(arr.py())?.getattr("floor")?.call1((&arr,))?))?
-                    .extract()?;
-                !integral
-            };
-            let bad_bool = (d == DType::Bool) != (kind == "b") && !from_numpy;
+        Want::Exact(d) | Want::Hint(d) | Want::Operand(d) => {
+            // Python floats never convert to an integer dtype, integral or
+            // not (TF: "Cannot convert [1.0, 2.0] to EagerTensor of dtype
+            // int32"); an empty list converts to anything.
+            let nonempty = arr.len() > 0;
+            let lossy = kind == "f" && d.is_integer() && !from_numpy && nonempty;
+            let bad_bool = (d == DType::Bool) != (kind == "b") && !from_numpy && nonempty;
             if lossy || bad_bool {
                 return match want {
                     Want::Exact(_) => Err(cannot_convert(obj, d)),
+                    // Beside an integer tensor, TF's TypeError too.
+                    Want::Operand(_) if lossy => Err(cannot_convert(obj, d)),
                     _ => default(&arr),
                 };
             }
@@ -312,17 +336,37 @@ pub fn constant(
     }
 }
 
+/// [`binary_operands`] as TensorFlow's `add` and `+` convert them: a Python
+/// float beside an integer tensor falls back to its own dtype (the op then
+/// refuses the pair with `InvalidArgumentError`), where the other operators
+/// raise `TypeError`.
+pub fn binary_operands_lenient(
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<(Tensor, Tensor)> {
+    match binary_operands(a, b) {
+        Err(e) if e.is_instance_of::<PyTypeError>(a.py()) => {
+            let (ta, tb) = (to_tensor(a, Want::Any), to_tensor(b, Want::Any));
+            match (ta, tb) {
+                (Ok(ta), Ok(tb)) => Ok((ta, tb)),
+                _ => Err(e),
+            }
+        }
+        r => r,
+    }
+}
+
 /// Converts the two operands of a binary op: a tensor-like side fixes the
 /// dtype the other side's Python scalars convert to.
 pub fn binary_operands(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)> {
     let a_is_tensor = a.is_instance_of::<PyTensor>() || a.is_instance_of::<PyVariable>();
     if a_is_tensor || !(b.is_instance_of::<PyTensor>() || b.is_instance_of::<PyVariable>()) {
         let ta = to_tensor(a, Want::Any)?;
-        let tb = to_tensor(b, Want::Hint(ta.dtype()))?;
+        let tb = to_tensor(b, Want::Operand(ta.dtype()))?;
         Ok((ta, tb))
     } else {
         let tb = to_tensor(b, Want::Any)?;
-        let ta = to_tensor(a, Want::Hint(tb.dtype()))?;
+        let ta = to_tensor(a, Want::Operand(tb.dtype()))?;
         Ok((ta, tb))
     }
 }

@@ -55,6 +55,24 @@ fn single_source(obj: &Bound<'_, PyAny>) -> Option<Source> {
 }
 
 impl PyTape {
+    /// A gradient target: a tensor as is; a Variable read while this tape
+    /// records (TensorFlow reads it `with self:`), so that `gradient(v, v)`
+    /// is 1 and a Variable that `max()` picked differentiates to itself.
+    fn target_of(&self, obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        if let Ok(v) = obj.cast::<PyVariable>() {
+            let var = &v.get().var;
+            // Recording until the read is done (a tape that cannot record
+            // again, being spent, gives a plain read).
+            let _recording = if self.tape.is_recording() {
+                None
+            } else {
+                self.tape.record().ok()
+            };
+            return Ok(var.read());
+        }
+        target_tensor(obj)
+    }
+
     /// Gradients of flat targets w.r.t. flat sources. The tape is not spent
     /// yet: the caller settles the returned spend (`interrupt::settle`) once
     /// the result is ready to be returned, so that a Ctrl-C that lands after
@@ -103,12 +121,16 @@ impl PyTape {
     ) -> PyResult<(Vec<Option<Tensor>>, PendingSpend)> {
         let targets: Vec<Tensor> = targets
             .iter()
-            .map(|t| target_tensor(&t))
+            .map(|t| self.target_of(&t))
             .collect::<PyResult<_>>()?;
         let sources: Vec<Source> = sources
             .iter()
             .map(|s| source_of(&s))
             .collect::<PyResult<_>>()?;
+        // One output gradient per target, paired in order as TensorFlow
+        // pairs them (extra entries are ignored: a plain list of numbers for
+        // one target is flattened, and its first number is that target's
+        // gradient, broadcast to the target's shape).
         let og: Option<Vec<Tensor>> = match output_gradients {
             None => None,
             Some(l) => Some(
@@ -116,16 +138,19 @@ impl PyTape {
                     .zip(&targets)
                     .map(|(g, t)| {
                         if g.is_none() {
-                            Tensor::ones(t.shape(), t.dtype()).py()
-                        } else {
-                            to_tensor(&g, Want::Hint(t.dtype()))
+                            return Tensor::ones(t.shape(), t.dtype()).py();
                         }
+                        let g = to_tensor(&g, Want::Hint(t.dtype()))?;
+                        if g.shape() != t.shape() && g.rank() == 0 {
+                            return tapers::ops::broadcast_to(&g, t.shape()).py();
+                        }
+                        Ok(g)
                     })
                     .collect::<PyResult<_>>()?,
             ),
         };
         if let Some(og) = &og {
-            if og.len() != targets.len() {
+            if og.len() < targets.len() {
                 return Err(PyValueError::new_err(format!(
                     "output_gradients has {} entries but target has {}",
                     og.len(),
@@ -217,7 +242,7 @@ impl PyTape {
     fn _explain(&self, targets: &Bound<'_, PyList>, source: &Bound<'_, PyAny>) -> PyResult<String> {
         let targets: Vec<Tensor> = targets
             .iter()
-            .map(|t| target_tensor(&t))
+            .map(|t| self.target_of(&t))
             .collect::<PyResult<_>>()?;
         Ok(self.tape.explain(&targets, &source_of(source)?).to_string())
     }
@@ -353,7 +378,12 @@ impl PyTape {
             PyErr::warn(py, &category, PERSISTENT_INSIDE, 1)?;
         }
         if output_gradients.is_none() && unconnected_gradients.is_none() {
-            if let (Some(t), Some(s)) = (single_tensor(target), single_source(sources)) {
+            let t = if target.is_instance_of::<PyVariable>() {
+                Some(this.target_of(target)?)
+            } else {
+                single_tensor(target)
+            };
+            if let (Some(t), Some(s)) = (t, single_source(sources)) {
                 let (g, spend) = this.flat_gradient(py, &[t], &[s], None, false)?;
                 let g = match g.into_iter().next().flatten() {
                     Some(g) => out(py, Ok(g))?,

@@ -125,7 +125,7 @@ macro_rules! number_protocol {
         #[pymethods]
         impl $cls {
             fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                $crate::tensor::binop(slf.as_any(), o, false, tapers::ops::add)
+                $crate::tensor::binop_add(slf.as_any(), o)
             }
             fn __radd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
                 $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::add)
@@ -143,10 +143,10 @@ macro_rules! number_protocol {
                 $crate::tensor::binop(slf.as_any(), o, true, tapers::ops::mul)
             }
             fn __truediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                $crate::tensor::binop(slf.as_any(), o, false, $crate::tensor::truediv)
+                $crate::tensor::binop_checked(slf.as_any(), o, false, $crate::tensor::truediv_dtypes, $crate::tensor::truediv)
             }
             fn __rtruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                $crate::tensor::binop(slf.as_any(), o, true, $crate::tensor::truediv)
+                $crate::tensor::binop_checked(slf.as_any(), o, true, $crate::tensor::truediv_dtypes, $crate::tensor::truediv)
             }
             fn __floordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
                 $crate::tensor::binop(slf.as_any(), o, false, tapers::ops::floordiv)
@@ -267,6 +267,19 @@ pub fn truediv(a: &Tensor, b: &Tensor) -> tapers::Result<Tensor> {
     ops::div(a, b)
 }
 
+/// TensorFlow's `__truediv__` (and `tf.divide`) check: operands of two
+/// dtypes are a `TypeError`, before any op runs.
+pub fn truediv_dtypes(a: &Tensor, b: &Tensor) -> PyResult<()> {
+    if a.dtype() != b.dtype() {
+        return Err(PyTypeError::new_err(format!(
+            "`x` and `y` must have the same dtype, got tapers.{} != tapers.{}.",
+            a.dtype().name(),
+            b.dtype().name()
+        )));
+    }
+    Ok(())
+}
+
 /// A binary operator between `slf` (a tensor or variable) and anything convertible.
 /// Returns `NotImplemented` for operands that cannot be converted.
 pub fn binop(
@@ -275,11 +288,41 @@ pub fn binop(
     reflected: bool,
     f: impl Fn(&Tensor, &Tensor) -> tapers::Result<Tensor> + Send + Sync,
 ) -> PyResult<Py<PyAny>> {
+    binop_checked(slf, other, reflected, |_, _| Ok(()), f)
+}
+
+/// `slf + other`: TensorFlow's `__add__` converts a Python float beside an
+/// integer tensor to float32 and lets the op refuse the pair
+/// (`InvalidArgumentError`), where its other operators raise `TypeError`.
+pub fn binop_add(slf: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    if other.is_exact_instance_of::<pyo3::types::PyFloat>()
+        || other.is_instance_of::<pyo3::types::PyList>()
+    {
+        let (a, b) = crate::convert::binary_operands_lenient(slf, other)?;
+        return call(py, None, Work::broadcast(&[&a, &b]), || ops::add(&a, &b));
+    }
+    binop(slf, other, false, ops::add)
+}
+
+/// [`binop`] with a check of the converted operands before the op runs.
+/// A Python number or list that cannot take the tensor's dtype raises
+/// TensorFlow's `TypeError` ("Cannot convert 0.5 to EagerTensor of dtype
+/// int32"); other unconvertible operands give `NotImplemented`, so that
+/// their reflected operator is tried.
+pub fn binop_checked(
+    slf: &Bound<'_, PyAny>,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+    check: impl Fn(&Tensor, &Tensor) -> PyResult<()>,
+    f: impl Fn(&Tensor, &Tensor) -> tapers::Result<Tensor> + Send + Sync,
+) -> PyResult<Py<PyAny>> {
     let py = slf.py();
     // Fast path: two tensors, as in `x * x`.
     if let (Ok(a), Ok(b)) = (slf.cast::<PyTensor>(), other.cast::<PyTensor>()) {
         let (a, b) = (&a.get().inner, &b.get().inner);
         let (a, b) = if reflected { (b, a) } else { (a, b) };
+        check(a, b)?;
         return call(py, None, Work::broadcast(&[a, b]), || f(a, b));
     }
     let pair = if reflected {
@@ -289,9 +332,20 @@ pub fn binop(
     };
     let (a, b) = match pair {
         Ok(p) => p,
-        Err(e) if e.is_instance_of::<PyTypeError>(py) => return Ok(py.NotImplemented()),
+        Err(e) if e.is_instance_of::<PyTypeError>(py) => {
+            let plain = other.is_instance_of::<pyo3::types::PyFloat>()
+                || other.is_instance_of::<pyo3::types::PyInt>()
+                || other.is_instance_of::<pyo3::types::PyList>()
+                || other.is_instance_of::<pyo3::types::PyTuple>();
+            return if plain {
+                Err(e)
+            } else {
+                Ok(py.NotImplemented())
+            };
+        }
         Err(e) => return Err(e),
     };
+    check(&a, &b)?;
     call(py, None, Work::broadcast(&[&a, &b]), || f(&a, &b))
 }
 

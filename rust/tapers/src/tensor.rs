@@ -353,16 +353,104 @@ impl Tensor {
 /// Ops whose output can be much larger than their inputs call this: creation
 /// ops, broadcasting, tiling, padding, gathers, products and one-hot.
 pub(crate) fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize> {
-    let n = checked_numel(shape).ok_or_else(|| too_large(shape, dtype))?;
+    // More than 2^63 - 1 elements is a bad shape (TF's InvalidArgumentError),
+    // not a large one.
+    let n = checked_numel(shape)
+        .filter(|&n| n <= i64::MAX as usize)
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "Shape {} would have more than 2**63 - 1 elements",
+                ShapeDisplay::of(shape)
+            ))
+        })?;
     let bytes = n
         .checked_mul(dtype.size_of())
         .ok_or_else(|| too_large(shape, dtype))?;
     if bytes >= 1 << 26 {
+        if memory_budget().is_some_and(|b| bytes as u64 > b) {
+            return Err(too_large(shape, dtype));
+        }
         Vec::<u8>::new()
             .try_reserve_exact(bytes)
             .map_err(|_| too_large(shape, dtype))?;
     }
     Ok(n)
+}
+
+/// How many bytes one more allocation could be backed by now, where the
+/// system says (Linux): available memory plus free swap, capped by the
+/// process's memory cgroup (v2 `memory.max` or v1 `memory.limit_in_bytes`,
+/// less its usage) and by `RLIMIT_AS` (less the address space in use).
+///
+/// The allocator only reserves address space, so a request far beyond this
+/// would be granted and then killed by the kernel's OOM killer when its pages
+/// are touched; [`check_alloc`] refuses it first. Read afresh on each large
+/// request (a few small `/proc` and `/sys` reads next to 64 MiB of work).
+fn memory_budget() -> Option<u64> {
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let field = |text: &str, key: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(key))?;
+        let kb: u64 = line[key.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kb * 1024)
+    };
+    let mut budget: Option<u64> = None;
+    let mut cap = |v: u64| budget = Some(budget.map_or(v, |b| b.min(v)));
+    if let Some(m) = read("/proc/meminfo") {
+        if let Some(avail) = field(&m, "MemAvailable:") {
+            cap(avail.saturating_add(field(&m, "SwapFree:").unwrap_or(0)));
+        }
+    }
+    // The memory cgroup: its limit less its usage.
+    let num = |s: Option<String>| s.and_then(|s| s.trim().parse::<u64>().ok());
+    if let Some(groups) = read("/proc/self/cgroup") {
+        for line in groups.lines() {
+            let mut parts = line.splitn(3, ':');
+            let (_, ctl, path) = (parts.next(), parts.next(), parts.next().unwrap_or("/"));
+            let (limit, usage) = match ctl {
+                Some("") => {
+                    let dir = format!("/sys/fs/cgroup{}", path.trim_end_matches('/'));
+                    (
+                        num(read(&format!("{dir}/memory.max"))),
+                        num(read(&format!("{dir}/memory.current"))),
+                    )
+                }
+                Some(c) if c.split(',').any(|c| c == "memory") => {
+                    let local = format!("/sys/fs/cgroup/memory{}", path.trim_end_matches('/'));
+                    let dir = if read(&format!("{local}/memory.limit_in_bytes")).is_some() {
+                        local
+                    } else {
+                        "/sys/fs/cgroup/memory".to_string()
+                    };
+                    (
+                        num(read(&format!("{dir}/memory.limit_in_bytes"))),
+                        num(read(&format!("{dir}/memory.usage_in_bytes"))),
+                    )
+                }
+                _ => continue,
+            };
+            if let Some(l) = limit {
+                cap(l.saturating_sub(usage.unwrap_or(0)));
+            }
+        }
+    }
+    // RLIMIT_AS, less the address space already mapped.
+    if let Some(limits) = read("/proc/self/limits") {
+        let soft = limits
+            .lines()
+            .find(|l| l.starts_with("Max address space"))
+            .and_then(|l| l.split_whitespace().nth(3))
+            .and_then(|v| v.parse::<u64>().ok());
+        if let Some(soft) = soft {
+            let used = read("/proc/self/status").and_then(|s| field(&s, "VmSize:"));
+            cap(soft.saturating_sub(used.unwrap_or(0)));
+        }
+    }
+    budget
 }
 
 pub(crate) fn too_large(shape: &[usize], dtype: DType) -> Error {

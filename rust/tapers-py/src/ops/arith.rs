@@ -15,10 +15,8 @@ unary!(
 
 binary!(
     exports_binary;
-    [Math, Tf] add(x, y) => ops::add, "Elementwise x + y (integers wrap on overflow).";
     [Math, Tf] subtract(x, y) => ops::sub, "Elementwise x - y (integers wrap on overflow).";
     [Math, Tf] multiply(x, y) => ops::mul, "Elementwise x * y (integers wrap on overflow).";
-    [Math, Tf] divide(x, y) => crate::tensor::truediv, "Elementwise true division x / y; integer inputs give float64, as in TensorFlow.";
     [Math, Tf] floordiv(x, y) => ops::floordiv, "Elementwise floor division. Integer division by zero raises ``InvalidArgumentError``.";
     [Math, Tf] floormod(x, y) => ops::floormod, "Elementwise remainder with the sign of y (Python's ``%``).";
     [Math, Tf] pow(x, y) => ops::pow, "Elementwise x ** y. Negative integer exponents of integers raise ``InvalidArgumentError``.";
@@ -46,9 +44,66 @@ pub fn add_n(py: Python<'_>, inputs: Tensors, name: Option<Name>) -> PyResult<Py
     call(py, name, Work::total(&ts), || ops::add_n(&ts))
 }
 
+/// Elementwise x + y (integers wrap on overflow).
+///
+/// Parameters
+/// ----------
+/// x, y : Tensor-like
+///     Broadcast together with NumPy's rules. A Python number takes the other
+///     operand's dtype where it can (a Python float beside an integer tensor
+///     is left a float, and the pair is refused with ``InvalidArgumentError``,
+///     as TensorFlow's ``add`` does); two tensors of different dtypes are an
+///     error (``InvalidArgumentError``).
+#[doc = name_doc!()]
+///
+/// Returns
+/// -------
+/// Tensor
+///     The broadcast shape; differentiable for floats.
+#[pyfunction]
+#[pyo3(signature = (x, y, name=None))]
+pub fn add(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    name: Option<Name>,
+) -> PyResult<Py<PyAny>> {
+    let (a, b) = crate::convert::binary_operands_lenient(x, y)?;
+    call(py, name, Work::broadcast(&[&a, &b]), || ops::add(&a, &b))
+}
+
+/// Elementwise true division x / y; integer inputs give float64, as in TensorFlow.
+///
+/// Parameters
+/// ----------
+/// x, y : Tensor-like
+///     Broadcast together with NumPy's rules. A Python number takes the other
+///     operand's dtype; two tensors of different dtypes are a ``TypeError``,
+///     as in TensorFlow's ``divide``.
+#[doc = name_doc!()]
+///
+/// Returns
+/// -------
+/// Tensor
+///     The broadcast shape; differentiable for floats.
+#[pyfunction]
+#[pyo3(signature = (x, y, name=None))]
+pub fn divide(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    name: Option<Name>,
+) -> PyResult<Py<PyAny>> {
+    let (a, b) = crate::convert::binary_operands(x, y)?;
+    crate::tensor::truediv_dtypes(&a, &b)?;
+    call(py, name, Work::broadcast(&[&a, &b]), || {
+        crate::tensor::truediv(&a, &b)
+    })
+}
+
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
     exports_unary(ex)?;
     exports_binary(ex)?;
-    export!(ex, [Math, Tf]: add_n);
+    export!(ex, [Math, Tf]: add, add_n, divide);
     Ok(())
 }

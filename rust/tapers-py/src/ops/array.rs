@@ -7,8 +7,8 @@ use tapers::{ops, DType, Tensor};
 
 use super::{export, name_doc, Exports};
 use crate::args::{
-    dtype_or, Axes, DTypeArg, Multiples, Name, NewShape, OutType, Perm, Shape, Splits, TensorArg,
-    Tensors,
+    dtype_or, Axes, DTypeArg, Multiples, Name, NewShape, OutType, Perm, Shape, Size, Splits,
+    TensorArg, Tensors,
 };
 use crate::call::{call, Work};
 use crate::convert::{binary_operands, to_tensor, Want};
@@ -305,11 +305,18 @@ pub fn stack(
 pub fn unstack(
     py: Python<'_>,
     value: TensorArg,
-    num: Option<usize>,
+    num: Option<Size>,
     axis: isize,
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
     let t = value.0;
+    let num = num
+        .map(|n| {
+            n.at_least(0, |n| {
+                format!("Value for attr 'num' of {n} must be at least minimum 0")
+            })
+        })
+        .transpose()?;
     if let Some(n) = num {
         let r = t.rank() as isize;
         let a = if axis < 0 { axis + r } else { axis };
@@ -349,7 +356,7 @@ pub fn split(
     value: TensorArg,
     num_or_size_splits: Splits,
     axis: isize,
-    num: Option<usize>,
+    num: Option<isize>,
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
     let t = value.0;
@@ -439,7 +446,7 @@ pub fn tile(
 pub fn one_hot(
     py: Python<'_>,
     indices: TensorArg,
-    depth: usize,
+    depth: Size,
     on_value: Option<f64>,
     off_value: Option<f64>,
     axis: Option<isize>,
@@ -447,6 +454,9 @@ pub fn one_hot(
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
     let i = indices.0;
+    let depth = depth.at_least(0, |d| {
+        format!("depth must be non-negative, got: {d} [Op:OneHot]")
+    })?;
     let d = dtype_or(dtype, DType::F32);
     let work = Work::elems(i.numel().saturating_mul(depth));
     call(py, name, work, || {

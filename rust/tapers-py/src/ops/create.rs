@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use tapers::{ops, DType, Tensor};
 
 use super::{export, name_doc, Exports};
-use crate::args::{dtype_or, DTypeArg, Name, NewShape, Shape, TensorArg};
+use crate::args::{dtype_or, DTypeArg, Name, NewShape, Shape, Size, TensorArg};
 use crate::call::{call, Work};
 use crate::convert::{constant as make_constant, to_tensor, Want};
 use crate::errors::IntoPyResult;
@@ -271,13 +271,18 @@ pub fn fill(
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 pub fn eye(
     py: Python<'_>,
-    num_rows: usize,
-    num_columns: Option<usize>,
+    num_rows: Size,
+    num_columns: Option<Size>,
     batch_shape: Option<Shape>,
     dtype: Option<DTypeArg>,
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
-    let cols = num_columns.unwrap_or(num_rows);
+    let dim = |d: isize| format!("Dimension {d} must be >= 0 [Op:Fill]");
+    let num_rows = num_rows.at_least(0, dim)?;
+    let cols = match num_columns {
+        Some(c) => c.at_least(0, dim)?,
+        None => num_rows,
+    };
     let batch = batch_shape.map_or_else(Vec::new, |b| b.0);
     let d = dtype_or(dtype, DType::F32);
     let work = Work::shape(&[&batch[..], &[num_rows, cols]].concat());
@@ -328,6 +333,16 @@ pub fn range(
         DType::I32
     };
     let dt = dtype_or(dtype, inferred);
+    if dt.is_integer() {
+        // TF converts each argument to the integer dtype: a float is a TypeError.
+        if let Some(f) = vals.iter().find(|t| t.dtype().is_floating()) {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "Cannot convert {:?} to EagerTensor of dtype {}",
+                f.to_f64_scalar().py()?,
+                dt.name()
+            )));
+        }
+    }
     let (s, l, d) = (
         s.to_f64_scalar().py()?,
         l.to_f64_scalar().py()?,
@@ -366,10 +381,14 @@ pub fn linspace(
     py: Python<'_>,
     start: TensorArg,
     stop: TensorArg,
-    num: usize,
+    num: Size,
     name: Option<Name>,
     axis: isize,
 ) -> PyResult<Py<PyAny>> {
+    // TF's linspace builds range(1, num) first, and reports a negative num as that range's error.
+    let num = num.at_least(0, |n| {
+        format!("Requires start <= limit when delta > 0: 1/{n} [Op:Range]")
+    })?;
     let (a, b) = (start.0, stop.0);
     let dt = if a.dtype() == DType::F64 || b.dtype() == DType::F64 {
         DType::F64

@@ -96,7 +96,15 @@ pub fn leaky_relu(
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
     let t = features.0;
-    call(py, name, Work::of(&[&t]), || ops::leaky_relu(&t, alpha))
+    call(py, name, Work::of(&[&t]), || {
+        // TF's leaky_relu casts integer features to float32 first.
+        let t = if t.dtype().is_integer() {
+            ops::cast(&t, tapers::DType::F32)?
+        } else {
+            t.clone()
+        };
+        ops::leaky_relu(&t, alpha)
+    })
 }
 
 /// Gaussian error linear unit (``tf.nn.gelu``).

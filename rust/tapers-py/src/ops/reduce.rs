@@ -39,6 +39,16 @@ Tensor
             name: Option<Name>,
         ) -> PyResult<Py<PyAny>> {
             let t = input_tensor.0;
+            // TF's reduce_std/reduce_variance refuse integers in Python, with a
+            // TypeError, after their first mean has checked the axes.
+            let rank = t.rank() as isize;
+            let axes_ok = axis.as_ref().is_none_or(|a| a.0.iter().all(|&x| -rank <= x && x < rank));
+            if matches!(stringify!($name), "reduce_std" | "reduce_variance") && t.dtype().is_integer() && axes_ok {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "Input must be either real or complex. Received integer type <dtype: '{}'>.",
+                    t.dtype().name()
+                )));
+            }
             let axes = axis.map(|a| a.0);
             call(py, name, Work::of(&[&t]), || $f(&t, axes.as_deref(), keepdims))
         }

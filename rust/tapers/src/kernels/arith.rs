@@ -122,9 +122,18 @@ macro_rules! int_arith {
                 }
             }
             fn pow(self, o: Self) -> Self {
-                // Negative exponents are rejected before the kernel runs;
-                // exponents beyond u32 (only i64's) saturate.
-                self.wrapping_pow(u32::try_from(o.max(0)).unwrap_or(u32::MAX))
+                // Negative exponents are rejected before the kernel runs.
+                // Squaring and multiplying, wrapping, over the whole exponent
+                // (TF's int64 pow with an exponent >= 2^32 included).
+                let (mut base, mut e, mut acc): (Self, u64, Self) = (self, o.max(0) as u64, 1);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    e >>= 1;
+                }
+                acc
             }
             fn neg(self) -> Self {
                 self.wrapping_neg()

@@ -51,23 +51,32 @@ struct Geom {
     ow: usize,
 }
 
-fn out_dim(input: usize, k: usize, stride: usize, dil: usize, padding: Padding) -> (usize, usize) {
+fn out_dim(
+    input: usize,
+    k: usize,
+    stride: usize,
+    dil: usize,
+    padding: Padding,
+) -> Result<(usize, usize)> {
     let eff = (k - 1) * dil + 1;
-    match padding {
+    Ok(match padding {
         Padding::Same => {
             let out = input.div_ceil(stride);
             let total = ((out.saturating_sub(1)) * stride + eff).saturating_sub(input);
             (out, total / 2)
         }
-        Padding::Valid => (
-            if input >= eff {
-                (input - eff) / stride + 1
-            } else {
-                0
-            },
-            0,
-        ),
-    }
+        Padding::Valid => {
+            // TF's rule (C++ division truncates toward zero): a window larger
+            // than the input by a stride or more is an error, not an empty output.
+            let out = (input as i128 - eff as i128) / stride as i128 + 1;
+            if out < 0 {
+                return Err(Error::invalid(format!(
+                    "Computed output size would be negative: {out} [input_size: {input}, effective_filter_size: {eff}, stride: {stride}]"
+                )));
+            }
+            (out as usize, 0)
+        }
+    })
 }
 
 fn geometry(shape: &[usize], win: &Window) -> Result<Geom> {
@@ -89,14 +98,14 @@ fn geometry(shape: &[usize], win: &Window) -> Result<Geom> {
         win.strides[0],
         win.dilations[0],
         win.padding,
-    );
+    )?;
     let (ow, left) = out_dim(
         shape[2],
         win.size[1],
         win.strides[1],
         win.dilations[1],
         win.padding,
-    );
+    )?;
     Ok(Geom {
         n: shape[0],
         h: shape[1],
@@ -312,25 +321,66 @@ fn windows(
     Ok((w, win))
 }
 
+describe_attr_op!(
+    MaxPool {
+        ksize: [usize; 2],
+        strides: [usize; 2],
+        padding: Padding
+    },
+    "MaxPool",
+    |op, [x]| max_pool2d(x, op.ksize, op.strides, op.padding)
+);
+
 /// Max pooling (NHWC). The gradient goes to the first maximum of each window,
-/// as TF's `MaxPoolGrad`.
+/// as TF's `MaxPoolGrad`; a NaN in a window is its maximum (it propagates, as
+/// in `reduce_max`; TF's kernel drops it). The gradient's own derivative with
+/// respect to the input is zeros (TF's `MaxPoolGradGrad` gives zeros there).
 pub fn max_pool2d(
     input: &Tensor,
     ksize: [usize; 2],
     strides: [usize; 2],
     padding: Padding,
 ) -> Result<Tensor> {
-    let (w, _) = windows(input, ksize, strides, padding, f64::NEG_INFINITY)?;
-    let first = ops::argmax(&ops::stop_gradient(&w), 3)?;
-    let mask = ops::cast(
-        &ops::one_hot(&first, ksize[0] * ksize[1], 1.0, 0.0, 3, crate::DType::I32)?,
-        crate::DType::Bool,
-    )?;
-    ops::reduce_sum(
-        &ops::where_(&mask, &w, &ops::zeros_like(&w)?)?,
-        Some(&[3]),
-        false,
-    )
+    let (y, mask, win) = crate::record::RecordingContext::default().enter(|| {
+        let (w, win) = windows(input, ksize, strides, padding, f64::NEG_INFINITY)?;
+        let first = super::reduce::argmax_nan_first(&w, 3)?;
+        let mask = ops::cast(
+            &ops::one_hot(&first, ksize[0] * ksize[1], 1.0, 0.0, 3, crate::DType::I32)?,
+            crate::DType::Bool,
+        )?;
+        let y = ops::reduce_sum(
+            &ops::where_(&mask, &w, &ops::zeros_like(&w)?)?,
+            Some(&[3]),
+            false,
+        )?;
+        Ok::<_, Error>((y, mask, win))
+    })?;
+    let op = MaxPool {
+        ksize,
+        strides,
+        padding,
+    };
+    record(op, &[input], &[&y], || {
+        let x = input.clone();
+        rule(move |g, _| {
+            // Each window's gradient to its selected tap, summed back into the input.
+            let s = mask.shape().to_vec();
+            let ge = ops::expand_dims(&g[0], 3)?;
+            let sel = ops::where_(&mask, &ge, &ops::zeros_like(&ge)?)?;
+            let p = ops::reshape(
+                &sel,
+                &[
+                    s[0] as isize,
+                    s[1] as isize,
+                    s[2] as isize,
+                    (s[3] * s[4]) as isize,
+                ],
+            )?;
+            let d = patches_adjoint(&p, x.shape(), &win)?;
+            Ok(vec![Some(super::grad::zero_dependence(&d, &x))])
+        })
+    });
+    Ok(y)
 }
 
 /// Average pooling (NHWC); padded positions are not counted (as TF).

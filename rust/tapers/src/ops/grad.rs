@@ -22,6 +22,39 @@ pub fn identity(x: &Tensor) -> Tensor {
     out
 }
 
+describe_op!(ZeroDependence, "ZeroDependence", |[t, on]| {
+    zero_dependence_checked(t, on)
+});
+
+fn zero_dependence_checked(t: &Tensor, on: &Tensor) -> Result<Tensor> {
+    Ok(zero_dependence(t, on))
+}
+
+/// `t` (a new alias), recorded as depending on `on` too, with a zero
+/// derivative. A gradient rule whose result is piecewise constant in a saved
+/// input (`ReluGrad`'s mask, `MaxPoolGrad`'s argmax) returns its result
+/// through this, so that a second derivative with respect to that input is a
+/// zero tensor, as TensorFlow's `ReluGradGrad`-style rules give, rather than
+/// `None`. Nothing is recorded, and nothing allocated, when no tape records.
+pub(crate) fn zero_dependence(t: &Tensor, on: &Tensor) -> Tensor {
+    if !recording::is_recording() {
+        return t.clone();
+    }
+    let out = t.alias();
+    record(ZeroDependence, &[t, on], &[&out], || {
+        let (shape, dtype) = (on.shape().to_vec(), on.dtype());
+        rule(move |g, needs| {
+            let zeros = if needs.get(1).copied().unwrap_or(false) {
+                Some(Tensor::zeros(&shape, dtype)?)
+            } else {
+                None
+            };
+            Ok(vec![Some(g[0].clone()), zeros])
+        })
+    });
+    out
+}
+
 /// A new tensor equal to `x` through which no gradient flows.
 pub fn stop_gradient(x: &Tensor) -> Tensor {
     // Never recorded as an op: to every tape the result is a constant. Tapes

@@ -280,6 +280,12 @@ pub fn trace(x: &Tensor) -> Result<Tensor> {
         )));
     }
     let (m, n) = (x.shape()[r - 2], x.shape()[r - 1]);
-    let eye = ops::eye(m, n, &[], x.dtype())?;
-    ops::reduce_sum(&ops::mul(x, &eye)?, Some(&[-2, -1]), false)
+    // Selected, not multiplied by the identity: an inf or NaN off the
+    // diagonal does not reach the sum (as TF's).
+    let diag = ops::cast(&ops::eye(m, n, &[], crate::DType::I32)?, crate::DType::Bool)?;
+    ops::reduce_sum(
+        &ops::where_(&diag, x, &ops::zeros_like(x)?)?,
+        Some(&[-2, -1]),
+        false,
+    )
 }

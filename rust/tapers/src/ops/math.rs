@@ -41,8 +41,8 @@ pub fn log(x: &Tensor) -> Result<Tensor> {
 }
 
 pointwise!(
-    /// `d sqrt(x) = g / (2 y)`, as `(g * 0.5) / y` (TF's `SqrtGrad`).
-    SqrtLocal { arity: 1, saves: Output, 0: |g, y, _y| (g * y.lit(0.5)) / y }
+    /// `d sqrt(x) = g / (2 y)`, as `(g * 0.5) / y`, and 0 where `g` is 0 (TF's `SqrtGrad`).
+    SqrtLocal { arity: 1, saves: Output, 0: |g, y, _y| g.unless_zero((g * y.lit(0.5)) / y) }
 );
 describe_op!(Sqrt, "Sqrt", |[x]| sqrt(x), rows: true, pointwise: SqrtLocal, method: sqrt);
 
@@ -235,10 +235,16 @@ describe_op!(Sign, "Sign", |[x]| sign(x), rows: true, method: sign);
 
 /// Absolute value; the gradient at 0 is 0 (as TF).
 pub fn abs(x: &Tensor) -> Result<Tensor> {
-    let y = numeric_unary!("Abs", x, |v| if v < Arith::neg(v) {
-        Arith::neg(v)
-    } else {
-        v
+    // abs(-0.0) is +0.0, as TF's.
+    let y = numeric_unary!("Abs", x, |v| {
+        let z = zero_of(v);
+        if v < z {
+            Arith::neg(v)
+        } else if v == z {
+            z
+        } else {
+            v
+        }
     })?;
     record(Abs, &[x], &[&y], || {
         let x = x.clone();
@@ -305,14 +311,31 @@ unary_op!(
     /// `ln(1 + x)`, accurate near 0.
     log1p, Log1p, "Log1p", |v| v.ln_1p(), |x, y| ops::reciprocal(&ops::add(x, &scalar_like(x, 1.0))?)?
 );
-unary_op!(
-    /// `1 / sqrt(x)`.
-    rsqrt, Rsqrt, "Rsqrt", |v| v.sqrt().recip(), |x, y| ops::mul(&ops::mul(y, &ops::mul(y, y)?)?, &scalar_like(y, -0.5))?
+pointwise!(
+    /// `d x^-1/2 = g (-y^3 / 2)`, and 0 where `g` is 0 (TF's `RsqrtGrad`).
+    RsqrtLocal { arity: 1, saves: Output, 0: |g, y, _y| g.unless_zero(g * ((y * (y * y)) * y.lit(-0.5))) }
 );
-unary_op!(
-    /// `1 / x`.
-    reciprocal, Reciprocal, "Reciprocal", |v| v.recip(), |x, y| ops::neg(&ops::mul(y, y)?)?
+describe_op!(Rsqrt, "Rsqrt", |[x]| rsqrt(x), rows: true, pointwise: RsqrtLocal, method: rsqrt);
+
+/// `1 / sqrt(x)`.
+pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
+    let y = float_unary!("Rsqrt", x, |v| v.sqrt().recip())?;
+    record_pointwise(Rsqrt, &[x], &y);
+    Ok(y)
+}
+
+pointwise!(
+    /// `d x^-1 = g (-y^2)`, and 0 where `g` is 0 (TF's `ReciprocalGrad`).
+    ReciprocalLocal { arity: 1, saves: Output, 0: |g, y, _y| g.unless_zero(g * -(y * y)) }
 );
+describe_op!(Reciprocal, "Reciprocal", |[x]| reciprocal(x), rows: true, pointwise: ReciprocalLocal, method: reciprocal);
+
+/// `1 / x`.
+pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
+    let y = float_unary!("Reciprocal", x, |v| v.recip())?;
+    record_pointwise(Reciprocal, &[x], &y);
+    Ok(y)
+}
 unary_op!(
     /// Tangent.
     tan, Tan, "Tan", |v| v.tan(), |x, y| ops::add(&ops::mul(y, y)?, &scalar_like(y, 1.0))?
@@ -369,37 +392,41 @@ impl ErfFn for f64 {
 }
 
 pointwise!(
-    /// `d relu = g` where `x > 0`, else 0 (TF's `ReluGrad`).
-    ReluLocal { arity: 1, saves: Inputs, 0: |g, x, _x| x.where_positive(g) }
+    /// `d relu = g * (x > 0)` (TF's `ReluGrad`: an infinite `g` where `x <= 0`
+    /// gives NaN; its own gradient with respect to `x` is zeros).
+    ReluLocal { arity: 1, saves: Inputs, 0: |g, x, _x| x.times_positive(g) }
 );
 describe_op!(Relu, "Relu", |[x]| relu(x), rows: true, pointwise: ReluLocal, method: relu);
 describe_op!(Relu6, "Relu6", |[x]| relu6(x), method: relu6);
 
-/// Rectified linear unit; the gradient at 0 is 0 (as TF).
+/// Rectified linear unit; the gradient at 0 is 0, and NaN stays NaN (as TF).
 pub fn relu(x: &Tensor) -> Result<Tensor> {
     let y = numeric_unary!("Relu", x, |v| {
         let z = zero_of(v);
-        if v > z {
-            v
-        } else {
+        // `v < 0`, not `v > 0`: NaN (and -0.0) pass through, as in TF.
+        if v < z {
             z
+        } else {
+            v
         }
     })?;
     record_pointwise(Relu, &[x], &y);
     Ok(y)
 }
 
-/// `min(max(x, 0), 6)`; the gradient is 1 strictly inside (0, 6).
+/// `min(max(x, 0), 6)`; NaN stays NaN; the gradient is `g` strictly inside
+/// (0, 6) and `g * 0` elsewhere (TF's `Relu6Grad`), and its own gradient with
+/// respect to `x` is zeros.
 pub fn relu6(x: &Tensor) -> Result<Tensor> {
     let y = numeric_unary!("Relu6", x, |v| {
         let z = zero_of(v);
         let six = z + one_of(v) + one_of(v) + one_of(v) + one_of(v) + one_of(v) + one_of(v);
         if v > six {
             six
-        } else if v > z {
-            v
-        } else {
+        } else if v < z {
             z
+        } else {
+            v
         }
     })?;
     record(Relu6, &[x], &[&y], || {
@@ -409,11 +436,8 @@ pub fn relu6(x: &Tensor) -> Result<Tensor> {
                 &ops::greater(&x, &ops::zeros_like(&x)?)?,
                 &ops::less(&x, &Tensor::scalar_of(x.dtype(), 6.0))?,
             )?;
-            Ok(vec![Some(ops::where_(
-                &inside,
-                &g[0],
-                &ops::zeros_like(&g[0])?,
-            )?)])
+            let d = ops::mul(&g[0], &ops::cast(&inside, g[0].dtype())?)?;
+            Ok(vec![Some(ops::grad::zero_dependence(&d, &x))])
         })
     });
     Ok(y)

@@ -359,6 +359,10 @@ mod tests {
                 ops::take(&x, 1, Arc::new(vec![2, 0, 2])).unwrap(),
                 ops::scatter_add(&x, 1, Arc::new(vec![1, 0, 1]), 4).unwrap(),
                 ops::identity(&x),
+                ops::elu(&x).unwrap(),
+                ops::selu(&x).unwrap(),
+                ops::leaky_relu(&x, 0.25).unwrap(),
+                ops::max_pool2d(&img, [2, 2], [1, 2], Padding::Same).unwrap(),
                 ops::add_n(&[x.clone(), r.clone(), x.clone()]).unwrap(),
                 ops::patches(
                     &img,
@@ -421,7 +425,7 @@ mod tests {
             }
             replayed += 1;
         }
-        assert_eq!(replayed, 47, "every op above was recorded once");
+        assert_eq!(replayed, 51, "every op above was recorded once");
         assert!(
             pointwise >= 10,
             "{pointwise} pointwise descriptions checked"

@@ -3,6 +3,7 @@
 //! keeps them numerically stable.
 
 use super::array::where_;
+use super::{describe_attr_op, describe_op, record, rule};
 use crate::error::{Error, Result};
 use crate::ops;
 use crate::shape::normalize_axis;
@@ -23,28 +24,93 @@ fn float_only(op: &'static str, t: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// `x` where positive, `alpha * x` elsewhere.
+describe_op!(Elu, "Elu", |[x]| elu(x));
+describe_op!(Selu, "Selu", |[x]| selu(x));
+describe_attr_op!(LeakyRelu { alpha: f64 }, "LeakyRelu", |op, [x]| leaky_relu(
+    x, op.alpha
+));
+
+const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
+const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
+
+/// Runs `f` with no tape recording on this thread: the forward value of an
+/// op that records itself as one entry with its own rule.
+fn unrecorded<R>(f: impl FnOnce() -> R) -> R {
+    crate::record::RecordingContext::default().enter(f)
+}
+
+/// `x` where positive, `alpha * x` elsewhere (NaN stays NaN).
+///
+/// Its gradient is TF's `LeakyReluGrad`, `g` where `x > 0` and `alpha * g`
+/// elsewhere (NaN included); that gradient's own derivative with respect to
+/// `x` is zeros, as TF's.
 pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
     float_only("LeakyRelu", x)?;
-    let pos = ops::greater(x, &c(x, 0.0))?;
-    where_(&pos, x, &ops::mul(x, &c(x, alpha))?)
+    // TF's alpha is a float32 attribute, also for float64 features.
+    let alpha = alpha as f32 as f64;
+    let y = unrecorded(|| {
+        let pos = ops::greater(x, &c(x, 0.0))?;
+        where_(&pos, x, &ops::mul(x, &c(x, alpha))?)
+    })?;
+    record(LeakyRelu { alpha }, &[x], &[&y], || {
+        let x = x.clone();
+        rule(move |g, _| {
+            let pos = ops::greater(&x, &c(&x, 0.0))?;
+            let d = where_(&pos, &g[0], &ops::mul(&g[0], &c(&g[0], alpha))?)?;
+            Ok(vec![Some(ops::grad::zero_dependence(&d, &x))])
+        })
+    });
+    Ok(y)
 }
 
 /// Exponential linear unit: `x` where positive, `e^x - 1` elsewhere.
+///
+/// Its gradient is TF's `EluGrad`, written with the output `y`: `g (y + 1)`
+/// where `y < 0`, `g` elsewhere (so 1 at 0 and at NaN); differentiating that
+/// again goes through `y`, which gives TF's `EluGradGrad` (0 at 0).
 pub fn elu(x: &Tensor) -> Result<Tensor> {
     float_only("Elu", x)?;
-    let pos = ops::greater(x, &c(x, 0.0))?;
     // expm1 on min(x, 0) keeps the unused branch finite.
-    where_(&pos, x, &ops::expm1(&ops::minimum(x, &c(x, 0.0))?)?)
+    let y = unrecorded(|| {
+        let pos = ops::greater(x, &c(x, 0.0))?;
+        where_(&pos, x, &ops::expm1(&ops::minimum(x, &c(x, 0.0))?)?)
+    })?;
+    record(Elu, &[x], &[&y], || {
+        let y = y.clone();
+        rule(move |g, _| {
+            let neg = ops::less(&y, &c(&y, 0.0))?;
+            let inner = ops::mul(&g[0], &ops::add(&y, &c(&y, 1.0))?)?;
+            Ok(vec![Some(where_(&neg, &inner, &g[0])?)])
+        })
+    });
+    Ok(y)
 }
 
 /// Scaled ELU with TF's constants.
+///
+/// Its gradient is TF's `SeluGrad`, written with the output `y`:
+/// `g (y + scale alpha)` where `y < 0`, `g scale` elsewhere (0 and NaN
+/// included); differentiating it again goes through `y` (TF's `SeluGradGrad`).
 pub fn selu(x: &Tensor) -> Result<Tensor> {
-    const ALPHA: f64 = 1.673_263_242_354_377_3;
-    const SCALE: f64 = 1.050_700_987_355_480_5;
-    let pos = ops::greater(x, &c(x, 0.0))?;
-    let neg = ops::mul(&ops::expm1(&ops::minimum(x, &c(x, 0.0))?)?, &c(x, ALPHA))?;
-    ops::mul(&where_(&pos, x, &neg)?, &c(x, SCALE))
+    float_only("Selu", x)?;
+    let y = unrecorded(|| {
+        let pos = ops::greater(x, &c(x, 0.0))?;
+        let neg = ops::mul(
+            &ops::expm1(&ops::minimum(x, &c(x, 0.0))?)?,
+            &c(x, SELU_ALPHA),
+        )?;
+        ops::mul(&where_(&pos, x, &neg)?, &c(x, SELU_SCALE))
+    })?;
+    record(Selu, &[x], &[&y], || {
+        let y = y.clone();
+        rule(move |g, _| {
+            let neg = ops::less(&y, &c(&y, 0.0))?;
+            let inner = ops::mul(&g[0], &ops::add(&y, &c(&y, SELU_SCALE * SELU_ALPHA))?)?;
+            let outer = ops::mul(&g[0], &c(&g[0], SELU_SCALE))?;
+            Ok(vec![Some(where_(&neg, &inner, &outer)?)])
+        })
+    });
+    Ok(y)
 }
 
 /// Gaussian error linear unit, exact (`approximate = false`, TF's default) or
@@ -96,11 +162,30 @@ pub fn softmax_cross_entropy_with_logits(
     axis: isize,
 ) -> Result<Tensor> {
     if labels.shape() != logits.shape() {
-        return Err(Error::invalid(format!(
-            "logits and labels must be broadcastable: logits_size={} labels_size={} [Op:SoftmaxCrossEntropyWithLogits]",
-            crate::shape::ShapeDisplay::of(logits.shape()),
-            crate::shape::ShapeDisplay::of(labels.shape())
-        )));
+        // TF broadcasts logits and labels of the same rank against each other.
+        let err = || {
+            Error::invalid(format!(
+                "logits and labels must be broadcastable: logits_size={} labels_size={} [Op:SoftmaxCrossEntropyWithLogits]",
+                crate::shape::ShapeDisplay::of(logits.shape()),
+                crate::shape::ShapeDisplay::of(labels.shape())
+            ))
+        };
+        if labels.rank() != logits.rank() {
+            return Err(err());
+        }
+        let shape: Vec<usize> = match crate::shape::broadcast_shapes(
+            "SoftmaxCrossEntropyWithLogits",
+            labels.shape(),
+            logits.shape(),
+        ) {
+            Ok(s) => s.to_vec(),
+            Err(_) => return Err(err()),
+        };
+        return softmax_cross_entropy_with_logits(
+            &ops::broadcast_to(labels, &shape)?,
+            &ops::broadcast_to(logits, &shape)?,
+            axis,
+        );
     }
     let lsm = log_softmax(logits, axis)?;
     ops::neg(&ops::reduce_sum(
@@ -136,8 +221,18 @@ pub fn sparse_softmax_cross_entropy_with_logits(
             vals.to_vec::<i64>()?.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" ")
         )));
     }
-    let onehot = ops::one_hot(labels, n, 1.0, 0.0, -1, logits.dtype())?;
-    softmax_cross_entropy_with_logits(&onehot, logits, -1)
+    // The label's log-probability is selected, not multiplied by a one-hot
+    // row: a -inf logit elsewhere (a masked class) would give 0 * -inf = NaN.
+    let onehot = ops::cast(
+        &ops::one_hot(labels, n, 1.0, 0.0, -1, crate::DType::I32)?,
+        crate::DType::Bool,
+    )?;
+    let lsm = log_softmax(logits, -1)?;
+    ops::neg(&ops::reduce_sum(
+        &where_(&onehot, &lsm, &ops::zeros_like(&lsm)?)?,
+        Some(&[-1]),
+        false,
+    )?)
 }
 
 /// `max(x, 0) - x * z + log(1 + exp(-|x|))`, TF's stable form.

@@ -38,8 +38,14 @@ pub(crate) trait Value:
 {
     /// The constant `v` in this value's type.
     fn lit(&self, v: f64) -> Self;
-    /// `then` where `self > 0`, zero elsewhere (and where `self` is NaN).
-    fn where_positive(&self, then: impl Into<Self>) -> Self;
+    /// `g * (self > 0)` (TF's `ReluGrad`: NaN where `g` is infinite and `self`
+    /// is not positive). On tensors, the result also depends on `self` with a
+    /// zero derivative, so a second derivative through it is zeros, not `None`.
+    fn times_positive(&self, g: impl Into<Self>) -> Self;
+    /// `v` where `self` (an upstream gradient) is nonzero, 0 where it is 0:
+    /// TF's `SqrtGrad`, `RsqrtGrad` and `ReciprocalGrad` give 0 for a zero
+    /// upstream even where the local derivative is infinite.
+    fn unless_zero(&self, v: impl Into<Self>) -> Self;
 }
 
 macro_rules! float_value {
@@ -50,11 +56,15 @@ macro_rules! float_value {
                 v as $t
             }
             #[inline(always)]
-            fn where_positive(&self, then: impl Into<$t>) -> $t {
-                if *self > 0.0 {
-                    then.into()
-                } else {
+            fn times_positive(&self, g: impl Into<$t>) -> $t {
+                g.into() * if *self > 0.0 { 1.0 } else { 0.0 }
+            }
+            #[inline(always)]
+            fn unless_zero(&self, v: impl Into<$t>) -> $t {
+                if *self == 0.0 {
                     0.0
+                } else {
+                    v.into()
                 }
             }
         }
@@ -139,10 +149,18 @@ impl Value for Expr {
         )
     }
 
-    fn where_positive(&self, then: impl Into<Expr>) -> Expr {
-        self.apply(&then.into(), |c, t| {
-            let positive = super::greater(c, &Tensor::scalar_of(c.dtype(), 0.0))?;
-            super::where_(&positive, t, &super::zeros_like(t)?)
+    fn times_positive(&self, g: impl Into<Expr>) -> Expr {
+        self.apply(&g.into(), |x, g| {
+            let positive = super::greater(x, &Tensor::scalar_of(x.dtype(), 0.0))?;
+            let d = super::mul(g, &super::cast(&positive, g.dtype())?)?;
+            Ok(super::grad::zero_dependence(&d, x))
+        })
+    }
+
+    fn unless_zero(&self, v: impl Into<Expr>) -> Expr {
+        self.apply(&v.into(), |g, v| {
+            let zero = super::equal(g, &Tensor::scalar_of(g.dtype(), 0.0))?;
+            super::where_(&zero, &super::zeros_like(v)?, v)
         })
     }
 }

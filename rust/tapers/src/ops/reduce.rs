@@ -7,6 +7,7 @@ use super::arith::Arith;
 use smallvec::SmallVec;
 
 use super::{record, rule};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::op::Op;
 use crate::ops;
@@ -265,6 +266,17 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
 pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let ax = reduction_axes("Mean", x.rank(), axes)?;
     let count: usize = ax.iter().map(|&a| x.shape()[a]).product();
+    if matches!(x.dtype(), DType::I32 | DType::I64) {
+        // TF sums integers without wrapping int32's intermediate sum and
+        // divides with truncation; an empty mean is 0.
+        let s = reduce_sum(&ops::cast(x, DType::I64)?, axes, keepdims)?;
+        let q: Vec<i64> = s
+            .to_vec::<i64>()?
+            .into_iter()
+            .map(|v| if count == 0 { 0 } else { v / count as i64 })
+            .collect();
+        return ops::cast(&Tensor::from_vec(q, s.shape())?, x.dtype());
+    }
     let s = reduce_sum(x, axes, keepdims)?;
     // count == 0 gives NaN for floats (0/0), as numpy and TF do.
     ops::div(&s, &Tensor::scalar_of(x.dtype(), count as f64))
@@ -499,7 +511,13 @@ pub fn reduce_all(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
     logical_reduce("All", x, axes, keepdims, false)
 }
 
-fn arg_extremum(name: &'static str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> {
+fn arg_extremum(
+    name: &'static str,
+    x: &Tensor,
+    axis: isize,
+    max: bool,
+    nan_wins: bool,
+) -> Result<Tensor> {
     let ax = normalize_axis(axis, x.rank()).map_err(|_| {
         Error::invalid(format!(
             "Expected dimension in the range [{}, {}), but got {axis} [Op:{name}]",
@@ -522,7 +540,13 @@ fn arg_extremum(name: &'static str, x: &Tensor, axis: isize, max: bool) -> Resul
                     for (i, v) in lane.iter().enumerate() {
                         let b = &lane[best];
                         #[allow(clippy::eq_op)]
-                        let better = if max { *v > *b } else { *v < *b } || (v != v && b == b);
+                        let better = if max { *v > *b } else { *v < *b }
+                            || if nan_wins {
+                                v != v && b == b
+                            } else {
+                                // TF skips NaN: any number beats a NaN best.
+                                b != b && v == v
+                            };
                         if better {
                             best = i;
                         }
@@ -543,13 +567,21 @@ fn arg_extremum(name: &'static str, x: &Tensor, axis: isize, max: bool) -> Resul
 }
 
 /// Index (int64) of the largest element along `axis`; the first on ties.
+/// NaN is skipped, as in TF (`argmax([1, nan, 0])` is 0; all NaN gives 0).
 pub fn argmax(x: &Tensor, axis: isize) -> Result<Tensor> {
-    arg_extremum("ArgMax", x, axis, true)
+    arg_extremum("ArgMax", x, axis, true, false)
 }
 
 /// Index (int64) of the smallest element along `axis`; the first on ties.
+/// NaN is skipped, as in TF.
 pub fn argmin(x: &Tensor, axis: isize) -> Result<Tensor> {
-    arg_extremum("ArgMin", x, axis, false)
+    arg_extremum("ArgMin", x, axis, false, false)
+}
+
+/// [`argmax`] where the first NaN wins: `max_pool2d` picks its window's
+/// element with it, so a NaN in a window propagates (as `reduce_max` does).
+pub(crate) fn argmax_nan_first(x: &Tensor, axis: isize) -> Result<Tensor> {
+    arg_extremum("ArgMax", x, axis, true, true)
 }
 
 fn scan<T: Copy + Send + Sync>(
@@ -621,6 +653,15 @@ fn scan_numeric(
     }))
 }
 
+/// `a / b`, and 0 where `b` is 0 (TF's `div_no_nan`), written with `where`
+/// so that it is differentiable like TF's (no gradient where `b` is 0).
+fn div_no_nan(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let zero = ops::equal(b, &Tensor::scalar_of(b.dtype(), 0.0))?;
+    let safe = ops::where_(&zero, &Tensor::scalar_of(b.dtype(), 1.0), b)?;
+    let q = ops::div(a, &safe)?;
+    ops::where_(&zero, &ops::zeros_like(&q)?, &q)
+}
+
 /// Cumulative sum along `axis` (TF's `exclusive` and `reverse` flags).
 pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
     let ax = scan_axis("Cumsum", x, axis)?;
@@ -649,10 +690,10 @@ pub fn cumprod(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Resul
     };
     record(op, &[x], &[&out], || {
         let (x, y) = (x.clone(), out.clone());
-        // TF's _CumprodGrad (divides by x, so undefined at zeros, as in TF).
+        // TF's _CumprodGrad: divides by x with div_no_nan (0 where x is 0).
         rule(move |g, _| {
             let s = cumsum(&ops::mul(&y, &g[0])?, ax as isize, exclusive, !reverse)?;
-            Ok(vec![Some(ops::div(&s, &x)?)])
+            Ok(vec![Some(div_no_nan(&s, &x)?)])
         })
     });
     Ok(out)
