@@ -87,12 +87,14 @@ def test_a_world_of_one_without_mpiexec():
 
 def test_buckets_group_by_size_and_dtype():
     f32, f64 = "float32", "float64"
-    layout = (((10, 10), f32), None, ((5,), f32), ((300,), f32), ((4,), f64), ((2,), f64))
+    layout = (((10, 10), f32), None, ((5,), f32), ((300,), f32), ((100,), f32), ((4,), f64), ((2,), f64))
     plan = dtape._Plan(layout, bucket_bytes=1024)
-    # 400 + 20 bytes fit; the 1200-byte tensor goes alone; float64 starts its own bucket.
-    assert [b.indices for b in plan.buckets] == [[0, 2], [3], [4, 5]]
-    assert [b.nbytes for b in plan.buckets] == [420, 1200, 48]
+    # 400 + 20 bytes fit; a tensor of half the bucket or more goes alone; 420 + 400 fill a bucket;
+    # float64 starts its own bucket.
+    assert [b.indices for b in plan.buckets] == [[3], [0, 2, 4], [5, 6]]
+    assert [b.nbytes for b in plan.buckets] == [1200, 820, 48]
     assert plan.buckets[2].buffer.dtype == np.float64
+    assert [b.indices for b in dtape._Plan(layout[:3] * 3, bucket_bytes=1000).buckets] == [[0, 2, 3, 5], [6, 8]]
 
 
 def test_shard_and_batches_split_every_global_batch():
@@ -198,7 +200,7 @@ def test_a_skipped_gradient_call_is_named(tmp_path):
 
 
 COLLECTIVES = textwrap.dedent(
-    """
+    r"""
     import sys
 
     import numpy as np
@@ -250,6 +252,13 @@ COLLECTIVES = textwrap.dedent(
         loss = tf.reduce_sum(vs[0] * vs[0]) + tf.cast(tf.reduce_sum(vs[1]), tf.float32)
     summed = dist.DistributedGradientTape(tape, op=dist.Sum).gradient(loss, vs)
     assert summed[0].numpy()[0, 0] == 6.0 and summed[1].numpy()[0] == 2.0
+
+    # Scalars, and a None gradient (the same on every rank) passing through.
+    s_var, unused = tf.Variable(float(r + 1)), tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        loss = s_var * s_var
+    gs, gu = dist.DistributedGradientTape(tape).gradient(loss, [s_var, unused])
+    assert gs.shape == () and float(gs) == 3.0 and gu is None
     sys.stdout.write(f"ok {r}\n")
     """
 )

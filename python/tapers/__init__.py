@@ -8,7 +8,7 @@ names (``tapers.X``, ``tapers.math``, ``tapers.nn``, ``tapers.linalg``,
 
 from __future__ import annotations
 
-from . import errors, experimental, linalg, math, nn, optimizers, random, train
+from . import distribute, errors, experimental, linalg, math, nn, optimizers, random, train
 
 # The ops TensorFlow has at top level, Tensor and Variable: the binding's list.
 from ._core import *  # noqa: F403
@@ -31,4 +31,5 @@ __all__ = [
     "clip_by_norm", "clip_by_value", "custom_gradient", "double", "errors", "experimental", "float32", "float64",
     "int32", "int64", "linalg", "math", "mod", "newaxis", "nn", "optimizers", "random", "realdiv", "train",
     "truediv",
+    "distribute",
 ]  # fmt: skip

@@ -35,8 +35,8 @@ def _world(num_shards: Optional[int], index: Optional[int]) -> tuple[int, int]:
 
 
 def _length(arrays: list[np.ndarray]) -> int:
-    lengths = {a.shape[0] if a.ndim else None for a in arrays}
-    if len(lengths) != 1 or None in lengths:
+    lengths = {a.shape[0] if a.ndim else -1 for a in arrays}
+    if len(lengths) != 1 or -1 in lengths:
         raise ValueError(f"the arrays must share their first dimension; got shapes {[a.shape for a in arrays]}")
     return int(lengths.pop())
 

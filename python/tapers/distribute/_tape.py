@@ -1,8 +1,8 @@
 """``DistributedGradientTape``: a tape whose ``gradient`` averages over ranks.
 
 The gradients are grouped into buckets of at most ``bucket_bytes`` (one dtype
-per bucket, in source order; a tensor at least that large is a bucket of its
-own). Each bucket's allreduce is started (non-blocking) as soon as the
+per bucket, in source order; a tensor of at least half that size is a bucket
+of its own, sent from its own buffer). Each bucket's allreduce is started (non-blocking) as soon as the
 bucket is packed, so packing the next bucket and unpacking the previous one
 overlap with the transfers in flight.
 
@@ -64,6 +64,10 @@ class _Plan:
             shape, dtype_name = entry
             dtype = np.dtype(dtype_name)
             nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            if nbytes >= bucket_bytes // 2:
+                # Large enough to amortize an allreduce's latency alone: sent from its own buffer, uncopied.
+                self.buckets.append(_Bucket([i], [shape], dtype))
+                continue
             if current and (dtype != current_dtype or current_bytes + nbytes > bucket_bytes):
                 close()
                 current, current_bytes = [], 0
@@ -105,7 +109,8 @@ class DistributedGradientTape:
         ``Average`` (the mean gradient: each rank's loss is a mean over its
         part of the batch) or ``Sum``.
     bucket_bytes : int, default 1 MiB
-        The most bytes an allreduce carries (a larger tensor goes alone).
+        The most bytes one allreduce of several tensors carries; a tensor of
+        at least half of it is reduced alone, straight from its buffer.
 
     Attributes
     ----------
@@ -176,7 +181,7 @@ class DistributedGradientTape:
 
     def _combine(self, flat: list[Any]) -> list[Any]:
         t0 = time.perf_counter()
-        arrays = [None if g is None else g.numpy() for g in flat]
+        arrays: list[Any] = [None if g is None else g.numpy() for g in flat]
         layout = tuple(None if a is None else (a.shape, a.dtype.name) for a in arrays)
         plan = self._plans.get(layout)
         if plan is None:

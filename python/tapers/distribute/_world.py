@@ -268,8 +268,8 @@ def _supervise(rank: int) -> None:
     # The supervisor: forward signals meant for the rank, wait, report, exit as the rank did.
     # The supervisor keeps its copy of the rank's connection to mpiexec (PMI_FD) open: mpiexec
     # takes its closing as the rank's end, and must not act before the report below is written.
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(sig, lambda signum, _frame: os.kill(child, signum))
+    for forwarded in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(forwarded, lambda signum, _frame: os.kill(child, signum))
     while True:
         try:
             _, status = os.waitpid(child, 0)
