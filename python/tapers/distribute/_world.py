@@ -26,7 +26,7 @@ from ..errors import OpError
 # Environment variables by which launchers tell a process its rank and the world's size:
 # MPICH's hydra and Slurm's PMI (PMI_*), Open MPI (OMPI_COMM_WORLD_*), PMIx launchers.
 _RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK")
-_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
+_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE")
 
 
 class StallError(OpError, TimeoutError):
@@ -67,11 +67,11 @@ _THREADS_AT_IMPORT = _native_threads()
 
 
 def _launched_rank() -> Optional[tuple[int, int]]:
-    """(rank, size) as the launcher's environment gives them; None outside a launcher."""
-    for rv, sv in zip(_RANK_VARS, _SIZE_VARS + ("PMIX_SIZE",)):
-        if rv in os.environ:
-            size = os.environ.get(sv) or os.environ.get("PMI_SIZE") or "0"
-            return int(os.environ[rv]), int(size)
+    """(rank, size) as the launcher's environment gives them (size -1 when it does
+    not say); None outside a launcher."""
+    for rank_var, size_var in zip(_RANK_VARS, _SIZE_VARS):
+        if rank_var in os.environ:
+            return int(os.environ[rank_var]), int(os.environ.get(size_var, "-1"))
     return None
 
 
@@ -87,7 +87,11 @@ def init(comm: Any = None) -> None:
     any rank prints ``tapers.distribute: rank N raised ...`` with its
     traceback and aborts every rank (``MPI_Abort``, non-zero exit), and a rank
     that dies without raising (killed, crashed in native code) is named on
-    stderr by a small watcher process while ``mpiexec`` ends the others.
+    stderr, with the signal, by its supervisor (on Linux ``init`` forks before
+    MPI starts: the parent waits for the rank) while ``mpiexec`` ends the
+    others. Call it before running ops: once tapers' thread pool has started
+    it cannot fork, and a watcher process reports the first rank of the host
+    to end instead.
 
     Parameters
     ----------
@@ -101,26 +105,27 @@ def init(comm: Any = None) -> None:
     Raises
     ------
     ImportError
-        When started by ``mpiexec`` with more than one rank but mpi4py is not
-        installed (``pip install 'tapers[distributed]'``).
+        When started by an MPI launcher with more than one rank but mpi4py is
+        not installed (``pip install 'tapers[distributed]'``).
     """
     with _state.lock:
         if _state.initialized:
             return
         launched = _launched_rank()
-        if comm is None and (launched is None or launched[1] <= 1):
+        if comm is None and (launched is None or 0 <= launched[1] <= 1):
             _state.initialized = True  # a world of one; MPI is never loaded
             return
-        if comm is None and launched is not None:
-            _watch(launched[0])
         try:
-            from mpi4py import MPI
+            import mpi4py  # noqa: F401 - the package only: MPI itself starts below, after _watch's fork
         except ImportError as e:
             raise ImportError(
-                f"tapers.distribute: this process was started as rank {launched[0] if launched else '?'} of "
-                f"{launched[1] if launched else '?'} but mpi4py is not installed; "
-                "install it with pip install 'tapers[distributed]'"
+                f"tapers.distribute: this process was started as rank {launched[0] if launched else '?'} by an "
+                "MPI launcher, but mpi4py is not installed; install it with pip install 'tapers[distributed]'"
             ) from e
+        if comm is None and launched is not None:
+            _watch(launched[0])
+        from mpi4py import MPI
+
         _state.mpi = MPI
         _state.comm = comm if comm is not None else MPI.COMM_WORLD
         _state.rank = _state.comm.Get_rank()
