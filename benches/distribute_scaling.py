@@ -50,7 +50,7 @@ def worker(steps: int, warmup: int, batch: int, bucket_bytes: int) -> None:
         variables += [tf.Variable(g.normal([a, b], stddev=(2.0 / a) ** 0.5)), tf.Variable(tf.zeros([b]))]
     dist.broadcast_variables(variables)
     opt = tf.optimizers.SGD(0.01)
-    sync, waiting = [], []
+    sync, waiting, handshake = [], [], []
     stats: dict[str, float] = {}
 
     def step(i: int) -> None:
@@ -69,12 +69,14 @@ def worker(steps: int, warmup: int, batch: int, bucket_bytes: int) -> None:
             stats = dtape.last_stats
             sync.append(stats["seconds_sync"])
             waiting.append(stats["seconds_waiting"])
+            handshake.append(stats["seconds_handshake"])
 
     for i in range(warmup):
         step(i)
     dist.barrier()
     sync.clear()
     waiting.clear()
+    handshake.clear()
     t0 = time.perf_counter()
     for i in range(steps):
         step(i)
@@ -89,6 +91,7 @@ def worker(steps: int, warmup: int, batch: int, bucket_bytes: int) -> None:
                     "ms_per_step": 1e3 * seconds / steps,
                     "ms_sync": 1e3 * statistics.median(sync) if sync else 0.0,
                     "ms_waiting": 1e3 * statistics.median(waiting) if waiting else 0.0,
+                    "ms_handshake": 1e3 * statistics.median(handshake) if handshake else 0.0,
                     "bytes_reduced": stats.get("bytes_reduced", 0),
                     "bytes_copied_in": stats.get("bytes_copied_in", 0),
                     "bytes_copied_out": stats.get("bytes_copied_out", 0),
@@ -143,7 +146,8 @@ def main() -> None:
     )
     print(
         f"gradient sync per step on 2 ranks: median {statistics.median(t['ms_sync'] for t in twos):.3f} ms "
-        f"(blocked on transfers {statistics.median(t['ms_waiting'] for t in twos):.3f} ms); "
+        f"(handshake {statistics.median(t['ms_handshake'] for t in twos):.3f} ms, "
+        f"blocked on transfers {statistics.median(t['ms_waiting'] for t in twos):.3f} ms); "
         f"{last['bytes_reduced']:.0f} bytes reduced in {last['buckets']:.0f} bucket(s), copied "
         f"{last['bytes_copied_in']:.0f} in and {last['bytes_copied_out']:.0f} out"
     )
