@@ -2,8 +2,10 @@
 
 MLP 784-256-256-10, softmax cross-entropy, SGD, per-rank batch 128, one
 intra-op thread per rank (``RAYON_NUM_THREADS=1``): one process alone (no
-MPI at all) against ``mpiexec -n 2``, alternating, ``--repeat`` times each.
-Reports samples per second over all ranks, the 2-rank/1-rank ratio (median
+MPI at all) against ``mpiexec -n 2`` and against two independent one-rank
+processes at once (the most two single-threaded loops get from this
+machine: its ceiling), alternating, ``--repeat`` times each. Reports samples
+per second over all ranks, the 2-rank/1-rank ratio and the ceiling's (median
 and range over the repeats), the time per step spent combining gradients
 (handshake, packing, allreduce, unpacking) and the part of it spent blocked
 on transfers, and the bytes copied per step. ``--buckets`` also compares
@@ -101,7 +103,7 @@ def worker(steps: int, warmup: int, batch: int, bucket_bytes: int) -> None:
         )
 
 
-def launch(ranks: int, args: argparse.Namespace, bucket_bytes: int) -> dict[str, float]:
+def _command(ranks: int, args: argparse.Namespace, bucket_bytes: int) -> tuple[list[str], dict[str, str]]:
     cmd = [sys.executable, __file__, "--worker", "--steps", str(args.steps), "--warmup", str(args.warmup),
            "--batch", str(args.batch), "--bucket-bytes", str(bucket_bytes)]  # fmt: skip
     if ranks > 1:
@@ -109,8 +111,22 @@ def launch(ranks: int, args: argparse.Namespace, bucket_bytes: int) -> dict[str,
     env = dict(os.environ, RAYON_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     root = str(Path(__file__).resolve().parent.parent / "python")
     env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
+    return cmd, env
+
+
+def launch(ranks: int, args: argparse.Namespace, bucket_bytes: int) -> dict[str, float]:
+    cmd, env = _command(ranks, args, bucket_bytes)
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env, timeout=600).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def ceiling(args: argparse.Namespace) -> float:
+    """Samples per second of two independent one-rank processes run at once: what
+    the machine gives two single-threaded loops, with no communication at all."""
+    cmd, env = _command(1, args, args.bucket_bytes)
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    return sum(json.loads(o.strip().splitlines()[-1])["samples_per_s"] for o in outs)
 
 
 def main() -> None:
@@ -127,22 +143,26 @@ def main() -> None:
         worker(args.steps, args.warmup, args.batch, args.bucket_bytes)
         return
     print(f"load average before: {os.getloadavg()}")
-    ratios, ones, twos = [], [], []
+    ratios, ceilings, ones, twos = [], [], [], []
     for _ in range(args.repeat):
         one = launch(1, args, args.bucket_bytes)
         two = launch(2, args, args.bucket_bytes)
+        both = ceiling(args)
         ones.append(one)
         twos.append(two)
         ratios.append(two["samples_per_s"] / one["samples_per_s"])
+        ceilings.append(both / one["samples_per_s"])
         print(
-            f"1 rank {one['samples_per_s']:8.0f} samples/s ({one['ms_per_step']:.2f} ms/step) | "
-            f"2 ranks {two['samples_per_s']:8.0f} samples/s ({two['ms_per_step']:.2f} ms/step, "
-            f"sync {two['ms_sync']:.3f} ms of which blocked {two['ms_waiting']:.3f} ms) | ratio {ratios[-1]:.2f}"
+            f"1 rank {one['samples_per_s']:7.0f} samples/s ({one['ms_per_step']:.2f} ms/step) | "
+            f"2 ranks {two['samples_per_s']:7.0f} samples/s ({two['ms_per_step']:.2f} ms/step, "
+            f"sync {two['ms_sync']:.3f} ms of which blocked {two['ms_waiting']:.3f} ms) | ratio {ratios[-1]:.2f} | "
+            f"2 independent 1-rank processes {both:7.0f} samples/s, ratio {ceilings[-1]:.2f}"
         )
     last = twos[-1]
     print(
         f"weak scaling 2/1: median {statistics.median(ratios):.2f}, range {min(ratios):.2f}-{max(ratios):.2f} "
-        f"over {args.repeat} alternating pairs"
+        f"over {args.repeat} alternating runs; the machine's ceiling (two independent loops over one): median "
+        f"{statistics.median(ceilings):.2f}, range {min(ceilings):.2f}-{max(ceilings):.2f}"
     )
     print(
         f"gradient sync per step on 2 ranks: median {statistics.median(t['ms_sync'] for t in twos):.3f} ms "
