@@ -97,6 +97,7 @@ def worker(steps: int, warmup: int, batch: int, bucket_bytes: int) -> None:
                     "bytes_reduced": stats.get("bytes_reduced", 0),
                     "bytes_copied_in": stats.get("bytes_copied_in", 0),
                     "bytes_copied_out": stats.get("bytes_copied_out", 0),
+                    "bytes_copied_by_mpi": stats.get("bytes_copied_by_mpi", 0),
                     "buckets": stats.get("buckets", 0),
                 }
             )
@@ -169,14 +170,16 @@ def main() -> None:
         f"(handshake {statistics.median(t['ms_handshake'] for t in twos):.3f} ms, "
         f"blocked on transfers {statistics.median(t['ms_waiting'] for t in twos):.3f} ms); "
         f"{last['bytes_reduced']:.0f} bytes reduced in {last['buckets']:.0f} bucket(s), copied "
-        f"{last['bytes_copied_in']:.0f} in and {last['bytes_copied_out']:.0f} out"
+        f"{last['bytes_copied_in']:.0f} in (and MPI {last['bytes_copied_by_mpi']:.0f} from sends out of place) "
+        f"and {last['bytes_copied_out']:.0f} out"
     )
     if args.buckets:
         for bucket in (256 << 10, 1 << 20, 64 << 20):
             r = launch(2, args, bucket)
             print(
                 f"bucket {bucket >> 10:6d} KiB: {r['buckets']:.0f} bucket(s), {r['samples_per_s']:.0f} samples/s, "
-                f"sync {r['ms_sync']:.3f} ms, blocked {r['ms_waiting']:.3f} ms, copied in {r['bytes_copied_in']:.0f}"
+                f"sync {r['ms_sync']:.3f} ms, blocked {r['ms_waiting']:.3f} ms, copied in {r['bytes_copied_in']:.0f}, "
+                f"by MPI {r['bytes_copied_by_mpi']:.0f}"
             )
     print(f"load average after: {os.getloadavg()}")
 

@@ -94,7 +94,8 @@ def main() -> None:
     if stats and dist.size() > 1:
         last = stats[-1]
         np.save(args.out / f"stats_rank{rank}.npy", np.array([last["bytes_copied_in"], last["bytes_copied_out"],
-                                                              last["bytes_reduced"], last["buckets"]]))
+                                                              last["bytes_reduced"], last["buckets"],
+                                                              last["bytes_copied_by_mpi"]]))
 
 
 if __name__ == "__main__":

@@ -7,9 +7,10 @@ bucket is packed, so packing the next bucket and unpacking the previous one
 overlap with the transfers in flight.
 
 Copies: a bucket of one tensor is sent straight from the tensor's buffer (no
-copy); a bucket of several is packed into one contiguous buffer (one copy)
+copy of ours; MPI's out-of-place allreduce copies it into the receive buffer
+itself); a bucket of several is packed into one contiguous buffer (one copy)
 and reduced in place. Each result is copied once into a new tensor. The
-``last_stats`` of a tape count both.
+``last_stats`` of a tape count all three.
 """
 
 from __future__ import annotations
@@ -118,6 +119,8 @@ class DistributedGradientTape:
         For the last ``gradient`` call: ``buckets``, ``bytes_reduced`` (the
         gradients' bytes), ``bytes_copied_in`` (packed into buckets; a bucket
         of one tensor is sent from the tensor's own buffer),
+        ``bytes_copied_by_mpi`` (such a send is out of place, and MPICH
+        copies the send buffer into the receive buffer before reducing),
         ``bytes_copied_out`` (results copied into new tensors),
         ``seconds_handshake``, ``seconds_waiting`` (blocked on transfers, after
         the overlapped packing and unpacking) and ``seconds_sync`` (the whole
@@ -192,13 +195,15 @@ class DistributedGradientTape:
         t1 = time.perf_counter()
         comm, MPI = _state.comm, _state.mpi
         mpi_op = _mpi_op(self._op)
-        copied_in = 0
+        copied_in = copied_by_mpi = 0
         requests = []
         for b in plan.buckets:
             if len(b.indices) == 1:
                 send = np.ascontiguousarray(arrays[b.indices[0]]).reshape(-1)  # the tensor's buffer: no copy
                 if not np.shares_memory(send, arrays[b.indices[0]]):
                     copied_in += b.nbytes
+                # Out of place: MPICH's algorithms first copy the send buffer into the receive buffer.
+                copied_by_mpi += b.nbytes
                 requests.append(comm.Iallreduce(send, b.buffer, op=mpi_op))
             else:
                 for i, a, z in zip(b.indices, b.offsets[:-1], b.offsets[1:]):
@@ -224,6 +229,7 @@ class DistributedGradientTape:
             "bytes_reduced": sum(b.nbytes for b in plan.buckets),
             "bytes_copied_in": copied_in,
             "bytes_copied_out": copied_out,
+            "bytes_copied_by_mpi": copied_by_mpi,
             "seconds_handshake": t1 - t0,
             "seconds_waiting": waited,
             "seconds_sync": t2 - t0,
