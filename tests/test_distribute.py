@@ -183,6 +183,18 @@ def test_a_killed_rank_ends_the_job_naming_it(tmp_path):
 
 
 @needs_mpi
+def test_without_the_supervisor_a_watcher_reports_the_killed_rank(tmp_path, monkeypatch):
+    # The fallback when init() cannot fork (a thread pool already running, not Linux): a watcher
+    # process per rank reports the first rank of the host whose pipe closes. Under heavy load that
+    # may be the rank mpiexec ended a moment later, so only the report and the job's end are checked.
+    monkeypatch.setenv("TAPERS_DISTRIBUTE_SUPERVISOR", "0")
+    t0 = time.monotonic()
+    r = launch(2, str(WORKER), str(tmp_path), "--fail-at", "3", "--fail-how", "kill", timeout=30)
+    assert r.returncode != 0 and time.monotonic() - t0 < 15
+    assert r.stderr.count("ended without finishing: killed by a signal or crashed outside Python") == 1, r.stderr
+
+
+@needs_mpi
 def test_mismatched_gradients_raise_on_every_rank(tmp_path):
     r = launch(2, str(WORKER), str(tmp_path), "--mismatch", "2", timeout=30)
     assert r.returncode != 0
