@@ -8,7 +8,21 @@ names (``tapers.X``, ``tapers.math``, ``tapers.nn``, ``tapers.linalg``,
 
 from __future__ import annotations
 
-from . import autodiff, config, data, errors, experimental, keras, linalg, math, nn, optimizers, random, train
+from . import (
+    autodiff,
+    config,
+    data,
+    distribute,
+    errors,
+    experimental,
+    keras,
+    linalg,
+    math,
+    nn,
+    optimizers,
+    random,
+    train,
+)
 
 # The ops TensorFlow has at top level, Tensor and Variable: the binding's list.
 from ._core import *  # noqa: F403
@@ -35,7 +49,7 @@ __all__ = [
     "DType", "GradientTape", "TensorShape", "UnconnectedGradients", "as_dtype", "bool", "clip_by_global_norm",
     "clip_by_norm", "clip_by_value", "custom_gradient", "double", "errors", "experimental", "float32", "float64",
     "int32", "int64", "linalg", "math", "mod", "newaxis", "nn", "optimizers", "random", "realdiv", "train",
-    "truediv", "Module", "keras", "name_scope",
+    "truediv", "Module", "keras", "name_scope", "distribute",
 ]  # fmt: skip
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
 __all__ += ["TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid", "vectorized_map"]
