@@ -83,9 +83,7 @@ def test_matches_tensorflow(case: dict[str, Any]) -> None:
 # (Cholesky reads one triangle, but its gradient is spread over both).
 SYMMETRIC = {"cholesky": ("x",), "cholesky_solve": ("a",), "logdet": ("x",)}
 
-FD_CASES = [
-    c for c in CASES if "loss" in c and "grads" in c["tf"] and c.get("dtype", "float64") == "float64"
-]
+FD_CASES = [c for c in CASES if "loss" in c and "grads" in c["tf"] and c.get("dtype", "float64") == "float64"]
 
 
 def _loss(case: dict[str, Any], inputs: dict[str, np.ndarray]) -> float:
@@ -140,19 +138,22 @@ def test_factorizations_reconstruct_their_input(dtype: Any) -> None:
     assert (np.diff(s.numpy(), axis=-1) <= 0).all()
     _, uf, vf = tf.linalg.svd(a, full_matrices=True)
     assert (uf.shape, vf.shape) == ((2, 5, 5), (2, 3, 3))
-    np.testing.assert_allclose(tf.matmul(uf, uf, transpose_a=True).numpy(), np.broadcast_to(np.eye(5), (2, 5, 5)),
-                               atol=tol)
+    np.testing.assert_allclose(
+        tf.matmul(uf, uf, transpose_a=True).numpy(), np.broadcast_to(np.eye(5), (2, 5, 5)), atol=tol
+    )
     q, r = tf.linalg.qr(a)
     np.testing.assert_allclose(tf.matmul(q, r).numpy(), a.numpy(), atol=tol)
     np.testing.assert_allclose(r.numpy(), np.triu(r.numpy()), atol=0)
     sym = tf.matmul(a, a, transpose_a=True) + tf.eye(3, dtype=dtype)
     e, vec = tf.linalg.eigh(sym)
-    np.testing.assert_allclose(tf.matmul(vec * e[..., None, :], vec, transpose_b=True).numpy(), sym.numpy(),
-                               atol=tol * 10)
+    np.testing.assert_allclose(
+        tf.matmul(vec * e[..., None, :], vec, transpose_b=True).numpy(), sym.numpy(), atol=tol * 10
+    )
     chol = tf.linalg.cholesky(sym)
     np.testing.assert_allclose(tf.matmul(chol, chol, transpose_b=True).numpy(), sym.numpy(), atol=tol * 10)
-    np.testing.assert_allclose(tf.matmul(tf.linalg.inv(sym), sym).numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)),
-                               atol=tol * 10)
+    np.testing.assert_allclose(
+        tf.matmul(tf.linalg.inv(sym), sym).numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)), atol=tol * 10
+    )
     np.testing.assert_allclose(tf.linalg.det(sym).numpy(), np.linalg.det(sym.numpy()), rtol=tol * 10)
 
 

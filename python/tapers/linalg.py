@@ -118,7 +118,5 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
     del name
     if not isinstance(t_list, Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    halves = [
-        _core.multiply(_core.reduce_sum(_core.square(v)), 0.5) for v in t_list if v is not None
-    ]
+    halves = [_core.multiply(_core.reduce_sum(_core.square(v)), 0.5) for v in t_list if v is not None]
     return _core.sqrt(_core.multiply(_core.reduce_sum(_core.stack(halves)), 2.0))

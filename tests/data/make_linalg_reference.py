@@ -124,7 +124,13 @@ def cases() -> list[dict[str, Any]]:
             {"x": mat(*shape)},
             values=svd_vals.replace("K", str(k)),
             loss=svd_loss.replace("[..., :, :k]", f"[..., :, :{k}]"),
-            weights={"ws": w(*batch, k), "wu": w(*batch, m, uc), "wv": w(*batch, n, vc), "wp": w(*batch, m, n), "c": w(k)},
+            weights={
+                "ws": w(*batch, k),
+                "wu": w(*batch, m, uc),
+                "wv": w(*batch, n, vc),
+                "wp": w(*batch, m, n),
+                "c": w(k),
+            },
         )
     add(
         "svd compute_uv=False",
@@ -135,11 +141,21 @@ def cases() -> list[dict[str, Any]]:
         second=True,
     )
     add("svd float32", "tf.linalg.svd(x)[0]", {"x": mat(3, 5)}, dtype="float32")
-    add("svd full 5x3 gradient refused", "tf.linalg.svd(x, full_matrices=True)", {"x": mat(5, 3)},
-        values="[out[0]]", loss="tf.reduce_sum(out[0])")
+    add(
+        "svd full 5x3 gradient refused",
+        "tf.linalg.svd(x, full_matrices=True)",
+        {"x": mat(5, 3)},
+        values="[out[0]]",
+        loss="tf.reduce_sum(out[0])",
+    )
     add("svd rank 1", "tf.linalg.svd(x)", {"x": mat(3)})
-    add("svd repeated singular values", "tf.linalg.svd(x)", {"x": np.diag([2.0, 2.0, 1.0]).tolist()},
-        values="[out[0]]", loss="tf.reduce_sum(out[0]) + tf.reduce_sum(tf.matmul(out[1], out[2], transpose_b=True))")
+    add(
+        "svd repeated singular values",
+        "tf.linalg.svd(x)",
+        {"x": np.diag([2.0, 2.0, 1.0]).tolist()},
+        values="[out[0]]",
+        loss="tf.reduce_sum(out[0]) + tf.reduce_sum(tf.matmul(out[1], out[2], transpose_b=True))",
+    )
 
     # QR: values up to the signs of r's rows (and q's columns).
     qr_loss = "tf.reduce_sum(wq * out[0] * out[0]) + tf.reduce_sum(wr * out[1] * out[1])"
@@ -156,41 +172,83 @@ def cases() -> list[dict[str, Any]]:
             loss=qr_loss,
             weights={"wq": w(*batch, m, qc), "wr": w(*batch, rr, n)},
         )
-    add("qr full 4x3 gradient refused", "tf.linalg.qr(x, full_matrices=True)", {"x": mat(4, 3)},
-        values="[tf.matmul(out[0], out[1])]", loss="tf.reduce_sum(out[1] * out[1])")
+    add(
+        "qr full 4x3 gradient refused",
+        "tf.linalg.qr(x, full_matrices=True)",
+        {"x": mat(4, 3)},
+        values="[tf.matmul(out[0], out[1])]",
+        loss="tf.reduce_sum(out[1] * out[1])",
+    )
     add("qr rank 1", "tf.linalg.qr(x)", {"x": mat(3)})
 
     # Cholesky.
-    add("cholesky", "tf.linalg.cholesky(x)", {"x": spd(2)}, loss="tf.reduce_sum(wl * out)",
-        weights={"wl": w(2, 3, 3)}, second=True)
+    add(
+        "cholesky",
+        "tf.linalg.cholesky(x)",
+        {"x": spd(2)},
+        loss="tf.reduce_sum(wl * out)",
+        weights={"wl": w(2, 3, 3)},
+        second=True,
+    )
     add("cholesky float32", "tf.linalg.cholesky(x)", {"x": spd()}, dtype="float32")
-    add("cholesky not positive definite", "tf.linalg.band_part(tf.linalg.cholesky(x), -1, 0)",
-        {"x": [[1.0, 2.0], [2.0, 1.0]]})
+    add(
+        "cholesky not positive definite",
+        "tf.linalg.band_part(tf.linalg.cholesky(x), -1, 0)",
+        {"x": [[1.0, 2.0], [2.0, 1.0]]},
+    )
     add("cholesky not square", "tf.linalg.cholesky(x)", {"x": mat(2, 3)})
     add("cholesky rank 1", "tf.linalg.cholesky(x)", {"x": mat(3)})
-    add("cholesky_solve", "tf.linalg.cholesky_solve(tf.linalg.cholesky(a), b)", {"a": spd(), "b": mat(3, 2)},
-        loss="tf.reduce_sum(wo * out)", weights={"wo": w(3, 2)})
+    add(
+        "cholesky_solve",
+        "tf.linalg.cholesky_solve(tf.linalg.cholesky(a), b)",
+        {"a": spd(), "b": mat(3, 2)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(3, 2)},
+    )
 
     # Inverse, determinants.
-    add("inv", "tf.linalg.inv(x)", {"x": well(2)}, loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 3, 3)},
-        second=True)
-    add("inv adjoint", "tf.linalg.inv(x, adjoint=True)", {"x": well()}, loss="tf.reduce_sum(wo * out)",
-        weights={"wo": w(3, 3)})
+    add(
+        "inv",
+        "tf.linalg.inv(x)",
+        {"x": well(2)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(2, 3, 3)},
+        second=True,
+    )
+    add(
+        "inv adjoint",
+        "tf.linalg.inv(x, adjoint=True)",
+        {"x": well()},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(3, 3)},
+    )
     add("inv singular", "tf.linalg.inv(x)", {"x": [[1.0, 2.0], [2.0, 4.0]]})
     add("inv not square", "tf.linalg.inv(x)", {"x": mat(2, 3)})
     add("det", "tf.linalg.det(x)", {"x": well(2)}, loss="tf.reduce_sum(wo * out)", weights={"wo": w(2)}, second=True)
     add("det singular", "tf.linalg.det(x)", {"x": [[1.0, 2.0], [2.0, 4.0]]})
     add("det 2x0 not square", "tf.linalg.det(x)", {"x": np.zeros((2, 0, 0)).tolist()})
     add("det not square", "tf.linalg.det(x)", {"x": mat(2, 3)})
-    add("slogdet", "tf.linalg.slogdet(x)", {"x": [well(n=3)[0:3], (-np.array(well(n=3))).tolist()]},
-        loss="tf.reduce_sum(wo * out[1]) + tf.reduce_sum(out[0])", weights={"wo": w(2)}, second=True)
+    add(
+        "slogdet",
+        "tf.linalg.slogdet(x)",
+        {"x": [well(n=3)[0:3], (-np.array(well(n=3))).tolist()]},
+        loss="tf.reduce_sum(wo * out[1]) + tf.reduce_sum(out[0])",
+        weights={"wo": w(2)},
+        second=True,
+    )
     add("slogdet singular", "tf.linalg.slogdet(x)", {"x": [[1.0, 2.0], [2.0, 4.0]]})
     add("logdet", "tf.linalg.logdet(x)", {"x": spd(2)}, loss="tf.reduce_sum(wo * out)", weights={"wo": w(2)})
 
     # Solves.
     for adj in (False, True):
-        add(f"solve adjoint={adj}", f"tf.linalg.solve(a, b, adjoint={adj})", {"a": well(2), "b": mat(2, 3, 2)},
-            loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 3, 2)}, second=True)
+        add(
+            f"solve adjoint={adj}",
+            f"tf.linalg.solve(a, b, adjoint={adj})",
+            {"a": well(2), "b": mat(2, 3, 2)},
+            loss="tf.reduce_sum(wo * out)",
+            weights={"wo": w(2, 3, 2)},
+            second=True,
+        )
     add("solve singular", "tf.linalg.solve(a, b)", {"a": [[1.0, 2.0], [2.0, 4.0]], "b": mat(2, 1)})
     add("solve not square", "tf.linalg.solve(a, b)", {"a": mat(2, 3), "b": mat(2, 1)})
     add("solve rows", "tf.linalg.solve(a, b)", {"a": well(), "b": mat(2, 1)})
@@ -199,45 +257,105 @@ def cases() -> list[dict[str, Any]]:
     for lo in (True, False):
         for adj in (False, True):
             a = lower(2) if lo else np.swapaxes(np.array(lower(2)), -1, -2).tolist()
-            add(f"triangular_solve lower={lo} adjoint={adj}",
+            add(
+                f"triangular_solve lower={lo} adjoint={adj}",
                 f"tf.linalg.triangular_solve(a, b, lower={lo}, adjoint={adj})",
-                {"a": (np.array(a) + np.triu(np.ones((3, 3)), 1) * 7 * (1 if lo else 0)
-                       + np.tril(np.ones((3, 3)), -1) * 7 * (0 if lo else 1)).tolist(), "b": mat(2, 3, 2)},
-                loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 3, 2)})
-    add("triangular_solve broadcast", "tf.linalg.triangular_solve(a, b)", {"a": lower(n=3), "b": mat(2, 3, 2)},
-        loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 3, 2)})
+                {
+                    "a": (
+                        np.array(a)
+                        + np.triu(np.ones((3, 3)), 1) * 7 * (1 if lo else 0)
+                        + np.tril(np.ones((3, 3)), -1) * 7 * (0 if lo else 1)
+                    ).tolist(),
+                    "b": mat(2, 3, 2),
+                },
+                loss="tf.reduce_sum(wo * out)",
+                weights={"wo": w(2, 3, 2)},
+            )
+    add(
+        "triangular_solve broadcast",
+        "tf.linalg.triangular_solve(a, b)",
+        {"a": lower(n=3), "b": mat(2, 3, 2)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(2, 3, 2)},
+    )
     add("triangular_solve not square", "tf.linalg.triangular_solve(a, b)", {"a": mat(2, 3), "b": mat(2, 1)})
     add("triangular_solve rows", "tf.linalg.triangular_solve(a, b)", {"a": lower(), "b": mat(2, 1)})
-    add("triangular_solve zero diagonal", "tf.linalg.triangular_solve(a, b)",
-        {"a": [[2.0, 0.0], [1.0, 0.0]], "b": [[1.0], [1.0]]})
+    add(
+        "triangular_solve zero diagonal",
+        "tf.linalg.triangular_solve(a, b)",
+        {"a": [[2.0, 0.0], [1.0, 0.0]], "b": [[1.0], [1.0]]},
+    )
 
     # Least squares.
-    add("lstsq tall", "tf.linalg.lstsq(a, b)", {"a": mat(5, 3), "b": mat(5, 2)},
-        loss="tf.reduce_sum(wo * out)", weights={"wo": w(3, 2)})
-    add("lstsq wide", "tf.linalg.lstsq(a, b)", {"a": mat(2, 3, 4), "b": mat(2, 3, 2)},
-        loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 4, 2)})
-    add("lstsq l2", "tf.linalg.lstsq(a, b, l2_regularizer=0.5)", {"a": mat(4, 3), "b": mat(4, 1)},
-        loss="tf.reduce_sum(wo * out)", weights={"wo": w(3, 1)})
-    add("lstsq fast=False", "tf.linalg.lstsq(a, b, fast=False)", {"a": mat(5, 3), "b": mat(5, 2)},
-        loss="tf.reduce_sum(out)")
-    add("lstsq fast=False rank deficient", "tf.linalg.lstsq(a, b, l2_regularizer=1.0, fast=False)",
-        {"a": [[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]], "b": [[1.0], [1.0], [2.0]]})
+    add(
+        "lstsq tall",
+        "tf.linalg.lstsq(a, b)",
+        {"a": mat(5, 3), "b": mat(5, 2)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(3, 2)},
+    )
+    add(
+        "lstsq wide",
+        "tf.linalg.lstsq(a, b)",
+        {"a": mat(2, 3, 4), "b": mat(2, 3, 2)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(2, 4, 2)},
+    )
+    add(
+        "lstsq l2",
+        "tf.linalg.lstsq(a, b, l2_regularizer=0.5)",
+        {"a": mat(4, 3), "b": mat(4, 1)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(3, 1)},
+    )
+    add(
+        "lstsq fast=False",
+        "tf.linalg.lstsq(a, b, fast=False)",
+        {"a": mat(5, 3), "b": mat(5, 2)},
+        loss="tf.reduce_sum(out)",
+    )
+    add(
+        "lstsq fast=False rank deficient",
+        "tf.linalg.lstsq(a, b, l2_regularizer=1.0, fast=False)",
+        {"a": [[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]], "b": [[1.0], [1.0], [2.0]]},
+    )
 
     # Symmetric eigen: values up to eigenvector signs.
     eig_loss = (
         "tf.reduce_sum(we * out[0]) + tf.reduce_sum(wv * out[1] * out[1])"
         " + tf.reduce_sum(wp * tf.matmul(out[1] * c, out[1], transpose_b=True))"
     )
-    add("eigh", "tf.linalg.eigh(x)", {"x": sym(2)}, values="[out[0], tf.abs(out[1])]", loss=eig_loss,
-        weights={"we": w(2, 3), "wv": w(2, 3, 3), "wp": w(2, 3, 3), "c": w(3)})
-    add("eigh reads the lower triangle", "tf.linalg.eigh(x)",
+    add(
+        "eigh",
+        "tf.linalg.eigh(x)",
+        {"x": sym(2)},
+        values="[out[0], tf.abs(out[1])]",
+        loss=eig_loss,
+        weights={"we": w(2, 3), "wv": w(2, 3, 3), "wp": w(2, 3, 3), "c": w(3)},
+    )
+    add(
+        "eigh reads the lower triangle",
+        "tf.linalg.eigh(x)",
         {"x": (np.tril(np.array(sym())) + np.triu(np.ones((3, 3)), 1) * 5).tolist()},
-        values="[out[0], tf.abs(out[1])]", loss=eig_loss,
-        weights={"we": w(3), "wv": w(3, 3), "wp": w(3, 3), "c": w(3)})
-    add("eigvalsh", "tf.linalg.eigvalsh(x)", {"x": sym(2)}, loss="tf.reduce_sum(we * out)",
-        weights={"we": w(2, 3)}, second=True)
-    add("eigh repeated eigenvalues", "tf.linalg.eigh(x)", {"x": np.diag([1.0, 1.0, 2.0]).tolist()},
-        values="[out[0]]", loss="tf.reduce_sum(out[0]) + tf.reduce_sum(tf.matmul(out[1], out[1], transpose_b=True))")
+        values="[out[0], tf.abs(out[1])]",
+        loss=eig_loss,
+        weights={"we": w(3), "wv": w(3, 3), "wp": w(3, 3), "c": w(3)},
+    )
+    add(
+        "eigvalsh",
+        "tf.linalg.eigvalsh(x)",
+        {"x": sym(2)},
+        loss="tf.reduce_sum(we * out)",
+        weights={"we": w(2, 3)},
+        second=True,
+    )
+    add(
+        "eigh repeated eigenvalues",
+        "tf.linalg.eigh(x)",
+        {"x": np.diag([1.0, 1.0, 2.0]).tolist()},
+        values="[out[0]]",
+        loss="tf.reduce_sum(out[0]) + tf.reduce_sum(tf.matmul(out[1], out[1], transpose_b=True))",
+    )
     add("eigh not square", "tf.linalg.eigh(x)", {"x": mat(2, 3)})
     add("eigh float32", "tf.linalg.eigvalsh(x)", {"x": sym()}, dtype="float32")
 
@@ -250,31 +368,66 @@ def cases() -> list[dict[str, Any]]:
     # Matrix helpers.
     add("diag", "tf.linalg.diag(x)", {"x": mat(2, 3)}, loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 3, 3)})
     add("diag scalar", "tf.linalg.diag(x)", {"x": 1.0})
-    add("diag_part", "tf.linalg.diag_part(x)", {"x": mat(2, 3, 4)}, loss="tf.reduce_sum(wo * out)",
-        weights={"wo": w(2, 3)})
+    add(
+        "diag_part",
+        "tf.linalg.diag_part(x)",
+        {"x": mat(2, 3, 4)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(2, 3)},
+    )
     add("diag_part rank 1", "tf.linalg.diag_part(x)", {"x": mat(3)})
     for lo, up in [(-1, 0), (0, -1), (1, 0), (0, 0), (1, 2), (-1, -1)]:
-        add(f"band_part {lo} {up}", f"tf.linalg.band_part(x, {lo}, {up})", {"x": mat(2, 3, 4)},
-            loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 3, 4)})
+        add(
+            f"band_part {lo} {up}",
+            f"tf.linalg.band_part(x, {lo}, {up})",
+            {"x": mat(2, 3, 4)},
+            loss="tf.reduce_sum(wo * out)",
+            weights={"wo": w(2, 3, 4)},
+        )
     add("band_part too many", "tf.linalg.band_part(x, 4, 0)", {"x": mat(3, 4)})
     add("band_part nan outside", "tf.linalg.band_part(x, 0, 0)", {"x": [[1.0, float("nan")], [float("inf"), 2.0]]})
-    add("matrix_transpose", "tf.linalg.matrix_transpose(x)", {"x": mat(2, 3, 4)}, loss="tf.reduce_sum(wo * out)",
-        weights={"wo": w(2, 4, 3)})
+    add(
+        "matrix_transpose",
+        "tf.linalg.matrix_transpose(x)",
+        {"x": mat(2, 3, 4)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(2, 4, 3)},
+    )
     add("adjoint", "tf.linalg.adjoint(x)", {"x": mat(3, 2)})
     add("matrix_transpose rank 1", "tf.linalg.matrix_transpose(x)", {"x": mat(3)})
-    add("matvec", "tf.linalg.matvec(a, b)", {"a": mat(2, 3, 4), "b": mat(4)}, loss="tf.reduce_sum(wo * out)",
-        weights={"wo": w(2, 3)})
-    add("matvec transpose_a", "tf.linalg.matvec(a, b, transpose_a=True)", {"a": mat(3, 4), "b": mat(2, 3)},
-        loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 4)})
+    add(
+        "matvec",
+        "tf.linalg.matvec(a, b)",
+        {"a": mat(2, 3, 4), "b": mat(4)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(2, 3)},
+    )
+    add(
+        "matvec transpose_a",
+        "tf.linalg.matvec(a, b, transpose_a=True)",
+        {"a": mat(3, 4), "b": mat(2, 3)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(2, 4)},
+    )
     add("matvec mismatch", "tf.linalg.matvec(a, b)", {"a": mat(3, 4), "b": mat(3)})
-    add("normalize", "tf.linalg.normalize(x)", {"x": mat(2, 3)}, values="list(out)",
+    add(
+        "normalize",
+        "tf.linalg.normalize(x)",
+        {"x": mat(2, 3)},
+        values="list(out)",
         loss="tf.reduce_sum(wo * out[0]) + out[1][0, 0]",
-        weights={"wo": w(2, 3)})
-    add("normalize ord=1 axis=1", "tf.linalg.normalize(x, ord=1, axis=1)", {"x": mat(2, 3)},
-        values="list(out)", loss="tf.reduce_sum(wo * out[0])", weights={"wo": w(2, 3)})
+        weights={"wo": w(2, 3)},
+    )
+    add(
+        "normalize ord=1 axis=1",
+        "tf.linalg.normalize(x, ord=1, axis=1)",
+        {"x": mat(2, 3)},
+        values="list(out)",
+        loss="tf.reduce_sum(wo * out[0])",
+        weights={"wo": w(2, 3)},
+    )
     add("normalize bad ord", "tf.linalg.normalize(x, ord=-1)", {"x": mat(2, 3)})
-    add("global_norm", "tf.linalg.global_norm([a, None, b])", {"a": mat(2, 3), "b": mat(4)},
-        loss="out")
+    add("global_norm", "tf.linalg.global_norm([a, None, b])", {"a": mat(2, 3), "b": mat(4)}, loss="out")
     add("global_norm not a list", "tf.linalg.global_norm(a)", {"a": mat(2, 3)})
     add("trace", "tf.linalg.trace(x)", {"x": mat(2, 3, 3)}, loss="tf.reduce_sum(out)")
     return c

@@ -123,7 +123,7 @@ fn substitute<T: LaFloat>(m: MatRef<'_, T>, x: &mut Mat<T>, lower: bool) {
                 Box::new(i + 1..n)
             };
             for j in others {
-                acc = acc - m[(i, j)] * x[(j, c)];
+                acc -= m[(i, j)] * x[(j, c)];
             }
             x[(i, c)] = acc / m[(i, i)];
         }
@@ -226,7 +226,7 @@ pub(crate) fn determinants<T: LaFloat>(a: &[T], batch: usize, n: usize) -> Vec<(
             let (mut log, mut det) = (T::zero(), sign);
             for j in 0..n {
                 let d = u[(j, j)];
-                det = det * d;
+                det *= d;
                 if d == T::zero() {
                     sign = T::zero();
                     log = T::neg_infinity();
@@ -234,7 +234,7 @@ pub(crate) fn determinants<T: LaFloat>(a: &[T], batch: usize, n: usize) -> Vec<(
                     if d < T::zero() {
                         sign = -sign;
                     }
-                    log = log + num_traits::Float::ln(num_traits::Float::abs(d));
+                    log += num_traits::Float::ln(num_traits::Float::abs(d));
                 }
             }
             if sign == T::zero() {
@@ -361,7 +361,7 @@ pub(crate) fn lstsq_min_norm<T: LaFloat>(
                 for c in 0..k {
                     let mut acc = T::zero();
                     for q in 0..m {
-                        acc = acc + u[(q, p)] * rhs[(q, c)];
+                        acc += u[(q, p)] * rhs[(q, c)];
                     }
                     t[(p, c)] = acc / s[p];
                 }
@@ -371,7 +371,7 @@ pub(crate) fn lstsq_min_norm<T: LaFloat>(
             for c in 0..k {
                 let mut acc = T::zero();
                 for p in 0..r {
-                    acc = acc + v[(row, p)] * t[(p, c)];
+                    acc += v[(row, p)] * t[(p, c)];
                 }
                 out.push(acc);
             }

@@ -986,3 +986,120 @@ pub fn lstsq(a: &Tensor, b: &Tensor, l2_regularizer: f64, fast: bool) -> Result<
     });
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use crate::ops;
+    use crate::{GradientTape, Tensor, TensorId};
+
+    fn matrix(rows: usize, cols: usize, seed: f64) -> Tensor {
+        let v: Vec<f64> = (0..rows * cols)
+            .map(|i| (i as f64 * 0.61 + seed).sin() + if i % (cols + 1) == 0 { 3.0 } else { 0.0 })
+            .collect();
+        Tensor::from_vec(v, &[rows, cols]).unwrap()
+    }
+
+    /// Every entry these ops record runs again from its description (what a
+    /// traced graph replays) and gives the recorded outputs bit for bit.
+    #[test]
+    fn descriptions_replay_their_entries() {
+        let sq = matrix(3, 3, 0.2);
+        let spd = ops::add(
+            &ops::matmul(&sq, &ops::matrix_transpose(&sq).unwrap()).unwrap(),
+            &ops::eye(3, 3, &[], crate::DType::F64).unwrap(),
+        )
+        .unwrap();
+        let tall = matrix(4, 3, 0.7);
+        let rhs = matrix(3, 2, 1.1);
+        let mut known: HashMap<TensorId, Tensor> = HashMap::new();
+        for t in [&sq, &spd, &tall, &rhs] {
+            known.insert(t.id(), t.clone());
+        }
+        let tape = GradientTape::with_options(true, true);
+        {
+            let _r = tape.record().unwrap();
+            for t in [&sq, &spd, &tall, &rhs] {
+                tape.watch(t);
+            }
+            let (s, u, v) = ops::svd(&tall, false, true).unwrap();
+            let (q, r) = ops::qr(&tall, true).unwrap();
+            let (e, ev) = ops::eigh(&spd).unwrap();
+            let (sign, logabs) = ops::slogdet(&sq).unwrap();
+            let mut outs = vec![s, u.unwrap(), v.unwrap(), q, r, e, ev, sign, logabs];
+            outs.push(ops::svd(&tall, true, false).unwrap().0);
+            outs.push(ops::eigvalsh(&spd).unwrap());
+            outs.push(ops::cholesky(&spd).unwrap());
+            outs.push(ops::inv(&sq, true).unwrap());
+            outs.push(ops::det(&sq).unwrap());
+            outs.push(ops::solve(&sq, &rhs, true).unwrap());
+            outs.push(ops::triangular_solve(&sq, &rhs, false, true).unwrap());
+            outs.push(ops::lstsq(&tall, &matrix(4, 2, 0.3), 0.0, false).unwrap());
+            for t in outs {
+                known.insert(t.id(), t);
+            }
+        }
+        let entries = tape.with_data(|d| d.expect("recording").entries.clone());
+        let names: Vec<&str> = entries.iter().map(|e| e.name()).collect();
+        for want in [
+            "Svd",
+            "Qr",
+            "SelfAdjointEigV2",
+            "LogMatrixDeterminant",
+            "Cholesky",
+            "MatrixInverse",
+            "MatrixDeterminant",
+            "MatrixSolve",
+            "MatrixTriangularSolve",
+            "MatrixSolveLs",
+        ] {
+            assert!(names.contains(&want), "{want} not recorded: {names:?}");
+        }
+        for e in &entries {
+            let inputs: Vec<Tensor> = e
+                .inputs
+                .iter()
+                .map(|i| known.get(&i.id).cloned().expect("input kept"))
+                .collect();
+            let again = e.op.forward(&inputs).unwrap();
+            assert_eq!(again.len(), e.outputs.len(), "{}", e.name());
+            for (a, o) in again.iter().zip(&e.outputs) {
+                let want = known.get(&o.id).expect("output kept");
+                assert_eq!(a.shape(), want.shape(), "{}", e.name());
+                assert_eq!(
+                    a.to_vec::<f64>().unwrap(),
+                    want.to_vec::<f64>().unwrap(),
+                    "{} replays to other values",
+                    e.name()
+                );
+            }
+        }
+    }
+
+    /// The gradient of `log|det a|` is `inv(a)^T`, through slogdet's rule.
+    #[test]
+    fn slogdet_gradient_is_the_inverse_transpose() {
+        let a = matrix(3, 3, 0.4);
+        let tape = GradientTape::new();
+        let logabs = {
+            let _r = tape.record().unwrap();
+            tape.watch(&a);
+            ops::slogdet(&a).unwrap().1
+        };
+        let g = tape
+            .gradient(&[logabs], &[crate::Source::from(&a)])
+            .unwrap()
+            .remove(0)
+            .unwrap();
+        let want = ops::matrix_transpose(&ops::inv(&a, false).unwrap()).unwrap();
+        for (x, y) in g
+            .to_vec::<f64>()
+            .unwrap()
+            .iter()
+            .zip(want.to_vec::<f64>().unwrap())
+        {
+            assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+        }
+    }
+}
