@@ -131,6 +131,7 @@ def cases() -> list[dict[str, Any]]:
                 "wp": w(*batch, m, n),
                 "c": w(k),
             },
+            second=True,
         )
     add(
         "svd compute_uv=False",
@@ -171,6 +172,7 @@ def cases() -> list[dict[str, Any]]:
             values="[tf.abs(out[0]), tf.abs(out[1]), tf.matmul(out[0], out[1])]",
             loss=qr_loss,
             weights={"wq": w(*batch, m, qc), "wr": w(*batch, rr, n)},
+            second=True,
         )
     add(
         "qr full 4x3 gradient refused",
@@ -270,6 +272,7 @@ def cases() -> list[dict[str, Any]]:
                 },
                 loss="tf.reduce_sum(wo * out)",
                 weights={"wo": w(2, 3, 2)},
+                second=True,
             )
     add(
         "triangular_solve broadcast",
@@ -293,6 +296,7 @@ def cases() -> list[dict[str, Any]]:
         {"a": mat(5, 3), "b": mat(5, 2)},
         loss="tf.reduce_sum(wo * out)",
         weights={"wo": w(3, 2)},
+        second=True,
     )
     add(
         "lstsq wide",
@@ -332,6 +336,7 @@ def cases() -> list[dict[str, Any]]:
         values="[out[0], tf.abs(out[1])]",
         loss=eig_loss,
         weights={"we": w(2, 3), "wv": w(2, 3, 3), "wp": w(2, 3, 3), "c": w(3)},
+        second=True,
     )
     add(
         "eigh reads the lower triangle",
@@ -360,7 +365,14 @@ def cases() -> list[dict[str, Any]]:
     add("eigh float32", "tf.linalg.eigvalsh(x)", {"x": sym()}, dtype="float32")
 
     # Pseudo-inverse.
-    add("pinv", "tf.linalg.pinv(x)", {"x": mat(2, 4, 3)}, loss="tf.reduce_sum(wo * out)", weights={"wo": w(2, 3, 4)})
+    add(
+        "pinv",
+        "tf.linalg.pinv(x)",
+        {"x": mat(2, 4, 3)},
+        loss="tf.reduce_sum(wo * out)",
+        weights={"wo": w(2, 3, 4)},
+        second=True,
+    )
     add("pinv rank deficient", "tf.linalg.pinv(x)", {"x": [[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]})
     add("pinv rcond", "tf.linalg.pinv(x, rcond=0.5)", {"x": np.diag([4.0, 1.0, 3.0]).tolist()})
     add("pinv rank 1", "tf.linalg.pinv(x)", {"x": mat(3)})

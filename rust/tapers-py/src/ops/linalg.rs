@@ -737,6 +737,7 @@ pub fn pinv(
 ///     ``[..., K, K]``. Differentiable.
 #[pyfunction]
 #[pyo3(signature = (diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_value=0.0, align="RIGHT_LEFT"))]
+#[allow(clippy::too_many_arguments)]
 pub fn diag(
     py: Python<'_>,
     diagonal: TensorArg,

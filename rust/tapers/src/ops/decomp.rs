@@ -205,12 +205,17 @@ fn safe_reciprocal(x: &Tensor) -> Result<Tensor> {
     ops::mul(x, &ops::reciprocal(&den)?)
 }
 
-/// `f[i, j] = safe_reciprocal(e[j] - e[i])` for the last axis of `e`.
+/// `f[i, j] = safe_reciprocal(e[j] - e[i])` off the diagonal and 0 on it,
+/// for the last axis of `e`. The diagonal is set (TensorFlow's `set_diag`),
+/// not left to `safe_reciprocal(0) = 0`: the broadening's derivative at 0 is
+/// 1e20, which a second derivative would otherwise carry.
 fn pair_reciprocals(e: &Tensor) -> Result<Tensor> {
-    safe_reciprocal(&ops::sub(
+    let k = e.shape()[e.rank() - 1];
+    let r = safe_reciprocal(&ops::sub(
         &ops::expand_dims(e, -2)?,
         &ops::expand_dims(e, -1)?,
-    )?)
+    )?)?;
+    ops::where_(&mask(k, k, |i, j| i != j)?, &r, &scalar(e.dtype(), 0.0))
 }
 
 /// `x` with its upper triangle zeroed and its diagonal halved (what
