@@ -226,3 +226,27 @@ def test_unsupported_diag_options_say_so() -> None:
 def test_transpose_alias() -> None:
     x = tf.constant(_rand(2, 3, 4))
     assert tf.linalg.transpose(x).shape == (2, 4, 3)
+
+
+def test_results_do_not_depend_on_the_thread_count() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import hashlib, numpy as np, tapers as tf
+a = tf.constant(np.random.default_rng(0).standard_normal((300, 200)))
+s = tf.constant(np.random.default_rng(1).standard_normal((200, 200)))
+spd = tf.matmul(s, s, transpose_b=True) + tf.eye(200, dtype=tf.float64)
+outs = [*tf.linalg.svd(a), *tf.linalg.qr(a), *tf.linalg.eigh(spd), tf.linalg.cholesky(spd), tf.linalg.inv(spd),
+        tf.linalg.solve(spd, s), tf.linalg.triangular_solve(tf.linalg.cholesky(spd), s), tf.linalg.det(spd)]
+print(hashlib.sha256(b"".join(np.asarray(o).tobytes() for o in outs)).hexdigest())
+"""
+    outs = set()
+    for threads in ("1", "2", "4"):
+        env = {"RAYON_NUM_THREADS": threads, "PATH": "/usr/bin:/bin"}
+        if "PYTHONPATH" in os.environ:
+            env["PYTHONPATH"] = os.path.abspath(os.environ["PYTHONPATH"])
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        outs.add(r.stdout)
+    assert len(outs) == 1, outs

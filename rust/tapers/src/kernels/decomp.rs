@@ -26,11 +26,22 @@ pub(crate) enum Failure {
     NoConvergence,
 }
 
+/// Runs faer's factorizations sequentially. Its solvers take their
+/// parallelism from a process-wide setting, whose default (rayon) splits work
+/// in ways that change the last bits with the thread count; tapers' results
+/// must not. (The products in `kernels::gemm` pass their own `Par` and are
+/// not affected.)
+fn sequential() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| faer::set_global_parallelism(faer::Par::Seq));
+}
+
 fn cast<T: LaFloat>(v: f64) -> T {
     <T as num_traits::NumCast>::from(v).expect("a float converts to f32/f64")
 }
 
 fn view<T>(s: &[T], rows: usize, cols: usize) -> MatRef<'_, T> {
+    sequential();
     MatRef::from_row_major_slice(s, rows, cols)
 }
 
