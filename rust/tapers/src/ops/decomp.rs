@@ -1017,8 +1017,9 @@ mod tests {
         .unwrap();
         let tall = matrix(4, 3, 0.7);
         let rhs = matrix(3, 2, 1.1);
+        let rhs4 = matrix(4, 2, 0.3);
         let mut known: HashMap<TensorId, Tensor> = HashMap::new();
-        for t in [&sq, &spd, &tall, &rhs] {
+        for t in [&sq, &spd, &tall, &rhs, &rhs4] {
             known.insert(t.id(), t.clone());
         }
         let tape = GradientTape::with_options(true, true);
@@ -1039,7 +1040,7 @@ mod tests {
             outs.push(ops::det(&sq).unwrap());
             outs.push(ops::solve(&sq, &rhs, true).unwrap());
             outs.push(ops::triangular_solve(&sq, &rhs, false, true).unwrap());
-            outs.push(ops::lstsq(&tall, &matrix(4, 2, 0.3), 0.0, false).unwrap());
+            outs.push(ops::lstsq(&tall, &rhs4, 0.0, false).unwrap());
             for t in outs {
                 known.insert(t.id(), t);
             }
