@@ -3,7 +3,9 @@
 //! Each `tapers::ErrorKind` maps to a class in `tapers.errors` (which also
 //! subclasses the fitting builtin), or to the builtin TensorFlow raises.
 
-use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyNotImplementedError, PyOSError, PyRuntimeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -42,6 +44,7 @@ pub fn to_py_named(err: Error, name: Option<&str>) -> PyErr {
     match err.kind() {
         ErrorKind::Runtime => PyRuntimeError::new_err(msg),
         ErrorKind::Value => PyValueError::new_err(msg),
+        ErrorKind::Unimplemented => PyNotImplementedError::new_err(msg),
         ErrorKind::Cancelled => PyKeyboardInterrupt::new_err(msg),
         ErrorKind::Callback => {
             if let Error::Callback(cb) = &err {

@@ -55,6 +55,13 @@ pub enum Error {
     /// A value that cannot be stored in a variable (wrong shape or dtype); TF raises `ValueError`.
     #[error("{0}")]
     VariableMismatch(String),
+    /// A plain `ValueError` from an op (TF's `lstsq` gradient with `fast=False`).
+    #[error("{0}")]
+    Value(String),
+    /// Something TensorFlow refuses with `NotImplementedError` (the QR and SVD
+    /// gradients' unsupported shapes).
+    #[error("{0}")]
+    Unimplemented(String),
     /// A non-persistent tape was asked for a second set of gradients.
     #[error("A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)")]
     TapeSpent,
@@ -99,6 +106,8 @@ pub enum ErrorKind {
     Runtime,
     /// A plain `ValueError`, as TF raises for entering/exiting a tape wrongly.
     Value,
+    /// `NotImplementedError`.
+    Unimplemented,
     /// `ResourceExhaustedError` (a `MemoryError`).
     ResourceExhausted,
     /// An error raised by user code, passed through.
@@ -122,7 +131,8 @@ impl Error {
             | Error::UnsupportedDType { .. }
             | Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Error::TapeSpent | Error::NotRecording => ErrorKind::Runtime,
-            Error::TapeState(_) | Error::VariableMismatch(_) => ErrorKind::Value,
+            Error::TapeState(_) | Error::VariableMismatch(_) | Error::Value(_) => ErrorKind::Value,
+            Error::Unimplemented(_) => ErrorKind::Unimplemented,
             Error::ResourceExhausted { .. } => ErrorKind::ResourceExhausted,
             Error::Callback(_) => ErrorKind::Callback,
             Error::Cancelled => ErrorKind::Cancelled,

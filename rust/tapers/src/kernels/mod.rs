@@ -6,6 +6,7 @@
 use ndarray::{ArcArray, ArrayD, ArrayViewD, IxDyn, Zip};
 
 mod arith;
+pub(crate) mod decomp;
 pub(crate) mod gemm;
 pub(crate) mod uninit;
 

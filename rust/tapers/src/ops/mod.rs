@@ -23,6 +23,7 @@ mod arith;
 mod array;
 mod compare;
 mod conv;
+mod decomp;
 mod grad;
 mod index;
 mod linalg;
@@ -42,6 +43,10 @@ pub use compare::{
     logical_xor, not_equal,
 };
 pub use conv::{avg_pool2d, conv2d, max_pool2d, patches, patches_adjoint, Padding, Window};
+pub use decomp::{
+    band_part, cholesky, cholesky_solve, det, eigh, eigvalsh, inv, logdet, lstsq, matrix_diag,
+    matrix_diag_part, matrix_transpose, pinv, qr, slogdet, solve, svd, triangular_solve,
+};
 pub use grad::{custom_op, identity, stop_gradient};
 pub use index::{
     gather, gather_nd, index_first, pad, scatter_add, slice_ranges, strided_slice, take, SliceItem,
