@@ -197,3 +197,21 @@ def test_known_failures_fail_as_documented(name: str, reference: dict[str, Any])
             assert got["error"] is not None and got["error"].startswith(error), (i, reason, got["error"])
         else:
             assert got["error"] is None, (i, reason, got["error"])
+
+
+def test_tensor_format_matches_tensorflow(reference: dict[str, Any]) -> None:
+    """``f"{t:0.2f}"`` formats the NumPy value, as TensorFlow's ``EagerTensor.__format__`` does."""
+    import tapers as tf
+
+    got = runner.format_cases(tf)
+    assert len(got) == len(reference["format"])
+    for case, g, want in zip(runner.FORMAT_CASES, got, reference["format"]):
+        assert g["text"] == want["text"], case
+        assert _error_type(g["error"]) == _error_type(want["error"]), (case, g["error"], want["error"])
+
+
+def test_variable_target_is_its_own_source(reference: dict[str, Any]) -> None:
+    """``tape.gradient(v, [v, w])`` is ``[1.0, None]`` in TF: a Variable target is the same Variable source."""
+    import tapers as tf
+
+    assert runner.variable_target_cases(tf) == reference["variable_targets"]

@@ -51,3 +51,10 @@ def test_solve_float32_and_errors() -> None:
         tf.linalg.solve(tf.eye(2), tf.ones((3, 1)))
     with pytest.raises(TypeError, match="int32"):
         tf.linalg.solve(tf.constant([[1, 0], [0, 1]]), tf.constant([[1], [1]]))
+
+
+def test_linalg_reexports_every_binding_name() -> None:
+    from tapers._core import linalg as core_linalg
+
+    assert set(core_linalg.__all__) | {"solve"} == set(tf.linalg.__all__)
+    assert all(getattr(tf.linalg, n) is getattr(core_linalg, n) for n in core_linalg.__all__)

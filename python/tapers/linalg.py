@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from ._core.linalg import *  # noqa: F403
-from ._core.linalg import __all__ as _core_all
 
-__all__ = [*_core_all, "solve"]
+# The binding's names (listed for the type checker; tests/test_linalg_solve.py checks none is missing) and solve.
+__all__ = ["einsum", "eye", "matmul", "norm", "solve", "tensordot", "trace"]  # noqa: F405
 
 
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Any:
@@ -20,8 +20,31 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None)
     NumPy); the gradient is TensorFlow's: ``grad_rhs = solve(matrix, dy, adjoint=not adjoint)`` and
     ``grad_matrix = -grad_rhs @ x^T`` (transposed for ``adjoint``). The gradient is built from ops, but
     ``x`` enters it as a constant, so a second derivative misses the terms through ``x``.
-    A singular matrix raises ``InvalidArgumentError`` ("Input matrix is not
-    invertible."), as TensorFlow does.
+
+    Parameters
+    ----------
+    matrix : Tensor-like
+        ``[..., M, M]``, float32 or float64.
+    rhs : Tensor-like
+        ``[..., M, K]``, converted to ``matrix``'s dtype.
+    adjoint : bool, default False
+        Solve with the transpose of ``matrix``.
+    name : str, optional
+        Accepted for TensorFlow compatibility; unused.
+
+    Returns
+    -------
+    Tensor
+        ``x`` of shape ``[..., M, K]``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        For a singular matrix ("Input matrix is not invertible.", TensorFlow's message).
+    ValueError
+        For a non-square matrix or an ``rhs`` whose rows do not match.
+    TypeError
+        For a dtype other than float32/float64.
     """
     from . import _core
     from ._custom import custom_gradient
@@ -48,10 +71,10 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None)
         if adjoint:
             an = np.swapaxes(an, -1, -2)
         try:
-            x = np.linalg.solve(an, b.numpy())
+            xn = np.linalg.solve(an, b.numpy())
         except np.linalg.LinAlgError:
             raise InvalidArgumentError(None, None, "Input matrix is not invertible.") from None
-        x = _core.convert_to_tensor(x.astype(an.dtype, copy=False))
+        x = _core.convert_to_tensor(xn.astype(an.dtype, copy=False))
 
         def grad(dy: Any) -> Any:
             gb = solve(a, dy, adjoint=not adjoint)

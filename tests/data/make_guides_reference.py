@@ -105,6 +105,58 @@ def run_notebook(cells: list[str], rewrite: Callable[[str], str] = lambda s: s) 
     return results
 
 
+# format(tensor, spec), as f"{t:0.2f}" in the guides' print statements: (value, dtype, spec).
+FORMAT_CASES = [
+    (1.23456, "float32", ""),
+    (1.23456, "float32", "0.2f"),
+    (1.23456, "float64", ".3e"),
+    (-2.5, "float32", ">10.2f"),
+    (7, "int32", "d"),
+    (7, "int64", "05d"),
+    (True, "bool", ""),
+    ([1.0, 2.0], "float32", ""),
+    ([[1, 2], [3, 4]], "int32", ""),
+    ([1.0, 2.0], "float32", ".1f"),
+]
+
+
+def format_cases(tf: Any) -> list[dict[str, Any]]:
+    """``format(tf.constant(value, dtype), spec)`` for each case: the text, or the exception raised."""
+    out = []
+    for value, dtype, spec in FORMAT_CASES:
+        try:
+            out.append({"text": format(tf.constant(value, dtype=dtype), spec), "error": None})
+        except Exception as e:  # noqa: BLE001 - recorded
+            out.append({"text": None, "error": f"{type(e).__name__}: {e}"})
+    return out
+
+
+def variable_target_cases(tf: Any) -> list[Any]:
+    """Gradients whose target is a Variable (autodiff guide: ``result = v0``; ``tape.gradient(result, [v0, v1])``):
+    TF identifies the target with the same Variable among the sources, read on the tape or not."""
+
+    def show(g: Any) -> Any:
+        if isinstance(g, (list, tuple)):
+            return [show(x) for x in g]
+        return None if g is None else g.numpy().tolist()
+
+    v = tf.Variable(2.0)
+    w = tf.Variable([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as t:
+        y = v * 3.0
+    with tf.GradientTape(persistent=True, watch_accessed_variables=False) as t2:
+        pass
+    return [
+        show(t.gradient(v, [v, w])),
+        show(t.gradient(v, v)),
+        show(t.gradient([v, v], v)),
+        show(t.gradient([v, y], v)),
+        show(t.gradient(w, w, output_gradients=tf.constant([3.0, 4.0]))),
+        show(t.gradient(w, [v, w], unconnected_gradients="zero")),
+        show(t2.gradient(v, v)),
+    ]
+
+
 def to_tapers(source: str) -> str:
     """The substitution a user makes: ``import tapers as tf`` (and Keras from tapers)."""
     source = re.sub(r"^(\s*)import tensorflow as tf\b", r"\1import tapers as tf", source, flags=re.M)
@@ -129,7 +181,11 @@ def main() -> None:
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
     import tensorflow as tf
 
-    out: dict[str, Any] = {"tensorflow": tf.__version__}
+    out: dict[str, Any] = {
+        "tensorflow": tf.__version__,
+        "format": format_cases(tf),
+        "variable_targets": variable_target_cases(tf),
+    }
     for name in GUIDES:
         with open(os.path.join(args.cells, f"{name}.json")) as f:
             cells = json.load(f)["cells"]
