@@ -965,9 +965,19 @@ class Model(Layer):
 
         Raises
         ------
+        ValueError
+            For a path without a ``.keras`` or ``.h5`` extension (Keras 3's check and message, which a
+            user porting TF 2 code that saved a SavedModel directory meets first).
         NotImplementedError
-            Always: save the weights with :meth:`save_weights` and rebuild the model in code.
+            Otherwise: save the weights with :meth:`save_weights` and rebuild the model in code.
         """
+        path = os.fspath(filepath) if isinstance(filepath, (str, os.PathLike)) else str(filepath)
+        if not path.endswith((".keras", ".h5")):
+            raise ValueError(
+                "Invalid filepath extension for saving. Please add either a `.keras` extension for the native "
+                "Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if you want to export "
+                f"a SavedModel for use with TFLite/TFServing/etc. Received: filepath={path}."
+            )
         raise NotImplementedError(
             "tapers.keras does not save whole models (.keras archives or SavedModel); use "
             "model.save_weights(path) and load_weights after rebuilding the model in code"
@@ -976,8 +986,12 @@ class Model(Layer):
     def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True) -> None:
         """Writes every weight to a safetensors file (names are the weights' paths, such as
         ``sequential/dense/kernel``; Keras 3 requires the ``.weights.h5`` suffix and HDF5, tapers
-        writes safetensors to ``.safetensors`` or ``.weights.h5`` paths alike)."""
+        writes safetensors to ``.safetensors`` or ``.weights.h5`` paths alike, and raises Keras'
+        ``ValueError`` for any other name)."""
         path = os.fspath(filepath)
+        if not path.endswith((".weights.h5", ".safetensors")):
+            # Keras 3's check, made before anything else (so TF guides that pass a bare name fail alike).
+            raise ValueError(f"The filename must end in `.weights.h5`. Received: filepath={path}")
         if not overwrite and os.path.exists(path):
             raise FileExistsError(f"{path} exists and overwrite=False")
         if not self.built:
@@ -1040,9 +1054,21 @@ def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True, 
 
     Raises
     ------
+    ValueError
+        For a path without a ``.keras`` or ``.h5`` extension (Keras 3's check and message: a TF 2
+        SavedModel directory is not loadable by ``load_model`` there either).
     NotImplementedError
-        Always: rebuild the model in code and use ``Model.load_weights``.
+        Otherwise: rebuild the model in code and use ``Model.load_weights``.
     """
+    path = os.fspath(filepath) if isinstance(filepath, (str, os.PathLike)) else str(filepath)
+    if not path.endswith((".keras", ".h5")):
+        raise ValueError(
+            f"File format not supported: filepath={path}. Keras 3 only supports V3 `.keras` files, legacy H5 format "
+            "files (`.h5` extension). Note that the legacy SavedModel format is not supported by `load_model()` in "
+            "Keras 3. In order to reload a TensorFlow SavedModel as an inference-only layer in Keras 3, use "
+            f"`keras.layers.TFSMLayer({path}, call_endpoint='serving_default')` (note that your `call_endpoint` "
+            "might have a different name)."
+        )
     raise NotImplementedError(
         "tapers.keras does not load whole models (.keras archives or SavedModel); rebuild the model in code "
         "and call model.load_weights(path)"

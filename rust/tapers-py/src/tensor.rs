@@ -516,6 +516,15 @@ impl PyTensor {
         ))
     }
 
+    /// `format(t, spec)` and f-strings format the NumPy value, as TensorFlow's
+    /// `EagerTensor.__format__` does: `f"{t:0.2f}"` is `"1.23"`, `f"{t}"` of a
+    /// scalar is the bare number, of an array NumPy's `str`.
+    fn __format__<'py>(slf: &Bound<'py, Self>, format_spec: &str) -> PyResult<Bound<'py, PyAny>> {
+        let t = &slf.get().inner;
+        let v = numpy_value(t, slf.clone().into_any())?;
+        v.call_method1(pyo3::intern!(slf.py(), "__format__"), (format_spec,))
+    }
+
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let t = &slf.get().inner;
         let v = numpy_value(t, slf.clone().into_any())?;

@@ -640,7 +640,11 @@ class Layer(Module):
                     self._build_shapes = shapes
                     self.build(shapes)
                     self.built = True
-                return self.call(*args, **kwargs)
+                try:
+                    return self.call(*args, **kwargs)
+                except Exception as e:  # noqa: BLE001 - re-raised, with Keras' call context
+                    _raise_with_call_info(e, self, args, kwargs)
+                    raise
         finally:
             _context.stack.pop()
 
@@ -862,3 +866,53 @@ def Input(  # noqa: N802 - Keras' name
         name=name,
     )
     return layer.output_tensor
+
+
+def _format_argument(value: Any) -> str:
+    if isinstance(value, Tensor):
+        return f"tapers.Tensor(shape={tuple(value.shape)}, dtype={value.dtype.name})"
+    return repr(value)
+
+
+def _raise_with_call_info(e: Exception, layer: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Re-raise ``e`` as Keras 3 does from a layer's ``call``: same class, message prefixed with
+    "Exception encountered when calling X.call()" and followed by the arguments it received (only the
+    innermost layer adds this). Returns (so the caller re-raises ``e`` unchanged) when the arguments do
+    not bind to ``call``'s signature or the context was added already."""
+    from ...errors import OpError
+
+    if getattr(e, "_keras_call_info_injected", False):
+        return
+    try:
+        signature = inspect.signature(layer.call)
+        bound = signature.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return
+    context = []
+    for param in signature.parameters.values():
+        if param.name in bound.arguments:
+            value = map_structure(_format_argument, bound.arguments[param.name])
+        else:
+            value = param.default
+        context.append(f"  \u2022 {param.name}={value}")
+    if not context:
+        return
+    if isinstance(e, OpError):
+        message = e.message
+    else:
+        message = str(e.args[0]) if e.args else ""
+    name = f"{type(layer).__name__}.call()"
+    message = (
+        f"Exception encountered when calling {name}.\n\n\x1b[1m{message}\x1b[0m\n\n"
+        f"Arguments received by {name}:\n" + "\n".join(context)
+    )
+    new: BaseException
+    if isinstance(e, OpError):
+        new = type(e)(e.node_def, e.op, message)
+    else:
+        try:
+            new = type(e)(message)
+        except Exception:  # noqa: BLE001 - an exception class with another signature
+            new = RuntimeError(message)
+    new._keras_call_info_injected = True  # type: ignore[attr-defined]
+    raise new.with_traceback(e.__traceback__) from None
