@@ -14,6 +14,7 @@ from . import errors, experimental, linalg, math, nn, optimizers, random, train
 from ._core import *  # noqa: F403
 from ._core import __all__ as __all__
 from ._custom import custom_gradient
+from ._function import Function, function
 from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
 from ._shape import TensorShape
 from ._tape import GradientTape, UnconnectedGradients
@@ -27,8 +28,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     *__all__,
-    "DType", "GradientTape", "TensorShape", "UnconnectedGradients", "as_dtype", "bool", "clip_by_global_norm",
-    "clip_by_norm", "clip_by_value", "custom_gradient", "double", "errors", "experimental", "float32", "float64",
-    "int32", "int64", "linalg", "math", "mod", "newaxis", "nn", "optimizers", "random", "realdiv", "train",
-    "truediv",
+    "DType", "Function", "GradientTape", "TensorShape", "UnconnectedGradients", "as_dtype", "bool",
+    "clip_by_global_norm", "clip_by_norm", "clip_by_value", "custom_gradient", "double", "errors", "experimental",
+    "float32", "float64", "function", "int32", "int64", "linalg", "math", "mod", "newaxis", "nn", "optimizers",
+    "random", "realdiv", "train", "truediv",
 ]  # fmt: skip
