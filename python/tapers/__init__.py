@@ -31,6 +31,7 @@ from ._custom import custom_gradient
 from ._device import device
 from ._functional import map_fn, meshgrid, vectorized_map
 from ._module import Module, name_scope
+from ._function import Function, function
 from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
 from ._print import print as print
 from ._shape import TensorShape
@@ -49,7 +50,7 @@ __all__ = [
     "DType", "GradientTape", "TensorShape", "UnconnectedGradients", "as_dtype", "bool", "clip_by_global_norm",
     "clip_by_norm", "clip_by_value", "custom_gradient", "double", "errors", "experimental", "float32", "float64",
     "int32", "int64", "linalg", "math", "mod", "newaxis", "nn", "optimizers", "random", "realdiv", "train",
-    "truediv", "Module", "keras", "name_scope", "distribute",
+    "truediv", "Module", "keras", "name_scope", "distribute", "Function", "function",
 ]  # fmt: skip
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
 __all__ += ["TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid", "vectorized_map"]

@@ -129,7 +129,9 @@ class Optimizer:
             grads = self._clip([_core.convert_to_tensor(g) for g, _ in kept])
             variables = [v for _, v in kept]
             lr = self.learning_rate
-            step = int(self.iterations.numpy()) + 1
+            # The step is read from `iterations` in Rust (inside `tapers.function`
+            # a replay reads the counter then, instead of a value fixed when tracing).
+            step = None
             wd = float(self.weight_decay or 0.0)
             decayed = [v for v in variables if id(v) not in self._exclude]
             if wd and len(decayed) < len(variables):
@@ -150,10 +152,10 @@ class Optimizer:
             raise ValueError(f"apply: {len(grads)} gradients for {len(variables)} variables")
         return self.apply_gradients(zip(grads, variables))
 
-    def _step(self, grads: list[Tensor], variables: list[Variable], lr: float, step: int, wd: float) -> None:
+    def _step(self, grads: list[Tensor], variables: list[Variable], lr: float, step: int | None, wd: float) -> None:
         if variables:
             slots = [self._slots_for(v) for v in variables]
-            _core._optimizer_step(self._kind, self._hyper, grads, variables, slots, lr, step, wd)
+            _core._optimizer_step(self._kind, self._hyper, grads, variables, slots, lr, step, wd, self.iterations)
 
     def minimize(self, loss: Any, var_list: Any, tape: GradientTape | None = None) -> Variable:
         """Computes gradients of ``loss`` (a callable, or a tensor recorded on ``tape``) and applies them."""

@@ -14,7 +14,7 @@ use tapers::{ops, DType, Tensor};
 
 use crate::convert::{parse_dtype, to_tensor, Want};
 use crate::errors::IntoPyResult;
-use crate::tensor::{value_of, PyTensor};
+use crate::tensor::PyTensor;
 use crate::variable::PyVariable;
 
 fn repr(obj: &Bound<'_, PyAny>) -> String {
@@ -28,7 +28,8 @@ fn ints(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<isize>> {
         return Ok(vec![v]);
     }
     if obj.is_instance_of::<PyTensor>() || obj.is_instance_of::<PyVariable>() {
-        let t = value_of(obj)?;
+        // Values that become attributes: a guard inside `tapers.function`.
+        let t = crate::tensor::read_out(obj)?;
         if !t.dtype().is_integer() {
             return Err(PyTypeError::new_err(format!(
                 "{what} must be integers, got a {} tensor",

@@ -14,6 +14,7 @@ mod call;
 mod checkpoint;
 mod convert;
 mod errors;
+mod function;
 mod interrupt;
 mod ops;
 mod optimizers;
@@ -45,6 +46,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "_GradientTape",
         py.get_type::<tape::PyTape>().as_any(),
     )?;
+    ex.internal(
+        Ns::Tf,
+        "_Tracing",
+        py.get_type::<function::PyTracing>().as_any(),
+    )?;
+    ex.internal(
+        Ns::Tf,
+        "_Graph",
+        py.get_type::<function::PyGraph>().as_any(),
+    )?;
     let internals = [
         wrap_pyfunction!(tape::record_custom, m)?,
         wrap_pyfunction!(checkpoint::save_safetensors, m)?,
@@ -53,6 +64,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(optimizers::optimizer_slots, m)?,
         wrap_pyfunction!(variable::set_name_scope, m)?,
         wrap_pyfunction!(variable::get_name_scope, m)?,
+        wrap_pyfunction!(function::trace_start, m)?,
+        wrap_pyfunction!(function::is_tracing, m)?,
+        wrap_pyfunction!(function::replays_at_once, m)?,
     ];
     for f in internals {
         let name: String = f.getattr("__name__")?.extract()?;

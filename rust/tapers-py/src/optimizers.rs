@@ -4,7 +4,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use tapers::optim::{apply, Rule};
+use tapers::optim::{apply_traced, Rule};
 use tapers::{Tensor, Variable};
 
 use crate::convert::{to_tensor, Want};
@@ -52,7 +52,7 @@ pub fn optimizer_slots(kind: &str, hyper: &Bound<'_, PyDict>) -> PyResult<usize>
 
 /// Applies one step to each `(gradient, variable)` with its slots.
 #[pyfunction]
-#[pyo3(signature = (kind, hyper, grads, variables, slots, learning_rate, step, weight_decay=0.0))]
+#[pyo3(signature = (kind, hyper, grads, variables, slots, learning_rate, step, weight_decay=0.0, counter=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn optimizer_step(
     py: Python<'_>,
@@ -62,8 +62,9 @@ pub fn optimizer_step(
     variables: Vec<Bound<'_, PyVariable>>,
     slots: Vec<Vec<Bound<'_, PyVariable>>>,
     learning_rate: f64,
-    step: u64,
+    step: Option<u64>,
     weight_decay: f64,
+    counter: Option<Bound<'_, PyVariable>>,
 ) -> PyResult<()> {
     let r = rule(kind, hyper)?;
     if grads.len() != variables.len() || slots.len() != variables.len() {
@@ -81,9 +82,19 @@ pub fn optimizer_step(
         .iter()
         .map(|s| s.iter().map(|v| v.get().var.clone()).collect())
         .collect();
+    let counter: Option<Variable> = counter.map(|c| c.get().var.clone());
     py.detach(|| {
         for ((v, g), s) in vars.iter().zip(&gs).zip(&ss) {
-            apply(&r, v, g, s, learning_rate, step, weight_decay)?;
+            apply_traced(
+                &r,
+                v,
+                g,
+                s,
+                learning_rate,
+                step,
+                counter.as_ref(),
+                weight_decay,
+            )?;
         }
         Ok::<_, tapers::Error>(())
     })

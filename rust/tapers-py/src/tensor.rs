@@ -194,12 +194,12 @@ macro_rules! number_protocol {
                 ).replace("PyTensor", "Tensor").replace("PyVariable", "Variable")))
             }
             fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
-                let t = $crate::tensor::value_of(slf.as_any())?;
+                let t = $crate::tensor::read_out(slf.as_any())?;
                 $crate::tensor::scalar_check(&t)?;
                 t.to_f64_scalar().py()
             }
             fn __int__(slf: &Bound<'_, Self>) -> PyResult<i64> {
-                let t = $crate::tensor::value_of(slf.as_any())?;
+                let t = $crate::tensor::read_out(slf.as_any())?;
                 $crate::tensor::scalar_check(&t)?;
                 let v = t.to_f64_scalar().py()?;
                 if !v.is_finite() {
@@ -208,14 +208,14 @@ macro_rules! number_protocol {
                 Ok(v.trunc() as i64)
             }
             fn __index__(slf: &Bound<'_, Self>) -> PyResult<i64> {
-                let t = $crate::tensor::value_of(slf.as_any())?;
+                let t = $crate::tensor::read_out(slf.as_any())?;
                 if !t.dtype().is_integer() || t.rank() != 0 {
                     return Err(PyTypeError::new_err("only integer scalar tensors can be converted to a scalar index"));
                 }
                 Ok(t.to_f64_scalar().py()? as i64)
             }
             fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
-                let t = $crate::tensor::value_of(slf.as_any())?;
+                let t = $crate::tensor::read_out(slf.as_any())?;
                 if t.numel() != 1 {
                     return Err(pyo3::exceptions::PyValueError::new_err(
                         "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
@@ -240,6 +240,22 @@ macro_rules! number_protocol {
 pub(crate) use number_protocol;
 
 /// The current value of a tensor or variable, without recording a read.
+/// The value Python reads out of `obj` (a Tensor or Variable) into a
+/// Python value. Inside a trace (`tapers.function`) the read is a guard: the
+/// graph stays valid only while this value is the same (a Variable's value
+/// is read as a traced read).
+pub fn read_out(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    if tapers::graph::is_tracing() {
+        let t = match obj.cast::<crate::variable::PyVariable>() {
+            Ok(v) => v.get().var.read(),
+            Err(_) => value_of(obj)?,
+        };
+        tapers::graph::guard(&t);
+        return Ok(t);
+    }
+    value_of(obj)
+}
+
 pub fn value_of(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Ok(t.get().inner.clone());
@@ -468,6 +484,7 @@ impl PyTensor {
 
     /// The value as numpy (a numpy scalar for rank 0), sharing memory, read-only.
     fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        tapers::graph::guard(&slf.get().inner);
         numpy_value(&slf.get().inner, slf.clone().into_any())
     }
 
@@ -477,6 +494,7 @@ impl PyTensor {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        tapers::graph::guard(&slf.get().inner);
         let arr = to_numpy(&slf.get().inner, slf.clone().into_any())?;
         let arr = match dtype {
             Some(d) => arr.call_method1("astype", (d,))?,
@@ -544,6 +562,7 @@ fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;
         if t.rank() == 0 && t.dtype().is_integer() {
+            tapers::graph::guard(t);
             return Ok(Some(t.to_f64_scalar().py()? as isize));
         }
     }

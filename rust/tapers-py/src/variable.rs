@@ -77,6 +77,17 @@ impl PyVariable {
         PyTensor::wrap(py, self.var.value())
     }
 
+    /// `value_holder` for a read into Python: inside a trace, a traced read
+    /// and a guard on its value.
+    fn read_holder<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTensor>> {
+        if tapers::graph::is_tracing() {
+            let t = self.var.read();
+            tapers::graph::guard(&t);
+            return PyTensor::wrap(py, t);
+        }
+        self.value_holder(py)
+    }
+
     fn convert(&self, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         to_tensor(value, Want::Exact(self.var.dtype()))
     }
@@ -248,7 +259,7 @@ impl PyVariable {
     }
 
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let holder = self.value_holder(py)?;
+        let holder = self.read_holder(py)?;
         numpy_value(&holder.get().inner, holder.clone().into_any())
     }
 
@@ -259,7 +270,7 @@ impl PyVariable {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let holder = self.value_holder(py)?;
+        let holder = self.read_holder(py)?;
         let arr = to_numpy(&holder.get().inner, holder.clone().into_any())?;
         match dtype {
             Some(d) => arr.call_method1("astype", (d,)),

@@ -62,6 +62,7 @@ pub mod random;
 mod autodiff;
 // The handles users hold, and what is built on them:
 pub mod checkpoint;
+pub mod graph;
 pub mod operators;
 pub mod optim;
 mod tape;
@@ -71,7 +72,7 @@ pub use autodiff::{Explanation, PassStats, Source, Unconnected};
 pub use dims::{tuple_string, Dims, ShapeDisplay};
 pub use dtype::{DType, ToF64};
 pub use error::{CallbackError, Error, ErrorKind, Result};
-pub use record::{is_recording, record_op, BackwardFn, CutReason, RecordingContext};
+pub use record::{is_recording, record_op, BackwardFn, CutReason, Effect, RecordingContext};
 pub use shape::{broadcast_shapes, normalize_axis};
 pub use tape::{GradientTape, PausedGuard, PendingSpend, RecordingGuard, TapeStats};
 pub use tensor::{Element, Storage, Tensor, TensorId};

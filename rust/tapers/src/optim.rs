@@ -4,6 +4,8 @@
 //! `RMSprop`), applied elementwise in the variable's dtype. Slots (momenta,
 //! velocities) are variables too, so they can be saved and shared.
 
+use std::sync::Arc;
+
 use ndarray::Zip;
 use num_traits::Float;
 
@@ -129,11 +131,118 @@ pub fn apply(
     }
     let mut all: Vec<&Variable> = vec![var];
     all.extend(slots.iter());
-    with_storages(&all, |st| match grad.storage() {
-        Storage::F32(g) => kernel::<f32>(rule, st, g, lr, step, weight_decay),
-        Storage::F64(g) => kernel::<f64>(rule, st, g, lr, step, weight_decay),
-        _ => unreachable!("checked floating"),
+    with_storages(&all, |st| {
+        run_kernel(rule, st, grad, lr, step, weight_decay)
     })
+}
+
+fn run_kernel(
+    rule: &Rule,
+    st: &mut [Storage],
+    grad: &Tensor,
+    lr: f64,
+    step: u64,
+    wd: f64,
+) -> Result<()> {
+    match grad.storage() {
+        Storage::F32(g) => kernel::<f32>(rule, st, g, lr, step, wd),
+        Storage::F64(g) => kernel::<f64>(rule, st, g, lr, step, wd),
+        _ => unreachable!("checked floating"),
+    }
+}
+
+/// [`apply`], told to an active tracer (`crate::graph`) as an update its
+/// replays run again. `step` is fixed, or, with `counter` (the optimizer's
+/// `iterations`, an integer scalar variable), the counter's value plus one
+/// at the time of each call.
+#[allow(clippy::too_many_arguments)]
+pub fn apply_traced(
+    rule: &Rule,
+    var: &Variable,
+    grad: &Tensor,
+    slots: &[Variable],
+    lr: f64,
+    step: Option<u64>,
+    counter: Option<&Variable>,
+    weight_decay: f64,
+) -> Result<()> {
+    let step = match (step, counter) {
+        (Some(s), _) => s,
+        (None, Some(c)) => counter_step(&c.value())?,
+        (None, None) => {
+            return Err(Error::invalid(
+                "an optimizer step needs a step or a counter",
+            ))
+        }
+    };
+    apply(rule, var, grad, slots, lr, step, weight_decay)?;
+    crate::record::trace_effect(
+        || {
+            let mut vars = vec![var.clone()];
+            vars.extend(slots.iter().cloned());
+            let fixed = counter.is_none().then_some(step);
+            if let Some(c) = counter {
+                vars.push(c.clone());
+            }
+            Arc::new(Update {
+                rule: *rule,
+                vars,
+                lr,
+                fixed,
+                weight_decay,
+            })
+        },
+        &[grad],
+    );
+    Ok(())
+}
+
+/// The 1-based step after a counter holding `c` completed steps.
+fn counter_step(c: &Tensor) -> Result<u64> {
+    let n = c.to_f64_scalar()?;
+    if n < 0.0 || n.fract() != 0.0 {
+        return Err(Error::invalid(format!("an iteration counter holds {n}")));
+    }
+    Ok(n as u64 + 1)
+}
+
+/// An optimizer update as a traced graph replays it: variables are the
+/// updated variable, its slots, then the counter when the step comes from it.
+struct Update {
+    rule: Rule,
+    vars: Vec<Variable>,
+    lr: f64,
+    fixed: Option<u64>,
+    weight_decay: f64,
+}
+
+impl crate::record::Effect for Update {
+    fn name(&self) -> &'static str {
+        "ApplyGradients"
+    }
+
+    fn variables(&self) -> &[Variable] {
+        &self.vars
+    }
+
+    fn apply(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let grad = &inputs[0];
+        check(&self.vars[0], grad)?;
+        let n = 1 + self.rule.slots();
+        let step = match self.fixed {
+            Some(s) => s,
+            None => counter_step(&current[n])?,
+        };
+        // Copies of the current values (the kernel writes in place).
+        let mut st: Vec<Storage> = current[..n]
+            .iter()
+            .map(|t| t.clone().into_storage())
+            .collect();
+        run_kernel(&self.rule, &mut st, grad, self.lr, step, self.weight_decay)?;
+        let mut out: Vec<Tensor> = st.into_iter().map(Tensor::from_storage).collect();
+        out.extend(current[n..].iter().cloned());
+        Ok(out)
+    }
 }
 
 trait FloatStorage: Float + Send + Sync + 'static {

@@ -55,6 +55,7 @@ impl Generator {
     /// Normal samples with the given mean and standard deviation.
     pub fn normal(&self, shape: &[usize], mean: f64, stddev: f64, dtype: DType) -> Result<Tensor> {
         float_dtype("RandomStandardNormal", dtype)?;
+        crate::record::trace_unreplayable("RandomStandardNormal");
         let n = count(shape, dtype)?;
         let dist = Normal::new(mean, stddev).map_err(|e| Error::invalid(format!("normal: {e}")))?;
         let mut rng = self.rng.lock();
@@ -71,6 +72,7 @@ impl Generator {
         dtype: DType,
     ) -> Result<Tensor> {
         float_dtype("TruncatedNormal", dtype)?;
+        crate::record::trace_unreplayable("TruncatedNormal");
         let n = count(shape, dtype)?;
         let mut rng = self.rng.lock();
         let v: Vec<f64> = (0..n)
@@ -92,6 +94,7 @@ impl Generator {
         maxval: f64,
         dtype: DType,
     ) -> Result<Tensor> {
+        crate::record::trace_unreplayable("RandomUniform");
         let n = count(shape, dtype)?;
         if maxval <= minval && !(dtype.is_floating() && maxval == minval) {
             return Err(Error::invalid(format!(
@@ -121,6 +124,7 @@ impl Generator {
 
     /// A bool mask where each element is `true` with probability `keep`.
     pub fn bernoulli(&self, shape: &[usize], keep: f64) -> Result<Tensor> {
+        crate::record::trace_unreplayable("RandomBernoulli");
         let n = count(shape, DType::Bool)?;
         let mut rng = self.rng.lock();
         let v: Vec<bool> = (0..n).map(|_| rng.random::<f64>() < keep).collect();
@@ -129,6 +133,7 @@ impl Generator {
 
     /// A random permutation of `0..n` (int64), for shuffling.
     pub fn permutation(&self, n: usize) -> Result<Tensor> {
+        crate::record::trace_unreplayable("RandomShuffle");
         let mut v: Vec<i64> = (0..n as i64).collect();
         let mut rng = self.rng.lock();
         for i in (1..n).rev() {

@@ -1,19 +1,68 @@
 //! The update methods of [`Variable`] that run ops (the variable itself lives
 //! with recording, in `record`).
 
+use std::sync::Arc;
+
 use crate::error::Result;
 use crate::ops;
+use crate::record::{trace_effect, Effect};
 pub use crate::record::{ValueGuard, Variable};
 use crate::tensor::Tensor;
 
 impl Variable {
     /// Adds `delta` to the value in one atomic step.
     pub fn assign_add(&self, delta: &Tensor) -> Result<()> {
-        self.update(|v| ops::add(v, delta))
+        self.update(|v| ops::add(v, delta))?;
+        trace_effect(|| Arc::new(Update::new(self, false)), &[delta]);
+        Ok(())
     }
 
     /// Subtracts `delta` from the value in one atomic step.
     pub fn assign_sub(&self, delta: &Tensor) -> Result<()> {
-        self.update(|v| ops::sub(v, delta))
+        self.update(|v| ops::sub(v, delta))?;
+        trace_effect(|| Arc::new(Update::new(self, true)), &[delta]);
+        Ok(())
+    }
+}
+
+/// `assign_add` / `assign_sub` as a traced graph replays them.
+struct Update {
+    var: [Variable; 1],
+    sub: bool,
+}
+
+impl Update {
+    fn new(var: &Variable, sub: bool) -> Update {
+        Update {
+            var: [var.clone()],
+            sub,
+        }
+    }
+}
+
+impl Effect for Update {
+    fn name(&self) -> &'static str {
+        if self.sub {
+            "AssignSubVariableOp"
+        } else {
+            "AssignAddVariableOp"
+        }
+    }
+
+    fn variables(&self) -> &[Variable] {
+        &self.var
+    }
+
+    fn apply(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let new = if self.sub {
+            ops::sub(&current[0], &inputs[0])?
+        } else {
+            ops::add(&current[0], &inputs[0])?
+        };
+        if new.shape() != current[0].shape() || new.dtype() != current[0].dtype() {
+            // The same error eager execution gives (the variable is unchanged).
+            self.var[0].assign(&new)?;
+        }
+        Ok(vec![new])
     }
 }

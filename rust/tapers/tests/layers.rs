@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["autodiff"],
     &["tape", "variable"],
     &["optim", "checkpoint", "operators"],
+    &["graph"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

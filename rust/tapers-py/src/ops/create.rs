@@ -343,6 +343,10 @@ pub fn range(
             )));
         }
     }
+    // Values read into attributes: guards inside `tapers.function`.
+    for t in vals {
+        tapers::graph::guard(t);
+    }
     let (s, l, d) = (
         s.to_f64_scalar().py()?,
         l.to_f64_scalar().py()?,
@@ -398,6 +402,8 @@ pub fn linspace(
     // TensorFlow's `axis` places the values along an axis of batched ends;
     // with scalar ends (all tapers takes) every axis gives the same vector.
     let _ = axis;
+    tapers::graph::guard(&a);
+    tapers::graph::guard(&b);
     call(py, name, Work::elems(num), || {
         ops::linspace(a.to_f64_scalar()?, b.to_f64_scalar()?, num, dt)
     })

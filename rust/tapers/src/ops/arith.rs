@@ -134,7 +134,9 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// Floor division `a // b`, as Python's (TF `FloorDiv`). Not differentiable.
 pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     check_divisor("FloorDiv", b)?;
-    numeric_binary!("FloorDiv", a, b, |x, y| Arith::floordiv(x, y))
+    let out = numeric_binary!("FloorDiv", a, b, |x, y| Arith::floordiv(x, y))?;
+    super::trace_only("FloorDiv", &[a, b], &out, |i| floordiv(&i[0], &i[1]));
+    Ok(out)
 }
 
 describe_op!(FloorMod, "FloorMod", |[a, b]| floormod(a, b));

@@ -248,6 +248,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
             rule(move |g, _| Ok(vec![Some(cast(&g[0], src)?)]))
         });
     } else if crate::record::is_recording() {
+        super::trace_only("Cast", &[x], &out, move |i| cast(&i[0], dtype));
         crate::record::record_cut(
             "Cast",
             crate::record::CutReason::NonFloat,
@@ -659,10 +660,15 @@ pub fn one_hot(
             r + 1
         )));
     }
-    if a == r {
-        return Ok(t);
-    }
-    let mut perm: Vec<usize> = (0..r as usize).collect();
-    perm.insert(a as usize, r as usize);
-    transpose(&t, Some(&perm))
+    let out = if a == r {
+        t
+    } else {
+        let mut perm: Vec<usize> = (0..r as usize).collect();
+        perm.insert(a as usize, r as usize);
+        transpose(&t, Some(&perm))?
+    };
+    super::trace_only("OneHot", &[indices], &out, move |i| {
+        one_hot(&i[0], depth, on, off, axis, dtype)
+    });
+    Ok(out)
 }

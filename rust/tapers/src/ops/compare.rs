@@ -9,7 +9,9 @@ macro_rules! comparison {
     ($name:ident, $tf:literal, $doc:literal, |$x:ident, $y:ident| $body:expr) => {
         #[doc = $doc]
         pub fn $name(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-            compare_binary!($tf, a, b, |$x, $y| $body)
+            let out = compare_binary!($tf, a, b, |$x, $y| $body)?;
+            super::trace_only($tf, &[a, b], &out, |i| $name(&i[0], &i[1]));
+            Ok(out)
         }
     };
 }
@@ -66,25 +68,30 @@ fn bools<'a>(
 /// Elementwise `a && b` on bool tensors, with broadcasting.
 pub fn logical_and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (p, q) = (bools("LogicalAnd", a)?, bools("LogicalAnd", b)?);
-    crate::kernels::zip_map("LogicalAnd", p, q, |x, y| x && y).map(Tensor::from_array)
+    let out = crate::kernels::zip_map("LogicalAnd", p, q, |x, y| x && y).map(Tensor::from_array)?;
+    super::trace_only("LogicalAnd", &[a, b], &out, |i| logical_and(&i[0], &i[1]));
+    Ok(out)
 }
 
 /// Elementwise `a || b` on bool tensors, with broadcasting.
 pub fn logical_or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (p, q) = (bools("LogicalOr", a)?, bools("LogicalOr", b)?);
-    crate::kernels::zip_map("LogicalOr", p, q, |x, y| x || y).map(Tensor::from_array)
+    let out = crate::kernels::zip_map("LogicalOr", p, q, |x, y| x || y).map(Tensor::from_array)?;
+    super::trace_only("LogicalOr", &[a, b], &out, |i| logical_or(&i[0], &i[1]));
+    Ok(out)
 }
 
 /// Elementwise `!a` on a bool tensor.
 pub fn logical_not(a: &Tensor) -> Result<Tensor> {
-    Ok(Tensor::from_array(crate::kernels::map(
-        bools("LogicalNot", a)?,
-        |x: bool| !x,
-    )))
+    let out = Tensor::from_array(crate::kernels::map(bools("LogicalNot", a)?, |x: bool| !x));
+    super::trace_only("LogicalNot", &[a], &out, |i| logical_not(&i[0]));
+    Ok(out)
 }
 
 /// Elementwise exclusive or on bool tensors, with broadcasting.
 pub fn logical_xor(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (p, q) = (bools("LogicalXor", a)?, bools("LogicalXor", b)?);
-    crate::kernels::zip_map("LogicalXor", p, q, |x, y| x != y).map(Tensor::from_array)
+    let out = crate::kernels::zip_map("LogicalXor", p, q, |x, y| x != y).map(Tensor::from_array)?;
+    super::trace_only("LogicalXor", &[a, b], &out, |i| logical_xor(&i[0], &i[1]));
+    Ok(out)
 }

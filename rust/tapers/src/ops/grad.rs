@@ -61,6 +61,7 @@ pub fn stop_gradient(x: &Tensor) -> Tensor {
     // that track `x` note the cut, to explain the `None` gradient it causes.
     let out = x.alias();
     if recording::is_recording() {
+        super::trace_only("StopGradient", &[x], &out, |i| Ok(stop_gradient(&i[0])));
         recording::record_cut(
             "StopGradient",
             recording::CutReason::StopGradient,
@@ -87,6 +88,7 @@ pub fn custom_op(
         let ins: SmallVec<[(TensorId, DType); 3]> =
             inputs.iter().map(|t| (t.id(), t.dtype())).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
+        recording::trace_unreplayable(name);
         recording::record_op(
             OpRef::Shared(Arc::new(Custom { name })),
             &ins,

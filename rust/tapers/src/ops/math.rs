@@ -464,17 +464,23 @@ pub fn atan2(y: &Tensor, x: &Tensor) -> Result<Tensor> {
 
 /// Whether each element is NaN (floats only).
 pub fn is_nan(x: &Tensor) -> Result<Tensor> {
-    float_unary!("IsNan", x, |v| v.is_nan())
+    let out = float_unary!("IsNan", x, |v| v.is_nan())?;
+    super::trace_only("IsNan", &[x], &out, |i| is_nan(&i[0]));
+    Ok(out)
 }
 
 /// Whether each element is finite (floats only).
 pub fn is_finite(x: &Tensor) -> Result<Tensor> {
-    float_unary!("IsFinite", x, |v| v.is_finite())
+    let out = float_unary!("IsFinite", x, |v| v.is_finite())?;
+    super::trace_only("IsFinite", &[x], &out, |i| is_finite(&i[0]));
+    Ok(out)
 }
 
 /// Whether each element is infinite (floats only).
 pub fn is_inf(x: &Tensor) -> Result<Tensor> {
-    float_unary!("IsInf", x, |v| v.is_infinite())
+    let out = float_unary!("IsInf", x, |v| v.is_infinite())?;
+    super::trace_only("IsInf", &[x], &out, |i| is_inf(&i[0]));
+    Ok(out)
 }
 
 #[cfg(test)]

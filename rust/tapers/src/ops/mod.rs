@@ -104,7 +104,43 @@ pub(crate) fn record<O: Op>(
     }
     let ins: SmallVec<[(TensorId, DType); 3]> =
         inputs.iter().map(|t| (t.id(), t.dtype())).collect();
-    record::record_op(op_ref(op), &ins, outputs, make_rule);
+    let op = op_ref(op);
+    record::trace_op(&op, inputs, outputs);
+    record::record_op(op, &ins, outputs, make_rule);
+}
+
+/// Tells an active tracer about an op that no tape records (it has no
+/// gradient: comparisons, `argmax`, integer casts), with how to run it again.
+pub(crate) fn trace_only(
+    name: &'static str,
+    inputs: &[&Tensor],
+    out: &Tensor,
+    again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+) {
+    if record::is_tracing() {
+        let op = OpRef::Shared(Arc::new(Untaped {
+            name,
+            again: Box::new(again),
+        }));
+        record::trace_op(&op, inputs, &[out]);
+    }
+}
+
+/// The description of an op no tape records, for a traced graph.
+struct Untaped {
+    name: &'static str,
+    #[allow(clippy::type_complexity)]
+    again: Box<dyn Fn(&[Tensor]) -> Result<Tensor> + Send + Sync>,
+}
+
+impl Op for Untaped {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![(self.again)(inputs)?])
+    }
 }
 
 /// The inputs of a replayed op, checked against the count it takes.

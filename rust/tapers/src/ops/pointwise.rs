@@ -482,7 +482,9 @@ pub(crate) fn record_pointwise<O: Op + Clone>(op: O, inputs: &[&Tensor], out: &T
             }),
         })
     };
-    record::record_entry(op_ref(op), &ins, &[out], make_rule, fusable);
+    let op = op_ref(op);
+    record::trace_op(&op, inputs, &[out]);
+    record::record_entry(op, &ins, &[out], make_rule, fusable);
 }
 
 /// The gradient rule of an op with a pointwise derivative: each wanted

@@ -251,13 +251,9 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
             axes: ax.iter().map(|&a| a as isize).collect(),
             keepdims,
         };
-        crate::record::record_entry(
-            super::op_ref(op),
-            &[(x.id(), x.dtype())],
-            &[&out],
-            make_rule,
-            fusable,
-        );
+        let op = super::op_ref(op);
+        crate::record::trace_op(&op, &[x], &[&out]);
+        crate::record::record_entry(op, &[(x.id(), x.dtype())], &[&out], make_rule, fusable);
     }
     Ok(out)
 }
@@ -503,12 +499,22 @@ fn logical_reduce(
 
 /// Logical or over `axes` of a bool tensor.
 pub fn reduce_any(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-    logical_reduce("Any", x, axes, keepdims, true)
+    let out = logical_reduce("Any", x, axes, keepdims, true)?;
+    let axes = axes.map(<[isize]>::to_vec);
+    super::trace_only("Any", &[x], &out, move |i| {
+        reduce_any(&i[0], axes.as_deref(), keepdims)
+    });
+    Ok(out)
 }
 
 /// Logical and over `axes` of a bool tensor.
 pub fn reduce_all(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-    logical_reduce("All", x, axes, keepdims, false)
+    let out = logical_reduce("All", x, axes, keepdims, false)?;
+    let axes = axes.map(<[isize]>::to_vec);
+    super::trace_only("All", &[x], &out, move |i| {
+        reduce_all(&i[0], axes.as_deref(), keepdims)
+    });
+    Ok(out)
 }
 
 fn arg_extremum(
@@ -569,13 +575,17 @@ fn arg_extremum(
 /// Index (int64) of the largest element along `axis`; the first on ties.
 /// NaN is skipped, as in TF (`argmax([1, nan, 0])` is 0; all NaN gives 0).
 pub fn argmax(x: &Tensor, axis: isize) -> Result<Tensor> {
-    arg_extremum("ArgMax", x, axis, true, false)
+    let out = arg_extremum("ArgMax", x, axis, true, false)?;
+    super::trace_only("ArgMax", &[x], &out, move |i| argmax(&i[0], axis));
+    Ok(out)
 }
 
 /// Index (int64) of the smallest element along `axis`; the first on ties.
 /// NaN is skipped, as in TF.
 pub fn argmin(x: &Tensor, axis: isize) -> Result<Tensor> {
-    arg_extremum("ArgMin", x, axis, false, false)
+    let out = arg_extremum("ArgMin", x, axis, false, false)?;
+    super::trace_only("ArgMin", &[x], &out, move |i| argmin(&i[0], axis));
+    Ok(out)
 }
 
 /// [`argmax`] where the first NaN wins: `max_pool2d` picks its window's

@@ -14,6 +14,7 @@ use parking_lot::Mutex;
 use smallvec::SmallVec;
 
 use super::data::{note_cut, CutReason, TapeData};
+use super::trace::Tracer;
 use super::{BackwardFn, Entry, Fusable, Input, Origin, Output, Variable};
 use crate::dtype::DType;
 use crate::op::OpRef;
@@ -42,7 +43,7 @@ impl Recorder {
     /// Puts the recorder on the calling thread's active set.
     pub fn activate(self: &Arc<Self>) {
         ACTIVE.with(|a| {
-            let mut a = a.borrow_mut();
+            let a = &mut a.borrow_mut().tapes;
             // Drop a stale handle this thread may still hold from an exit elsewhere.
             a.retain(|t| !Arc::ptr_eq(t, self));
             a.push(self.clone());
@@ -54,13 +55,46 @@ impl Recorder {
     /// another thread, the entering thread keeps a stale handle that `live`
     /// disables (and that thread drops it when it next enters the tape).
     pub fn deactivate(self: &Arc<Self>) {
-        ACTIVE.with(|a| a.borrow_mut().retain(|t| !Arc::ptr_eq(t, self)));
+        ACTIVE.with(|a| a.borrow_mut().tapes.retain(|t| !Arc::ptr_eq(t, self)));
         self.live.store(false, Ordering::Release);
     }
 }
 
+/// What records on a thread: its tapes, and the tracer (`crate::graph`)
+/// when one is active.
+#[derive(Clone, Default)]
+struct Active {
+    tapes: Vec<Arc<Recorder>>,
+    tracer: Option<Arc<dyn Tracer>>,
+}
+
 thread_local! {
-    static ACTIVE: RefCell<Vec<Arc<Recorder>>> = const { RefCell::new(Vec::new()) };
+    static ACTIVE: RefCell<Active> = const {
+        RefCell::new(Active {
+            tapes: Vec::new(),
+            tracer: None,
+        })
+    };
+}
+
+/// Whether a tracer is active on this thread.
+#[inline]
+pub(super) fn has_tracer() -> bool {
+    ACTIVE.with(|a| a.borrow().tracer.is_some())
+}
+
+/// Calls `f` with the thread's tracer, if one is active.
+#[inline]
+pub(super) fn with_tracer(f: impl FnOnce(&dyn Tracer)) {
+    if let Some(t) = ACTIVE.with(|a| a.borrow().tracer.clone()) {
+        f(&*t)
+    }
+}
+
+/// Makes `tracer` the calling thread's tracer (or none), returning the
+/// previous one.
+pub(crate) fn set_tracer(tracer: Option<Arc<dyn Tracer>>) -> Option<Arc<dyn Tracer>> {
+    ACTIVE.with(|a| std::mem::replace(&mut a.borrow_mut().tracer, tracer))
 }
 
 /// A snapshot of the tapes recording on some thread.
@@ -70,21 +104,21 @@ thread_local! {
 /// recorded as if the capturing thread had run them.
 #[derive(Clone, Default)]
 pub struct RecordingContext {
-    tapes: Vec<Arc<Recorder>>,
+    active: Active,
 }
 
 impl RecordingContext {
     /// The calling thread's active tapes.
     pub fn current() -> RecordingContext {
         ACTIVE.with(|a| RecordingContext {
-            tapes: a.borrow().clone(),
+            active: a.borrow().clone(),
         })
     }
 
     /// Runs `f` with this context as the thread's active tape set, restoring the
     /// previous set afterwards (also on panic).
     pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
-        struct Restore(Option<Vec<Arc<Recorder>>>);
+        struct Restore(Option<Active>);
         impl Drop for Restore {
             fn drop(&mut self) {
                 if let Some(prev) = self.0.take() {
@@ -92,21 +126,25 @@ impl RecordingContext {
                 }
             }
         }
-        let prev = ACTIVE.with(|a| std::mem::replace(&mut *a.borrow_mut(), self.tapes.clone()));
+        let prev = ACTIVE.with(|a| std::mem::replace(&mut *a.borrow_mut(), self.active.clone()));
         let _restore = Restore(Some(prev));
         f()
     }
 
-    /// Whether no tape is recording.
+    /// Whether no tape is recording and no tracer traces.
     pub fn is_empty(&self) -> bool {
-        self.tapes.is_empty()
+        self.active.tapes.is_empty() && self.active.tracer.is_none()
     }
 }
 
-/// Whether any tape records on this thread. Ops use it to skip all tape work.
+/// Whether any tape records on this thread, or a tracer traces. Ops use it
+/// to skip all tape work.
 #[inline]
 pub fn is_recording() -> bool {
-    ACTIVE.with(|a| a.borrow().iter().any(|t| t.live.load(Ordering::Acquire)))
+    ACTIVE.with(|a| {
+        let a = a.borrow();
+        a.tracer.is_some() || a.tapes.iter().any(|t| t.live.load(Ordering::Acquire))
+    })
 }
 
 /// Records `outputs = op(inputs)` on every active tape that tracks one of its
@@ -135,6 +173,7 @@ pub(crate) fn record_entry(
 ) {
     ACTIVE.with(|a| {
         let active = a.borrow();
+        let active = &active.tapes;
         if active.is_empty() {
             return;
         }
@@ -214,7 +253,7 @@ pub(crate) fn record_cut(
     output: TensorId,
 ) {
     ACTIVE.with(|a| {
-        for tape in a.borrow().iter() {
+        for tape in a.borrow().tapes.iter() {
             if !tape.live.load(Ordering::Acquire) {
                 continue;
             }
@@ -238,7 +277,7 @@ pub(crate) fn variable_accessed(var: &Variable) {
         return;
     }
     ACTIVE.with(|a| {
-        for tape in a.borrow().iter() {
+        for tape in a.borrow().tapes.iter() {
             if tape.watch_accessed_variables && tape.live.load(Ordering::Acquire) {
                 if let Some(data) = tape.data.lock().as_mut() {
                     data.watch_variable(var);

@@ -10,6 +10,7 @@
 
 mod active;
 mod data;
+mod trace;
 mod variable;
 
 use std::sync::Arc;
@@ -17,9 +18,11 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 pub use active::{is_recording, record_op, RecordingContext};
-pub(crate) use active::{record_cut, record_entry, variable_accessed, Recorder};
+pub(crate) use active::{record_cut, record_entry, set_tracer, variable_accessed, Recorder};
 pub use data::CutReason;
 pub(crate) use data::TapeData;
+pub use trace::{is_tracing, trace_effect, trace_guard, trace_unreplayable, Effect, Tracer};
+pub(crate) use trace::{trace_created, trace_op, trace_read, Assign};
 pub use variable::{ValueGuard, Variable};
 
 use crate::dims::Dims;

@@ -52,14 +52,16 @@ impl Variable {
     }
 
     fn with_options(initial: Tensor, name: String, trainable: bool) -> Variable {
-        Variable(Arc::new(VarInner {
+        let v = Variable(Arc::new(VarInner {
             handle: TensorId::fresh(),
             binding: OnceLock::new(),
             name,
             trainable,
             // The stored value is never recorded on any tape: reads alias it.
             value: RwLock::new(initial),
-        }))
+        }));
+        super::trace_created(&v);
+        v
     }
 
     /// This variable under another name. Meant for construction
@@ -143,11 +145,12 @@ impl Variable {
                 &[&out],
                 || Arc::new(|g: &[Tensor], _: &[bool]| Ok(vec![Some(g[0].clone())])),
             );
+            super::trace_read(self, &out);
         }
         out
     }
 
-    fn check(&self, value: &Tensor) -> Result<()> {
+    pub(super) fn check(&self, value: &Tensor) -> Result<()> {
         let cur = self.0.value.read();
         if cur.shape() != value.shape() {
             return Err(Error::VariableMismatch(format!(
@@ -180,6 +183,7 @@ impl Variable {
     pub fn assign(&self, value: &Tensor) -> Result<()> {
         self.check(value)?;
         *self.0.value.write() = value.clone();
+        super::trace_effect(|| Arc::new(super::Assign([self.clone()])), &[value]);
         Ok(())
     }
 

@@ -1,0 +1,672 @@
+//! Traced graphs: run a computation once under a tracer, replay it later on
+//! new inputs without the code that built it (the core of `tapers.function`).
+//!
+//! While a [`Tracing`] is active on a thread, every op run there (and on the
+//! rayon workers that run work for it, such as a backward pass) is recorded
+//! as a node: the op's description ([`crate::op::Op`]), the ids of its input
+//! values and of its outputs. Tensors that no recorded node produced and that
+//! are not declared inputs become captured constants. Variable reads become
+//! read nodes and variable writes (`assign`, `assign_add`, `assign_sub`,
+//! optimizer updates) become effect nodes, both naming the variable itself,
+//! so a replay reads the values variables hold then and writes new ones. A
+//! tape's backward pass inside the trace is made of recorded ops (each rule
+//! is written with the public ops), so a step with its gradient is a graph.
+//!
+//! [`Graph::run`] replays the nodes in recorded order with each op's
+//! [`crate::op::Op::forward`], keeps variable writes aside until every node
+//! has succeeded and every guard held, then writes them: a failed replay
+//! leaves variables as they were. Nodes whose values reach no output, guard
+//! or effect are dropped when the trace finishes. No other optimization is
+//! done yet: no fusion, no memory planning.
+//!
+//! Ops whose description cannot run again (custom gradients whose forward is
+//! the caller's code, random draws) make the graph unreplayable, naming the
+//! op; [`Graph::run`] then refuses to run.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::op::OpRef;
+use crate::record::{set_tracer, Effect, Tracer};
+use crate::tensor::{Storage, Tensor, TensorId};
+use crate::variable::Variable;
+
+/// One recorded step, with values named by id (while tracing) or by slot
+/// (in a finished graph).
+#[derive(Clone)]
+enum Node<V> {
+    Op {
+        op: OpRef,
+        inputs: SmallVec<[V; 2]>,
+        outputs: SmallVec<[V; 1]>,
+    },
+    Read {
+        var: Variable,
+        output: V,
+    },
+    Effect {
+        effect: Arc<dyn Effect>,
+        inputs: SmallVec<[V; 1]>,
+    },
+}
+
+/// What a tracer gathers.
+#[derive(Default)]
+struct State {
+    nodes: Vec<Node<TensorId>>,
+    /// Ids of declared inputs and of values nodes produced.
+    known: FxHashSet<TensorId>,
+    captured: Vec<Tensor>,
+    captured_ids: FxHashSet<TensorId>,
+    /// Values the caller read, with the value seen.
+    guards: Vec<Tensor>,
+    created: Vec<Variable>,
+    unreplayable: Option<String>,
+}
+
+impl State {
+    fn use_value(&mut self, t: &Tensor) -> TensorId {
+        let id = t.id();
+        if !self.known.contains(&id) && self.captured_ids.insert(id) {
+            self.captured.push(t.clone());
+        }
+        id
+    }
+}
+
+struct Recording {
+    state: Mutex<State>,
+}
+
+impl Tracer for Recording {
+    fn op(&self, op: &OpRef, inputs: &[&Tensor], outputs: &[&Tensor]) {
+        let mut s = self.state.lock();
+        let inputs = inputs.iter().map(|t| s.use_value(t)).collect();
+        let outputs = outputs
+            .iter()
+            .map(|t| {
+                s.known.insert(t.id());
+                t.id()
+            })
+            .collect();
+        s.nodes.push(Node::Op {
+            op: op.clone(),
+            inputs,
+            outputs,
+        });
+    }
+
+    fn read(&self, var: &Variable, out: &Tensor) {
+        let mut s = self.state.lock();
+        s.known.insert(out.id());
+        s.nodes.push(Node::Read {
+            var: var.clone(),
+            output: out.id(),
+        });
+    }
+
+    fn effect(&self, effect: Arc<dyn Effect>, inputs: &[&Tensor]) {
+        let mut s = self.state.lock();
+        let inputs = inputs.iter().map(|t| s.use_value(t)).collect();
+        s.nodes.push(Node::Effect { effect, inputs });
+    }
+
+    fn unreplayable(&self, name: &str) {
+        let mut s = self.state.lock();
+        if s.unreplayable.is_none() {
+            s.unreplayable = Some(name.to_string());
+        }
+    }
+
+    fn created(&self, var: &Variable) {
+        self.state.lock().created.push(var.clone());
+    }
+
+    fn guard(&self, t: &Tensor) {
+        let mut s = self.state.lock();
+        // A constant's value cannot change: only traced values need a guard.
+        if s.known.contains(&t.id()) && !s.guards.iter().any(|g| g.id() == t.id()) {
+            s.guards.push(t.clone());
+        }
+    }
+}
+
+/// A trace in progress on the calling thread: every op run on it (and on
+/// the workers that run work for it) is recorded until [`Tracing::finish`]
+/// (or drop, which discards the trace).
+pub struct Tracing {
+    rec: Arc<Recording>,
+    inputs: Vec<Tensor>,
+    variables: Vec<Variable>,
+    prev: Option<Option<Arc<dyn Tracer>>>,
+}
+
+impl Tracing {
+    /// Starts tracing on the calling thread, with `inputs` as the values a
+    /// replay is given (all other outside values are captured constants).
+    /// A trace started while another is active replaces it until it ends.
+    pub fn start(inputs: &[Tensor]) -> Tracing {
+        Tracing::start_with(inputs, &[])
+    }
+
+    /// [`Tracing::start`] with variables that are inputs too: a replay may
+    /// be given other variables of the same shapes and dtypes in their place
+    /// ([`Graph::try_run_with`]), as `tf.function` traces a Variable argument.
+    pub fn start_with(inputs: &[Tensor], variables: &[Variable]) -> Tracing {
+        let mut state = State::default();
+        state.known.extend(inputs.iter().map(Tensor::id));
+        let rec = Arc::new(Recording {
+            state: Mutex::new(state),
+        });
+        let prev = set_tracer(Some(rec.clone()));
+        Tracing {
+            rec,
+            inputs: inputs.to_vec(),
+            variables: variables.to_vec(),
+            prev: Some(prev),
+        }
+    }
+
+    /// Stops tracing and returns the graph computing `outputs` from the
+    /// inputs.
+    pub fn finish(mut self, outputs: &[Tensor]) -> Graph {
+        self.stop();
+        let state = std::mem::take(&mut *self.rec.state.lock());
+        let mut g = Graph::build(state, &self.inputs, outputs);
+        g.variables = std::mem::take(&mut self.variables)
+            .into_iter()
+            .map(|v| VarSpec {
+                handle: v.handle_id(),
+                shape: v.shape(),
+                dtype: v.dtype(),
+            })
+            .collect();
+        g
+    }
+
+    fn stop(&mut self) {
+        if let Some(prev) = self.prev.take() {
+            set_tracer(prev);
+        }
+    }
+}
+
+impl Drop for Tracing {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Runs `f` on `inputs` once under a tracer and returns its graph with the
+/// values this run computed.
+///
+/// ```
+/// use tapers::{graph, ops, Tensor};
+/// let x = Tensor::scalar(3.0f32);
+/// let (g, first) = graph::trace(&[x], |i| Ok(vec![ops::mul(&i[0], &i[0])?])).unwrap();
+/// assert_eq!(first[0].to_vec::<f32>().unwrap(), vec![9.0]);
+/// let again = g.run(&[Tensor::scalar(4.0f32)]).unwrap();
+/// assert_eq!(again[0].to_vec::<f32>().unwrap(), vec![16.0]);
+/// ```
+pub fn trace(
+    inputs: &[Tensor],
+    f: impl FnOnce(&[Tensor]) -> Result<Vec<Tensor>>,
+) -> Result<(Graph, Vec<Tensor>)> {
+    let t = Tracing::start(inputs);
+    let outs = f(inputs)?;
+    Ok((t.finish(&outs), outs))
+}
+
+/// Whether a trace is active on the calling thread.
+pub fn is_tracing() -> bool {
+    crate::record::is_tracing()
+}
+
+/// Tells the active trace, if any, that the caller read `t`'s value into
+/// its own code: a replay is valid only while that value is the same
+/// ([`Graph::try_run`] reports a failed guard).
+pub fn guard(t: &Tensor) {
+    crate::record::trace_guard(t);
+}
+
+/// A value a replay is given or computes.
+type Slot = u32;
+
+/// The shape and dtype of a graph input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// The traced shape.
+    pub shape: Vec<usize>,
+    /// The traced dtype.
+    pub dtype: DType,
+}
+
+/// A variable input's handle when traced, shape and dtype.
+#[derive(Clone, Debug)]
+struct VarSpec {
+    handle: TensorId,
+    shape: Vec<usize>,
+    dtype: DType,
+}
+
+/// A traced computation, replayable on new inputs of the traced shapes and
+/// dtypes ([`trace`], [`Tracing`]).
+pub struct Graph {
+    inputs: Vec<Spec>,
+    variables: Vec<VarSpec>,
+    /// Captured constants and the slots they fill.
+    consts: Vec<(Slot, Tensor)>,
+    nodes: Vec<Node<Slot>>,
+    outputs: Vec<Slot>,
+    guards: Vec<(Slot, Tensor)>,
+    slots: usize,
+    created: Vec<Variable>,
+    unreplayable: Option<String>,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("inputs", &self.inputs)
+            .field("ops", &self.op_names())
+            .field("constants", &self.consts.len())
+            .field("guards", &self.guards.len())
+            .field("unreplayable", &self.unreplayable)
+            .finish()
+    }
+}
+
+impl Graph {
+    fn build(state: State, inputs: &[Tensor], outputs: &[Tensor]) -> Graph {
+        let State {
+            nodes,
+            captured,
+            guards,
+            created,
+            unreplayable,
+            ..
+        } = state;
+        // Liveness, backwards: effects are live, and what outputs, guards
+        // and live nodes read.
+        let mut needed: FxHashSet<TensorId> = outputs.iter().map(Tensor::id).collect();
+        needed.extend(guards.iter().map(Tensor::id));
+        let mut live = vec![false; nodes.len()];
+        for (i, n) in nodes.iter().enumerate().rev() {
+            let (is_live, ins): (bool, &[TensorId]) = match n {
+                Node::Op {
+                    inputs, outputs, ..
+                } => (outputs.iter().any(|o| needed.contains(o)), inputs),
+                Node::Read { output, .. } => (needed.contains(output), &[]),
+                Node::Effect { inputs, .. } => (true, inputs),
+            };
+            if is_live {
+                live[i] = true;
+                needed.extend(ins.iter().copied());
+            }
+        }
+        let mut slot_of: FxHashMap<TensorId, Slot> = FxHashMap::default();
+        let mut next: Slot = 0;
+        let mut fresh = |slot_of: &mut FxHashMap<TensorId, Slot>, id: TensorId| -> Slot {
+            let s = next;
+            next += 1;
+            slot_of.insert(id, s);
+            s
+        };
+        for t in inputs {
+            fresh(&mut slot_of, t.id());
+        }
+        // A value given as an input twice reads the last slot given.
+        let kept: Vec<Tensor> = captured
+            .into_iter()
+            .filter(|t| needed.contains(&t.id()) && !slot_of.contains_key(&t.id()))
+            .collect();
+        let mut consts: Vec<(Slot, Tensor)> = kept
+            .into_iter()
+            .map(|t| (fresh(&mut slot_of, t.id()), t))
+            .collect();
+        let mut out_nodes = Vec::new();
+        for (n, l) in nodes.into_iter().zip(live) {
+            if !l {
+                continue;
+            }
+            let look = |slot_of: &FxHashMap<TensorId, Slot>, id: &TensorId| slot_of[id];
+            out_nodes.push(match n {
+                Node::Op {
+                    op,
+                    inputs,
+                    outputs,
+                } => {
+                    let inputs = inputs.iter().map(|i| look(&slot_of, i)).collect();
+                    let outputs = outputs.iter().map(|o| fresh(&mut slot_of, *o)).collect();
+                    Node::Op {
+                        op,
+                        inputs,
+                        outputs,
+                    }
+                }
+                Node::Read { var, output } => Node::Read {
+                    var,
+                    output: fresh(&mut slot_of, output),
+                },
+                Node::Effect { effect, inputs } => Node::Effect {
+                    effect,
+                    inputs: inputs.iter().map(|i| look(&slot_of, i)).collect(),
+                },
+            });
+        }
+        // Outputs no node produced and no input gave are constants.
+        let mut outs = Vec::with_capacity(outputs.len());
+        for t in outputs {
+            let s = match slot_of.get(&t.id()) {
+                Some(&s) => s,
+                None => {
+                    let s = fresh(&mut slot_of, t.id());
+                    consts.push((s, t.clone()));
+                    s
+                }
+            };
+            outs.push(s);
+        }
+        let guards = guards
+            .into_iter()
+            .filter_map(|g| slot_of.get(&g.id()).map(|&s| (s, g)))
+            .collect();
+        Graph {
+            variables: Vec::new(),
+            inputs: inputs
+                .iter()
+                .map(|t| Spec {
+                    shape: t.shape().to_vec(),
+                    dtype: t.dtype(),
+                })
+                .collect(),
+            consts,
+            nodes: out_nodes,
+            outputs: outs,
+            guards,
+            slots: next as usize,
+            created,
+            unreplayable,
+        }
+    }
+
+    /// The traced inputs' shapes and dtypes.
+    pub fn inputs(&self) -> &[Spec] {
+        &self.inputs
+    }
+
+    /// The number of outputs.
+    pub fn num_outputs(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// The names of the recorded ops, effects and reads, in replay order.
+    pub fn op_names(&self) -> Vec<&'static str> {
+        self.nodes
+            .iter()
+            .map(|n| match n {
+                Node::Op { op, .. } => op.name(),
+                Node::Read { .. } => "ReadVariableOp",
+                Node::Effect { effect, .. } => effect.name(),
+            })
+            .collect()
+    }
+
+    /// The number of captured constants.
+    pub fn num_constants(&self) -> usize {
+        self.consts.len()
+    }
+
+    /// The number of values read by the caller while tracing (each must be
+    /// the same at replay).
+    pub fn num_guards(&self) -> usize {
+        self.guards.len()
+    }
+
+    /// Variables created while tracing.
+    pub fn created_variables(&self) -> &[Variable] {
+        &self.created
+    }
+
+    /// The first op recorded that a replay cannot run again, if any.
+    pub fn unreplayable(&self) -> Option<&str> {
+        self.unreplayable.as_deref()
+    }
+
+    /// Replays the graph on `inputs` and returns its outputs. A value the
+    /// caller read while tracing that differs now is an error (see
+    /// [`Graph::try_run`]); on any error, variables are unchanged.
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        self.try_run(inputs)?.ok_or_else(|| {
+            Error::invalid(
+                "a value read while tracing differs in this call: the graph no longer applies (trace again)",
+            )
+        })
+    }
+
+    /// Replays the graph on `inputs`: `Ok(None)` when a guard failed (a value
+    /// the caller read while tracing differs now; nothing was written).
+    ///
+    /// Nodes run in recorded order with the ops' own forwards, on the calling
+    /// thread, under whatever tapes record there (a caller that records gets
+    /// the replay on its tape). Variable reads see the writes made earlier in
+    /// the same replay; writes reach the variables only after every node
+    /// succeeded and every guard held.
+    pub fn try_run(&self, inputs: &[Tensor]) -> Result<Option<Vec<Tensor>>> {
+        self.try_run_with(inputs, &[])
+    }
+
+    /// [`Graph::try_run`] with `variables` in place of the variable inputs
+    /// the trace declared ([`Tracing::start_with`]); none keeps the traced
+    /// ones.
+    pub fn try_run_with(
+        &self,
+        inputs: &[Tensor],
+        variables: &[Variable],
+    ) -> Result<Option<Vec<Tensor>>> {
+        if let Some(op) = &self.unreplayable {
+            return Err(Error::invalid(format!(
+                "the traced function ran {op}, which a graph cannot run again"
+            )));
+        }
+        self.check_inputs(inputs)?;
+        let subst = self.substitutes(variables)?;
+        let resolve = |v: &Variable| -> Variable {
+            subst
+                .get(&v.handle_id())
+                .map_or_else(|| v.clone(), |s| (*s).clone())
+        };
+        let _overlap = Overlap::enter();
+        let mut vals: Vec<Option<Tensor>> = vec![None; self.slots];
+        for (v, t) in vals.iter_mut().zip(inputs) {
+            *v = Some(t.clone());
+        }
+        for (s, t) in &self.consts {
+            vals[*s as usize] = Some(t.clone());
+        }
+        let get = |vals: &[Option<Tensor>], s: Slot| -> Tensor {
+            vals[s as usize]
+                .clone()
+                .expect("a slot is filled before it is read")
+        };
+        // Pending writes, in first-write order.
+        let mut pending: Vec<(Variable, Tensor)> = Vec::new();
+        let mut index: FxHashMap<TensorId, usize> = FxHashMap::default();
+        for n in &self.nodes {
+            match n {
+                Node::Op {
+                    op,
+                    inputs,
+                    outputs,
+                } => {
+                    let ins: Vec<Tensor> = inputs.iter().map(|&s| get(&vals, s)).collect();
+                    let outs = op.forward(&ins)?;
+                    if outs.len() != outputs.len() {
+                        return Err(Error::invalid(format!(
+                            "{} gave {} outputs on replay, {} when traced",
+                            op.name(),
+                            outs.len(),
+                            outputs.len()
+                        )));
+                    }
+                    for (&s, t) in outputs.iter().zip(outs) {
+                        vals[s as usize] = Some(t);
+                    }
+                }
+                Node::Read { var, output } => {
+                    let var = resolve(var);
+                    let t = match index.get(&var.handle_id()) {
+                        Some(&i) => ops_identity(&pending[i].1),
+                        None => var.read(),
+                    };
+                    vals[*output as usize] = Some(t);
+                }
+                Node::Effect { effect, inputs } => {
+                    let vars: Vec<Variable> = effect.variables().iter().map(resolve).collect();
+                    let current: Vec<Tensor> = vars
+                        .iter()
+                        .map(|v| match index.get(&v.handle_id()) {
+                            Some(&i) => pending[i].1.clone(),
+                            None => v.value(),
+                        })
+                        .collect();
+                    let ins: Vec<Tensor> = inputs.iter().map(|&s| get(&vals, s)).collect();
+                    let new = effect.apply(&current, &ins)?;
+                    for (v, t) in vars.iter().zip(new) {
+                        match index.get(&v.handle_id()) {
+                            Some(&i) => pending[i].1 = t,
+                            None => {
+                                index.insert(v.handle_id(), pending.len());
+                                pending.push((v.clone(), t));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (s, seen) in &self.guards {
+            if !same_value(&get(&vals, *s), seen) {
+                return Ok(None);
+            }
+        }
+        for (v, t) in &pending {
+            v.assign(t)?;
+        }
+        Ok(Some(self.outputs.iter().map(|&s| get(&vals, s)).collect()))
+    }
+
+    fn substitutes<'a>(
+        &self,
+        variables: &'a [Variable],
+    ) -> Result<FxHashMap<TensorId, &'a Variable>> {
+        let mut out = FxHashMap::default();
+        if variables.is_empty() {
+            return Ok(out);
+        }
+        if variables.len() != self.variables.len() {
+            return Err(Error::invalid(format!(
+                "the graph takes {} variable(s), but {} were given",
+                self.variables.len(),
+                variables.len()
+            )));
+        }
+        for (k, (v, spec)) in variables.iter().zip(&self.variables).enumerate() {
+            if v.shape() != spec.shape || v.dtype() != spec.dtype {
+                return Err(Error::invalid(format!(
+                    "variable input {k} of the graph was traced as {} {}, but {} {} was given",
+                    spec.dtype,
+                    crate::dims::ShapeDisplay::of(&spec.shape),
+                    v.dtype(),
+                    crate::dims::ShapeDisplay::of(&v.shape())
+                )));
+            }
+            out.insert(spec.handle, v);
+        }
+        Ok(out)
+    }
+
+    fn check_inputs(&self, inputs: &[Tensor]) -> Result<()> {
+        if inputs.len() != self.inputs.len() {
+            return Err(Error::invalid(format!(
+                "the graph takes {} input(s), but {} were given",
+                self.inputs.len(),
+                inputs.len()
+            )));
+        }
+        for (k, (t, spec)) in inputs.iter().zip(&self.inputs).enumerate() {
+            if t.shape() != spec.shape.as_slice() || t.dtype() != spec.dtype {
+                return Err(Error::invalid(format!(
+                    "input {k} of the graph was traced as {} {}, but {} {} was given",
+                    spec.dtype,
+                    crate::dims::ShapeDisplay::of(&spec.shape),
+                    t.dtype(),
+                    crate::dims::ShapeDisplay::of(t.shape())
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A read of a value written earlier in the same replay: a new tensor (as a
+/// read is), recorded on the caller's tapes like a variable read's identity.
+fn ops_identity(t: &Tensor) -> Tensor {
+    crate::ops::identity(t)
+}
+
+/// Whether two tensors hold the same dtype, shape and bits.
+fn same_value(a: &Tensor, b: &Tensor) -> bool {
+    if a.dtype() != b.dtype() || a.shape() != b.shape() {
+        return false;
+    }
+    match (a.storage(), b.storage()) {
+        (Storage::F32(x), Storage::F32(y)) => {
+            x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        (Storage::F64(x), Storage::F64(y)) => {
+            x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        (Storage::I32(x), Storage::I32(y)) => x == y,
+        (Storage::I64(x), Storage::I64(y)) => x == y,
+        (Storage::Bool(x), Storage::Bool(y)) => x == y,
+        _ => false,
+    }
+}
+
+static REPLAYING: AtomicUsize = AtomicUsize::new(0);
+static MOST_AT_ONCE: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts replays in progress (for [`replays_at_once`]).
+struct Overlap;
+
+impl Overlap {
+    fn enter() -> Overlap {
+        let now = REPLAYING.fetch_add(1, Ordering::AcqRel) + 1;
+        MOST_AT_ONCE.fetch_max(now, Ordering::AcqRel);
+        Overlap
+    }
+}
+
+impl Drop for Overlap {
+    fn drop(&mut self) {
+        REPLAYING.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The most replays that were in progress at once in this process since the
+/// last [`reset_replays_at_once`]: a binding's test that replays from two
+/// threads sees 2 when the replays really overlap.
+pub fn replays_at_once() -> usize {
+    MOST_AT_ONCE.load(Ordering::Acquire)
+}
+
+/// Resets [`replays_at_once`] to the number of replays now in progress.
+pub fn reset_replays_at_once() {
+    MOST_AT_ONCE.store(REPLAYING.load(Ordering::Acquire), Ordering::Release);
+}

@@ -1,0 +1,104 @@
+//! The hooks a tracer receives (the tracer itself is `crate::graph`, above
+//! every op): while one is active on a thread, every op run there is told to
+//! it with its inputs and outputs, whether or not a tape records.
+//!
+//! The tracer lives in the same per-thread registry as the tapes (one
+//! thread-local read tells an op whether anything records), and a
+//! [`super::RecordingContext`] carries it to rayon workers with the tapes.
+
+use std::sync::Arc;
+
+use super::active::{has_tracer, with_tracer};
+use super::Variable;
+use crate::error::Result;
+use crate::op::OpRef;
+use crate::tensor::Tensor;
+
+/// A change to variables that a replay applies: `assign`, `assign_add`, an
+/// optimizer's update. Replayed, it computes the new values from the
+/// variables' values then and its inputs; the replay writes them back only
+/// after every node succeeded.
+pub trait Effect: Send + Sync {
+    /// The name shown in errors (`"AssignVariableOp"`).
+    fn name(&self) -> &'static str;
+
+    /// The variables it writes, in the order [`Effect::apply`] returns their
+    /// new values.
+    fn variables(&self) -> &[Variable];
+
+    /// The new values of [`Effect::variables`] from their `current` values
+    /// and the effect's `inputs`.
+    fn apply(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Vec<Tensor>>;
+}
+
+/// What a tracer is told.
+pub trait Tracer: Send + Sync {
+    /// `outputs = op(inputs)` ran.
+    fn op(&self, op: &OpRef, inputs: &[&Tensor], outputs: &[&Tensor]);
+    /// `var` was read as `out`.
+    fn read(&self, var: &Variable, out: &Tensor);
+    /// An effect on variables ran with these inputs.
+    fn effect(&self, effect: Arc<dyn Effect>, inputs: &[&Tensor]);
+    /// An op ran that a replay cannot run again (its name).
+    fn unreplayable(&self, name: &str);
+    /// A variable was created.
+    fn created(&self, var: &Variable);
+    /// The caller read `t`'s value (a replay must see the same value).
+    fn guard(&self, t: &Tensor);
+}
+
+/// Whether a tracer is active on this thread.
+#[inline]
+pub fn is_tracing() -> bool {
+    has_tracer()
+}
+
+/// Tells the active tracer, if any, that `op` ran.
+#[inline]
+pub(crate) fn trace_op(op: &OpRef, inputs: &[&Tensor], outputs: &[&Tensor]) {
+    with_tracer(|t| t.op(op, inputs, outputs));
+}
+
+/// Tells the active tracer, if any, that `var` was read as `out`.
+pub(crate) fn trace_read(var: &Variable, out: &Tensor) {
+    with_tracer(|t| t.read(var, out));
+}
+
+/// Tells the active tracer, if any, that an effect ran (built only then).
+pub fn trace_effect(effect: impl FnOnce() -> Arc<dyn Effect>, inputs: &[&Tensor]) {
+    with_tracer(|t| t.effect(effect(), inputs));
+}
+
+/// Tells the active tracer, if any, that an op it cannot replay ran.
+pub fn trace_unreplayable(name: &str) {
+    with_tracer(|t| t.unreplayable(name));
+}
+
+/// Tells the active tracer, if any, that a variable was created.
+pub(crate) fn trace_created(var: &Variable) {
+    with_tracer(|t| t.created(var));
+}
+
+/// Tells the active tracer, if any, that the caller read `t`'s value (a
+/// binding calls it when Python turns a tensor into a Python value).
+pub fn trace_guard(t: &Tensor) {
+    with_tracer(|tr| tr.guard(t));
+}
+
+/// `assign`: the new value is the input.
+pub(crate) struct Assign(pub [Variable; 1]);
+
+impl Effect for Assign {
+    fn name(&self) -> &'static str {
+        "AssignVariableOp"
+    }
+
+    fn variables(&self) -> &[Variable] {
+        &self.0
+    }
+
+    fn apply(&self, _current: &[Tensor], inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        self.0[0].check(&inputs[0])?;
+        Ok(vec![inputs[0].clone()])
+    }
+}

@@ -1,0 +1,303 @@
+//! Traced graphs (`tapers::graph`): a replay gives the bits eager execution
+//! gives, reads and writes variables as the traced code did, and leaves
+//! variables untouched when it fails.
+
+use tapers::graph::{self, Tracing};
+use tapers::optim::{apply_traced, Rule};
+use tapers::{ops, DType, GradientTape, Tensor, Variable};
+
+fn bits(t: &Tensor) -> Vec<u64> {
+    ops::cast(t, DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
+fn vals(n: usize, seed: f64, shape: &[usize]) -> Tensor {
+    let v: Vec<f32> = (0..n)
+        .map(|i| ((i as f64 * 0.731 + seed).sin() * 0.5) as f32)
+        .collect();
+    Tensor::from_vec(v, shape).unwrap()
+}
+
+#[test]
+fn replay_runs_on_new_inputs_with_eager_bits() {
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let (x, y) = (&i[0], &i[1]);
+        let z = x.tanh()?.mul(&x.neg()?.mul(x)?.exp()?)?.add(y)?;
+        let m = ops::argmax(&z, 1)?;
+        let hit = ops::equal(&m, &Tensor::from_vec(vec![0i64, 1], &[2])?)?;
+        Ok(vec![ops::reduce_sum(&z, Some(&[1]), false)?, m, hit])
+    };
+    let (x0, y0) = (vals(6, 0.1, &[2, 3]), vals(6, 0.7, &[2, 3]));
+    let (g, first) = graph::trace(&[x0.clone(), y0.clone()], f).unwrap();
+    let eager0 = f(&[x0, y0]).unwrap();
+    for (a, b) in first.iter().zip(&eager0) {
+        assert_eq!(bits(a), bits(b));
+    }
+    for seed in [0.3, 1.9, 4.2] {
+        let (x, y) = (vals(6, seed, &[2, 3]), vals(6, seed * 2.0, &[2, 3]));
+        let again = g.run(&[x.clone(), y.clone()]).unwrap();
+        let eager = f(&[x, y]).unwrap();
+        assert_eq!(again.len(), 3);
+        for (a, b) in again.iter().zip(&eager) {
+            assert_eq!(a.dtype(), b.dtype());
+            // argmax and equal are not taped ops: they replay, not constants.
+            assert_eq!(bits(a), bits(b), "seed {seed}");
+        }
+    }
+    let wrong = g.run(&[vals(4, 0.0, &[2, 2]), vals(6, 0.0, &[2, 3])]);
+    assert!(format!("{}", wrong.unwrap_err()).contains("traced as float32 [2,3]"));
+}
+
+/// An MLP step: forward, gradient by a tape, optimizer updates and an
+/// `assign_sub`, traced once; replays match eager steps bit for bit.
+#[test]
+fn training_step_replays_bitwise() {
+    let make = || -> Vec<Variable> {
+        vec![
+            Variable::new(vals(12, 0.2, &[4, 3])),
+            Variable::new(vals(3, 0.9, &[3])),
+            Variable::new(vals(6, 1.3, &[3, 2])),
+        ]
+    };
+    let rule = Rule::Sgd {
+        momentum: 0.9,
+        nesterov: false,
+    };
+    let step = |vars: &[Variable],
+                slots: &[Vec<Variable>],
+                iters: &Variable,
+                x: &Tensor,
+                y: &Tensor|
+     -> tapers::Result<Tensor> {
+        let tape = GradientTape::new();
+        let loss = {
+            let _r = tape.record()?;
+            let h = ops::relu(&x.matmul(&vars[0].read())?.add(&vars[1].read())?)?;
+            let out = h.matmul(&vars[2].read())?;
+            ops::reduce_mean(&out.sub(y)?.square()?, None, false)?
+        };
+        let srcs: Vec<tapers::Source> = vars.iter().map(Into::into).collect();
+        let grads = tape.gradient(std::slice::from_ref(&loss), &srcs)?;
+        for ((v, g), s) in vars[..2].iter().zip(&grads).zip(slots) {
+            apply_traced(
+                &rule,
+                v,
+                g.as_ref().unwrap(),
+                s,
+                0.1,
+                None,
+                Some(iters),
+                0.0,
+            )?;
+        }
+        let g2 = grads[2].as_ref().unwrap();
+        vars[2].assign_sub(&g2.mul(&Tensor::scalar(0.1f32))?)?;
+        iters.assign_add(&Tensor::scalar(1i64))?;
+        Ok(loss)
+    };
+    let state = || {
+        let vars = make();
+        let slots: Vec<Vec<Variable>> = vars[..2]
+            .iter()
+            .map(|v| vec![Variable::new(ops::zeros_like(&v.value()).unwrap())])
+            .collect();
+        (vars, slots, Variable::new(Tensor::scalar(0i64)))
+    };
+    let (ev, es, ei) = state();
+    let (tv, ts, ti) = state();
+    let batch = |k: usize| {
+        (
+            vals(20, k as f64, &[5, 4]),
+            vals(10, k as f64 + 0.5, &[5, 2]),
+        )
+    };
+    let (x, y) = batch(0);
+    let tracing = Tracing::start(&[x.clone(), y.clone()]);
+    let traced_loss = step(&tv, &ts, &ti, &x, &y).unwrap();
+    let g = tracing.finish(std::slice::from_ref(&traced_loss));
+    assert!(g.op_names().contains(&"ApplyGradients"));
+    assert!(g.op_names().contains(&"AssignSubVariableOp"));
+    assert!(g.op_names().contains(&"MatMul"));
+    let eager_loss = step(&ev, &es, &ei, &x, &y).unwrap();
+    assert_eq!(bits(&traced_loss), bits(&eager_loss));
+    for k in 1..5 {
+        let (x, y) = batch(k);
+        let r = g.run(&[x.clone(), y.clone()]).unwrap();
+        let e = step(&ev, &es, &ei, &x, &y).unwrap();
+        assert_eq!(bits(&r[0]), bits(&e), "loss of step {k}");
+        for (a, b) in tv
+            .iter()
+            .zip(&ev)
+            .chain(ts.iter().flatten().zip(es.iter().flatten()))
+        {
+            assert_eq!(
+                bits(&a.value()),
+                bits(&b.value()),
+                "variable after step {k}"
+            );
+        }
+        assert_eq!(bits(&ti.value()), bits(&ei.value()));
+    }
+    assert_eq!(ti.value().to_vec::<i64>().unwrap(), vec![5]);
+}
+
+#[test]
+fn failed_replay_leaves_variables_untouched() {
+    let v = Variable::new(Tensor::scalar(10i64));
+    let w = Variable::new(Tensor::scalar(1.0f64));
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        v.assign_sub(&Tensor::scalar(1i64))?;
+        w.assign(&Tensor::scalar(5.0f64))?;
+        // Reads see the writes made before them in the same call.
+        let r = v.read();
+        Ok(vec![ops::floordiv(&r, &i[0])?])
+    };
+    let (g, first) = graph::trace(&[Tensor::scalar(2i64)], f).unwrap();
+    assert_eq!(first[0].to_vec::<i64>().unwrap(), vec![4]);
+    assert_eq!(v.value().to_vec::<i64>().unwrap(), vec![9]);
+    w.assign(&Tensor::scalar(1.0f64)).unwrap();
+    let err = g.run(&[Tensor::scalar(0i64)]).unwrap_err();
+    assert!(
+        format!("{err}").contains("Integer division by zero"),
+        "{err}"
+    );
+    assert_eq!(
+        v.value().to_vec::<i64>().unwrap(),
+        vec![9],
+        "nothing written"
+    );
+    assert_eq!(
+        w.value().to_vec::<f64>().unwrap(),
+        vec![1.0],
+        "nothing written"
+    );
+    let ok = g.run(&[Tensor::scalar(4i64)]).unwrap();
+    assert_eq!(ok[0].to_vec::<i64>().unwrap(), vec![2]);
+    assert_eq!(v.value().to_vec::<i64>().unwrap(), vec![8]);
+    assert_eq!(w.value().to_vec::<f64>().unwrap(), vec![5.0]);
+}
+
+#[test]
+fn guards_fail_when_a_read_value_changes() {
+    let v = Variable::new(Tensor::scalar(1.0f32));
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let r = v.read();
+        let positive = ops::greater(&r, &Tensor::scalar(0.0f32))?;
+        // What Python's `if v > 0:` does while tracing.
+        graph::guard(&positive);
+        let branch = if positive.to_vec::<bool>()?[0] {
+            i[0].mul(&r)?
+        } else {
+            i[0].neg()?
+        };
+        v.assign_add(&Tensor::scalar(-1.0f32))?;
+        Ok(vec![branch])
+    };
+    let (g, _) = graph::trace(&[Tensor::scalar(3.0f32)], f).unwrap();
+    assert_eq!(g.num_guards(), 1);
+    v.assign(&Tensor::scalar(2.0f32)).unwrap();
+    let r = g.try_run(&[Tensor::scalar(3.0f32)]).unwrap().unwrap();
+    assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![6.0]);
+    assert_eq!(v.value().to_vec::<f32>().unwrap(), vec![1.0]);
+    v.assign(&Tensor::scalar(-2.0f32)).unwrap();
+    assert!(g.try_run(&[Tensor::scalar(3.0f32)]).unwrap().is_none());
+    assert_eq!(
+        v.value().to_vec::<f32>().unwrap(),
+        vec![-2.0],
+        "a failed guard writes nothing"
+    );
+    assert!(g.run(&[Tensor::scalar(3.0f32)]).is_err());
+}
+
+#[test]
+fn second_derivative_inside_a_trace() {
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let x = &i[0];
+        let outer = GradientTape::new();
+        let inner = GradientTape::new();
+        let _o = outer.record()?;
+        outer.watch(x);
+        let y = {
+            let _r = inner.record()?;
+            inner.watch(x);
+            x.mul(x)?.mul(x)?
+        };
+        let dy = inner
+            .gradient(std::slice::from_ref(&y), &[x.into()])?
+            .remove(0)
+            .unwrap();
+        drop(_o);
+        let d2 = outer
+            .gradient(std::slice::from_ref(&dy), &[x.into()])?
+            .remove(0)
+            .unwrap();
+        Ok(vec![dy, d2])
+    };
+    let (g, first) = graph::trace(&[Tensor::scalar(2.0f64)], f).unwrap();
+    assert_eq!(first[0].to_f64_scalar().unwrap(), 12.0);
+    let r = g.run(&[Tensor::scalar(3.0f64)]).unwrap();
+    assert_eq!(r[0].to_f64_scalar().unwrap(), 27.0);
+    assert_eq!(r[1].to_f64_scalar().unwrap(), 18.0);
+}
+
+#[test]
+fn random_draws_and_created_variables_are_reported() {
+    let gen = tapers::random::Generator::from_seed(3);
+    let (g, _) = graph::trace(&[], |_| Ok(vec![gen.normal(&[2], 0.0, 1.0, DType::F32)?])).unwrap();
+    assert_eq!(g.unreplayable(), Some("RandomStandardNormal"));
+    let err = g.run(&[]).unwrap_err();
+    assert!(format!("{err}").contains("RandomStandardNormal"), "{err}");
+    let (g, _) = graph::trace(&[], |_| {
+        let v = Variable::new(Tensor::scalar(1.0f32));
+        Ok(vec![v.read()])
+    })
+    .unwrap();
+    assert_eq!(g.created_variables().len(), 1);
+    assert!(g.unreplayable().is_none());
+}
+
+#[test]
+fn captured_constants_and_dead_nodes() {
+    let c = vals(3, 0.4, &[3]);
+    let (g, _) = graph::trace(&[vals(3, 0.0, &[3])], |i| {
+        let _unused = i[0].exp()?;
+        Ok(vec![i[0].add(&c)?, c.clone()])
+    })
+    .unwrap();
+    assert_eq!(g.op_names(), vec!["AddV2"], "the unused exp is dropped");
+    let x = vals(3, 2.0, &[3]);
+    let r = g.run(std::slice::from_ref(&x)).unwrap();
+    assert_eq!(bits(&r[0]), bits(&x.add(&c).unwrap()));
+    assert_eq!(bits(&r[1]), bits(&c));
+}
+
+/// A variable declared as an input is replaced by the variable a replay is
+/// given (`tf.function` traces Variable arguments by shape and dtype).
+#[test]
+fn variable_inputs_are_substituted() {
+    let v1 = Variable::new(Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap());
+    let v2 = Variable::new(Tensor::from_vec(vec![10.0f32, 20.0], &[2]).unwrap());
+    let x = Tensor::from_vec(vec![0.5f32, 0.25], &[2]).unwrap();
+    let t = Tracing::start_with(std::slice::from_ref(&x), std::slice::from_ref(&v1));
+    v1.assign_add(&x).unwrap();
+    let out = v1.read().mul(&x).unwrap();
+    let g = t.finish(&[out]);
+    let r = g
+        .try_run_with(std::slice::from_ref(&x), std::slice::from_ref(&v2))
+        .unwrap()
+        .unwrap();
+    assert_eq!(v2.value().to_vec::<f32>().unwrap(), vec![10.5, 20.25]);
+    assert_eq!(
+        v1.value().to_vec::<f32>().unwrap(),
+        vec![1.5, 2.25],
+        "only the trace wrote v1"
+    );
+    assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![5.25, 5.0625]);
+    let v3 = Variable::new(Tensor::scalar(1.0f32));
+    assert!(g.try_run_with(std::slice::from_ref(&x), &[v3]).is_err());
+}

@@ -1,0 +1,300 @@
+"""``tapers.function``: which calls trace, what replays, and that replays give eager's bits.
+
+TensorFlow's answers (tracing counts, side effects, the Variable-creation error, output
+structures) come from ``tests/data/function_reference.json``, written by
+``tests/data/make_function_reference.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import threading
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tapers as tf
+from tapers import _core
+
+REF = json.loads((pathlib.Path(__file__).parent / "data" / "function_reference.json").read_text())
+
+
+def bits(x: Any) -> bytes:
+    return np.asarray(x).tobytes()
+
+
+def test_retracing_rules_and_side_effects_match_tensorflow() -> None:
+    prints: list[str] = []
+
+    @tf.function
+    def f(x: Any, k: Any = 1) -> Any:
+        prints.append("traced")
+        return x * k
+
+    v1 = tf.Variable([1.0, 2.0])
+    v2 = tf.Variable([3.0, 4.0])
+    calls = {
+        "float32 [2]": lambda: f(tf.constant([1.0, 2.0])),
+        "float32 [2] other values": lambda: f(tf.constant([5.0, 6.0])),
+        "float32 [3]": lambda: f(tf.constant([1.0, 2.0, 3.0])),
+        "float64 [2]": lambda: f(tf.constant([1.0, 2.0], dtype=tf.float64)),
+        "float32 [2], k=2": lambda: f(tf.constant([1.0, 2.0]), k=2),
+        "float32 [2], k=2 again": lambda: f(tf.constant([1.0, 2.0]), k=2),
+        "python float 1.0": lambda: f(1.0),
+        "python float 2.0": lambda: f(2.0),
+        "python float 1.0 again": lambda: f(1.0),
+        "variable v1": lambda: f(v1),
+        "variable v1 again": lambda: f(v1),
+        "variable v2 (same shape and dtype)": lambda: f(v2),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the retracing warning
+        for want in REF["retracing"]:
+            calls[want["call"]]()
+            assert f.experimental_get_tracing_count() == want["tracing_count"], want["call"]
+            assert len(prints) == want["prints"], want["call"]
+    # Replays computed with the values of this call, not the traced ones.
+    np.testing.assert_array_equal(f(tf.constant([7.0, 8.0]), k=2).numpy(), [14.0, 16.0])
+    # A Variable argument is an input: v2's replay reads v2.
+    np.testing.assert_array_equal(f(v2).numpy(), [3.0, 4.0])
+
+
+def test_replays_return_nested_structures_as_tensorflow() -> None:
+    @tf.function
+    def nested(x: Any) -> Any:
+        return {"b": (x, x * 2), "a": [x + 1]}
+
+    for v in (1.0, 5.0):
+        r = nested(tf.constant(v))
+        want = REF["nested"]
+        assert list(r.keys()) == want["keys"]
+        assert type(r["b"]).__name__ == want["b_type"] and type(r["a"]).__name__ == want["a_type"]
+        assert float(r["b"][1]) == 2 * v and float(r["a"][0]) == v + 1
+    assert nested.experimental_get_tracing_count() == 1
+
+
+def _mlp(seed: int) -> list[tf.Variable]:
+    rng = np.random.default_rng(seed)
+    return [
+        tf.Variable(rng.normal(size=(8, 16)).astype(np.float32) * 0.3),
+        tf.Variable(np.zeros(16, np.float32)),
+        tf.Variable(rng.normal(size=(16, 4)).astype(np.float32) * 0.3),
+        tf.Variable(np.zeros(4, np.float32)),
+    ]
+
+
+def _make_step(params: list[tf.Variable], opt: Any) -> Any:
+    def step(x: Any, y: Any) -> Any:
+        with tf.GradientTape() as tape:
+            h = tf.nn.relu(tf.matmul(x, params[0]) + params[1])
+            logits = tf.matmul(h, params[2]) + params[3]
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        grads = tape.gradient(loss, params)
+        opt.apply_gradients(zip(grads[:3], params[:3]))
+        params[3].assign_sub(0.05 * grads[3])
+        return loss, tf.reduce_max(logits)
+
+    return step
+
+
+def test_training_step_replays_bitwise_equal_to_eager() -> None:
+    eager_params, fn_params = _mlp(0), _mlp(0)
+    eager_step = _make_step(eager_params, tf.optimizers.SGD(0.1, momentum=0.9))
+    fn_opt = tf.optimizers.SGD(0.1, momentum=0.9)
+    fn_step = tf.function(_make_step(fn_params, fn_opt))
+    rng = np.random.default_rng(1)
+    for k in range(5):
+        x = tf.constant(rng.normal(size=(32, 8)).astype(np.float32))
+        y = tf.constant(rng.integers(0, 4, size=32).astype(np.int64))
+        le, me = eager_step(x, y)
+        lf, mf = fn_step(x, y)
+        assert bits(le) == bits(lf) and bits(me) == bits(mf), f"step {k}"
+        for a, b in zip(eager_params, fn_params):
+            assert bits(a.numpy()) == bits(b.numpy()), f"variable after step {k}"
+    assert fn_step.experimental_get_tracing_count() == 1
+    assert int(fn_opt.iterations.numpy()) == 5
+    ops = fn_step.get_concrete_function(x, y).op_names
+    assert "ApplyGradients" in ops and "AssignSubVariableOp" in ops and "MatMul" in ops
+
+
+def test_second_derivative_inside_a_function() -> None:
+    @tf.function
+    def d2(x: Any) -> Any:
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = x * x * x
+            dy = inner.gradient(y, x)
+        return dy, outer.gradient(dy, x)
+
+    for v in (2.0, 3.0, -1.5):
+        dy, dyy = d2(tf.constant(v, dtype=tf.float64))
+        assert float(dy) == 3 * v * v and float(dyy) == 6 * v
+    assert d2.experimental_get_tracing_count() == 1
+
+
+def test_variables_may_be_created_on_the_first_trace_only() -> None:
+    holder: list[tf.Variable] = []
+
+    @tf.function
+    def make(x: Any) -> Any:
+        if not holder or x.shape[0] == 3:
+            holder.append(tf.Variable(tf.zeros_like(x)))
+        holder[-1].assign_add(x)
+        return holder[-1].read_value()
+
+    make(tf.constant([1.0, 2.0]))
+    make(tf.constant([1.0, 2.0]))
+    assert holder[0].numpy().tolist() == REF["variable_first_trace"]["values"]
+    want = REF["variable_later_trace"]
+    with pytest.raises(ValueError) as info:
+        make(tf.constant([1.0, 2.0, 3.0]))
+    assert type(info.value).__name__ == want["type"]
+    assert str(info.value) in want["message"]
+
+
+def test_values_read_into_python_are_guards() -> None:
+    v = tf.Variable(1.0)
+    traces: list[int] = []
+
+    @tf.function
+    def f(x: Any) -> Any:
+        traces.append(1)
+        if v > 0:  # a Python `if` on a tensor: a guard, not an error as in TF
+            out = x * 2.0
+        else:
+            out = -x
+        v.assign_sub(1.0)
+        return out
+
+    assert float(f(tf.constant(3.0))) == 6.0  # traces with v = 1
+    assert float(f(tf.constant(3.0))) == -3.0  # v = 0: the guard fails, traces again
+    assert len(traces) == 2
+    assert float(f(tf.constant(4.0))) == -4.0  # v = -1: replays the second trace
+    assert len(traces) == 2
+    assert float(v.numpy()) == -2.0
+
+
+def test_guards_that_keep_failing_fall_back_to_eager_with_one_warning() -> None:
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def count(x: Any) -> Any:
+        n = float(v.numpy())  # a different value every call
+        v.assign_add(1.0)
+        return x + n
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = [float(count(tf.constant(0.0))) for _ in range(10)]
+    assert results == [float(i) for i in range(10)]
+    eager = [w for w in caught if "runs eagerly" in str(w.message)]
+    assert len(eager) == 1
+
+
+def test_unreplayable_ops_fall_back_to_eager_naming_the_op() -> None:
+    @tf.function
+    def noisy(x: Any) -> Any:
+        return x + tf.random.uniform([3])
+
+    x = tf.zeros([3])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a, b = noisy(x).numpy(), noisy(x).numpy()
+    assert not np.array_equal(a, b), "each call draws new numbers"
+    msgs = [str(w.message) for w in caught if "runs eagerly" in str(w.message)]
+    assert len(msgs) == 1 and "RandomUniform" in msgs[0]
+
+
+def test_a_failed_replay_leaves_variables_untouched() -> None:
+    v = tf.Variable(10, dtype=tf.int64)
+    w = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def step(d: Any) -> Any:
+        v.assign_sub(1)
+        w.assign(w * 2.0)
+        return tf.math.floordiv(v.read_value(), d)
+
+    assert int(step(tf.constant(3, dtype=tf.int64))) == 3
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+        step(tf.constant(0, dtype=tf.int64))
+    assert int(v.numpy()) == 9 and w.numpy().tolist() == [2.0, 4.0]
+    assert int(step(tf.constant(2, dtype=tf.int64))) == 4
+    assert int(v.numpy()) == 8 and w.numpy().tolist() == [4.0, 8.0]
+    assert step.experimental_get_tracing_count() == 1
+
+
+def test_methods_compile_per_instance() -> None:
+    class Model:
+        def __init__(self, scale: float) -> None:
+            self.scale = tf.Variable(scale)
+
+        @tf.function
+        def __call__(self, x: Any) -> Any:
+            return x * self.scale
+
+    m1, m2 = Model(2.0), Model(3.0)
+    x = tf.constant([1.0, 2.0])
+    assert m1(x).numpy().tolist() == [2.0, 4.0]
+    assert m2(x).numpy().tolist() == [3.0, 6.0]
+    m1.scale.assign(5.0)
+    assert m1(x).numpy().tolist() == [5.0, 10.0]  # a replay reads the variable's value now
+    assert m1.__call__.experimental_get_tracing_count() == 1
+    assert m2.__call__.experimental_get_tracing_count() == 1
+
+
+def test_get_concrete_function_replays_its_signature() -> None:
+    traces: list[int] = []
+
+    @tf.function
+    def f(x: Any) -> Any:
+        traces.append(1)
+        return tf.tanh(x) * 2.0
+
+    cf = f.get_concrete_function(tf.constant([0.5, 1.0]))
+    assert cf.replayable and "Tanh" in cf.op_names
+    x = tf.constant([0.25, -1.0])
+    assert bits(cf(x)) == bits(tf.tanh(x) * 2.0)
+    assert len(traces) == 1
+    with pytest.raises(TypeError):
+        cf(tf.constant([1.0, 2.0, 3.0]))
+
+
+def test_two_threads_replay_at_once() -> None:
+    """Replays run with the GIL released: the core counts replays in progress at once."""
+    rng = np.random.default_rng(3)
+
+    def make() -> Any:
+        w = tf.Variable(rng.normal(size=(192, 192)).astype(np.float32) * 0.05)
+
+        @tf.function
+        def heavy(x: Any) -> Any:
+            for _ in range(12):
+                x = tf.tanh(tf.matmul(x, w))
+            return tf.reduce_sum(x)
+
+        return heavy
+
+    fns = [make(), make()]
+    x = tf.constant(rng.normal(size=(192, 192)).astype(np.float32))
+    for f in fns:
+        f(x)  # trace
+    _core._replays_at_once(True)
+    start = threading.Barrier(2)
+
+    def loop(f: Any) -> None:
+        start.wait()
+        for _ in range(30):
+            f(x)
+
+    threads = [threading.Thread(target=loop, args=(f,)) for f in fns]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert _core._replays_at_once(False) >= 2
