@@ -29,9 +29,9 @@ from ._core import *  # noqa: F403
 from ._core import __all__ as __all__
 from ._custom import custom_gradient
 from ._device import device
+from ._function import Function, function
 from ._functional import map_fn, meshgrid, vectorized_map
 from ._module import Module, name_scope
-from ._function import Function, function
 from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
 from ._print import print as print
 from ._shape import TensorShape
