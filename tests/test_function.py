@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import pathlib
 import threading
+import time
 import warnings
 from typing import Any
 
@@ -286,11 +287,18 @@ def test_two_threads_replay_at_once() -> None:
         f(x)  # trace
     _core._replays_at_once(True)
     start = threading.Barrier(2)
+    # Each thread replays until two replays have been seen in progress at
+    # once (polled without resetting), or a generous deadline passes: a
+    # thread the OS deschedules for a while only delays the overlap, while a
+    # replay that held the GIL could never overlap another.
+    deadline = time.monotonic() + 60
 
     def loop(f: Any) -> None:
         start.wait()
-        for _ in range(30):
+        n = 0
+        while n < 30 or (_core._replays_at_once(False) < 2 and time.monotonic() < deadline):
             f(x)
+            n += 1
 
     threads = [threading.Thread(target=loop, args=(f,)) for f in fns]
     for t in threads:
