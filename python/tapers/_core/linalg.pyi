@@ -5,32 +5,10 @@ from typing import Any
 from . import Tensor, _DTypeLike, _Name, _TensorLike
 
 __all__ = [
-    "adjoint",
-    "band_part",
-    "cholesky",
-    "cholesky_solve",
-    "det",
-    "diag",
-    "diag_part",
-    "eigh",
-    "eigvalsh",
-    "einsum",
-    "eye",
-    "inv",
-    "logdet",
-    "lstsq",
-    "matmul",
-    "matrix_transpose",
-    "norm",
-    "pinv",
-    "qr",
-    "slogdet",
-    "solve",
-    "svd",
-    "tensordot",
-    "trace",
-    "triangular_solve",
-]
+    "adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part", "eigh", "eigvalsh", "einsum",
+    "eye", "inv", "logdet", "lstsq", "matmul", "matrix_transpose", "norm", "pinv", "qr", "slogdet", "solve", "svd",
+    "tensordot", "trace", "triangular_solve",
+]  # fmt: skip
 
 # Tensors from values, shapes and ranges (ops/create.rs)
 def eye(

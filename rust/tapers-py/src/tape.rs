@@ -45,6 +45,43 @@ fn single_tensor(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
     obj.cast::<PyVariable>().ok().map(|v| v.get().var.read())
 }
 
+/// The Variable a target is, if it is one (see [`seed_variable_targets`]).
+fn variable_of(obj: &Bound<'_, PyAny>) -> Option<tapers::Variable> {
+    obj.cast::<PyVariable>().ok().map(|v| v.get().var.clone())
+}
+
+/// TensorFlow identifies a Variable target with the same Variable given as
+/// a source (`tape.gradient(v, [v, w])` is `[1.0, None]`, whether or not
+/// `v` was read on the tape, and `max()` of Variables differentiates to the
+/// winner): that target's output gradient (ones by default) is added to the
+/// source's gradient.
+fn seed_variable_targets(
+    target_vars: &[Option<tapers::Variable>],
+    targets: &[Tensor],
+    sources: &[Source],
+    og: Option<&[Tensor]>,
+    grads: &mut [Option<Tensor>],
+) -> PyResult<()> {
+    for (j, tv) in target_vars.iter().enumerate() {
+        let Some(tv) = tv else { continue };
+        for (k, s) in sources.iter().enumerate() {
+            let Source::Variable(sv) = s else { continue };
+            if !sv.same_as(tv) {
+                continue;
+            }
+            let seed = match og {
+                Some(og) => og[j].clone(),
+                None => Tensor::ones(targets[j].shape(), targets[j].dtype()).py()?,
+            };
+            grads[k] = Some(match grads[k].take() {
+                Some(g) => tapers::ops::add(&g, &seed).py()?,
+                None => seed,
+            });
+        }
+    }
+    Ok(())
+}
+
 fn single_source(obj: &Bound<'_, PyAny>) -> Option<Source> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Some(Source::Tensor(t.get().inner.clone()));
@@ -55,20 +92,18 @@ fn single_source(obj: &Bound<'_, PyAny>) -> Option<Source> {
 }
 
 impl PyTape {
-    /// A gradient target: a tensor as is; a Variable read while this tape
-    /// records (TensorFlow reads it `with self:`), so that `gradient(v, v)`
-    /// is 1 and a Variable that `max()` picked differentiates to itself.
+    /// A gradient target: a tensor as is; a Variable's value, read without
+    /// this tape recording it. TensorFlow differentiates a Variable target
+    /// through its handle, which is connected to nothing but the same
+    /// Variable given as a source ([`seed_variable_targets`]).
     fn target_of(&self, obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         if let Ok(v) = obj.cast::<PyVariable>() {
-            let var = &v.get().var;
-            // Recording until the read is done (a tape that cannot record
-            // again, being spent, gives a plain read).
-            let _recording = if self.tape.is_recording() {
-                None
+            let _paused = if self.tape.is_recording() {
+                self.tape.stop_recording().ok()
             } else {
-                self.tape.record().ok()
+                None
             };
-            return Ok(var.read());
+            return Ok(v.get().var.read());
         }
         target_tensor(obj)
     }
@@ -119,6 +154,8 @@ impl PyTape {
         output_gradients: Option<&Bound<'_, PyList>>,
         zero: bool,
     ) -> PyResult<(Vec<Option<Tensor>>, PendingSpend)> {
+        let target_vars: Vec<Option<tapers::Variable>> =
+            targets.iter().map(|t| variable_of(&t)).collect();
         let targets: Vec<Tensor> = targets
             .iter()
             .map(|t| self.target_of(&t))
@@ -158,7 +195,11 @@ impl PyTape {
                 )));
             }
         }
-        self.flat_gradient(py, &targets, &sources, og.as_deref(), zero)
+        let (mut grads, spend) = self.flat_gradient(py, &targets, &sources, og.as_deref(), zero)?;
+        if target_vars.iter().any(Option::is_some) {
+            seed_variable_targets(&target_vars, &targets, &sources, og.as_deref(), &mut grads)?;
+        }
+        Ok((grads, spend))
     }
 }
 
@@ -384,7 +425,16 @@ impl PyTape {
                 single_tensor(target)
             };
             if let (Some(t), Some(s)) = (t, single_source(sources)) {
-                let (g, spend) = this.flat_gradient(py, &[t], &[s], None, false)?;
+                let (mut g, spend) = this.flat_gradient(
+                    py,
+                    std::slice::from_ref(&t),
+                    std::slice::from_ref(&s),
+                    None,
+                    false,
+                )?;
+                if let Some(tv) = variable_of(target) {
+                    seed_variable_targets(&[Some(tv)], &[t], &[s], None, &mut g)?;
+                }
                 let g = match g.into_iter().next().flatten() {
                     Some(g) => out(py, Ok(g))?,
                     None => py.None(),
