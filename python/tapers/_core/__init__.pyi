@@ -30,6 +30,8 @@ __all__ = [
     "reduce_prod", "reduce_sum", "reshape", "shape", "sigmoid", "sign", "sin", "sinh", "size", "split", "sqrt",
     "square", "squeeze", "stack", "stop_gradient", "subtract", "tan", "tanh", "tensordot", "tile", "transpose",
     "unstack", "where", "zeros", "zeros_like",
+    "argsort", "boolean_mask", "repeat", "reverse", "roll", "scatter_nd", "searchsorted", "sort",
+    "tensor_scatter_nd_add", "tensor_scatter_nd_update", "unique",
 ]  # fmt: skip
 
 _TensorLike = Any  # Tensor, Variable, Python scalars, nested lists, numpy arrays
@@ -37,7 +39,6 @@ _DTypeLike = Any  # DType, a dtype name, or a numpy dtype
 _Name = str | None
 
 class _TensorBase:
-    """What Tensor and Variable share (a typing device: no such class at runtime)."""
 
     __array_priority__: ClassVar[int]
 
@@ -83,7 +84,6 @@ class _TensorBase:
     def __ne__(self, other: object, /) -> Any: ...  # type: ignore[override]
 @final
 class Tensor(_TensorBase):
-    """An immutable tensor. Printing, operators and errors follow ``tf.Tensor``."""
 
     def __dlpack__(
         self,
@@ -96,7 +96,6 @@ class Tensor(_TensorBase):
     def __dlpack_device__(self) -> tuple[int, int]: ...
 @final
 class Variable(_TensorBase):
-    """A mutable slot holding a tensor, as ``tf.Variable``."""
 
     def __init__(
         self,
@@ -132,7 +131,6 @@ class Variable(_TensorBase):
 
 @disjoint_base
 class _GradientTape:
-    """The Rust base of ``tapers.GradientTape`` (see ``tapers._tape``)."""
 
     def __new__(cls, persistent: bool = ..., watch_accessed_variables: bool = ...) -> Self: ...
     def __init__(self, persistent: bool = ..., watch_accessed_variables: bool = ...) -> None: ...
@@ -242,3 +240,30 @@ def gather_nd(params: _TensorLike, indices: _TensorLike, batch_dims: int = ..., 
 # Gradient steering (ops/grad.rs)
 def stop_gradient(input: _TensorLike, name: _Name = ...) -> Tensor: ...
 def identity(input: _TensorLike, name: _Name = ...) -> Tensor: ...
+
+# Orderings (ops/sort.rs)
+def sort(values: _TensorLike, axis: int = ..., direction: str = ..., name: _Name = ...) -> Tensor: ...
+def argsort(
+    values: _TensorLike, axis: int = ..., direction: str = ..., stable: bool = ..., name: _Name = ...
+) -> Tensor: ...
+def unique(x: _TensorLike, out_idx: _DTypeLike = ..., name: _Name = ...) -> tuple[Tensor, Tensor]: ...
+def searchsorted(
+    sorted_sequence: _TensorLike,
+    values: _TensorLike,
+    side: str = ...,
+    out_type: _DTypeLike = ...,
+    name: _Name = ...,
+) -> Tensor: ...
+
+# Rearrangements and scatters (ops/scatter.rs)
+def roll(input: _TensorLike, shift: Any, axis: Any, name: _Name = ...) -> Tensor: ...
+def reverse(tensor: _TensorLike, axis: Any, name: _Name = ...) -> Tensor: ...
+def repeat(input: _TensorLike, repeats: Any, axis: int | None = ..., name: _Name = ...) -> Tensor: ...
+def boolean_mask(tensor: _TensorLike, mask: _TensorLike, axis: int | None = ..., name: _Name = ...) -> Tensor: ...
+def scatter_nd(indices: _TensorLike, updates: _TensorLike, shape: Any, name: _Name = ...) -> Tensor: ...
+def tensor_scatter_nd_update(
+    tensor: _TensorLike, indices: _TensorLike, updates: _TensorLike, name: _Name = ...
+) -> Tensor: ...
+def tensor_scatter_nd_add(
+    tensor: _TensorLike, indices: _TensorLike, updates: _TensorLike, name: _Name = ...
+) -> Tensor: ...

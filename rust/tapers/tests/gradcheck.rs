@@ -40,6 +40,7 @@ fn call_core(name: &str, p: &Params, x: &[Tensor]) -> Result<Tensor> {
         "reciprocal" => ops::reciprocal(&x[0]),
         "erf" => ops::erf(&x[0]),
         "softplus" => ops::softplus(&x[0]),
+        "log_sigmoid" => ops::log_sigmoid(&x[0]),
         "relu" => ops::relu(&x[0]),
         "relu6" => ops::relu6(&x[0]),
         "elu" => ops::elu(&x[0]),
