@@ -69,7 +69,7 @@ impl Keys {
             k: usize,
             cmp: impl Fn(T, T) -> Ordering,
         ) -> Vec<usize> {
-            let rows = if n == 0 { 0 } else { keys.len() / n };
+            let rows = keys.len().checked_div(n).unwrap_or(0);
             let mut out = Vec::with_capacity(rows * k);
             let mut idx: Vec<usize> = Vec::with_capacity(n);
             for row in keys.chunks(n.max(1)).take(rows) {
@@ -292,7 +292,7 @@ pub fn searchsorted(seq: &Tensor, values: &Tensor, right: bool, out_type: DType)
         k: usize,
         right: bool,
     ) -> Vec<usize> {
-        let rows = if k == 0 { 0 } else { v.len() / k };
+        let rows = v.len().checked_div(k).unwrap_or(0);
         let mut out = Vec::with_capacity(v.len());
         for r in 0..rows {
             let row = &s[r * m..(r + 1) * m];
@@ -361,7 +361,7 @@ pub fn bincount(arr: &Tensor, opts: &Bincount<'_>) -> Result<Tensor> {
         bins = bins.min(m);
     }
     let rows = if opts.per_row { arr.shape()[0] } else { 1 };
-    let per = if rows == 0 { 0 } else { vals.len() / rows };
+    let per = vals.len().checked_div(rows).unwrap_or(0);
     let w: Option<Vec<f64>> = opts
         .weights
         .map(|w| ops::cast(w, DType::F64)?.to_vec())
