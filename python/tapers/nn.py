@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _core, random
+from . import _core, errors, random
 from ._core import Tensor
 from ._core.nn import *  # noqa: F403
 from ._core.nn import __all__ as __all__
-from ._core.nn import avg_pool2d, max_pool2d, silu
+from ._core.nn import avg_pool2d, conv2d, max_pool2d, silu
 
 swish = silu
 max_pool = max_pool2d
@@ -53,4 +53,264 @@ def dropout(x: Any, rate: float, noise_shape: Any = None, seed: int | None = Non
     return _core.nn._dropout_with_mask(t, keep, rate)
 
 
-__all__ = [*__all__, "avg_pool", "dropout", "max_pool", "swish"]
+def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: Any = None) -> tuple[Tensor, Tensor]:
+    """Mean and variance of ``x`` over ``axes`` (``tf.nn.moments``).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        The values.
+    axes : int or sequence of int
+        The axes to reduce.
+    shift : optional
+        Accepted and unused, as in TensorFlow 2.
+    keepdims : bool, default False
+        Keep the reduced axes with size 1.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``(mean, variance)``, computed as TensorFlow does: the variance is the
+        mean of ``(x - stop_gradient(mean)) ** 2``. Differentiable.
+    """
+    del shift, name
+    y = _core.convert_to_tensor(x)
+    axes = [int(a) for a in axes] if isinstance(axes, (list, tuple)) else [int(axes)]
+    mean = _core.reduce_mean(y, axes, keepdims=True)
+    variance = _core.reduce_mean(_core.square(y - _core.stop_gradient(mean)), axes, keepdims=True)
+    if not keepdims:
+        mean = _core.squeeze(mean, axes)
+        variance = _core.squeeze(variance, axes)
+    return mean, variance
+
+
+def batch_normalization(
+    x: Any, mean: Any, variance: Any, offset: Any, scale: Any, variance_epsilon: float, name: Any = None
+) -> Tensor:
+    """Normalizes ``x`` by a mean and variance, then scales and offsets it (``tf.nn.batch_normalization``).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Floating values.
+    mean, variance : Tensor-like
+        Broadcastable against ``x`` (for example from ``moments``).
+    offset, scale : Tensor-like or None
+        ``beta`` and ``gamma``; None leaves that step out.
+    variance_epsilon : float
+        Added to the variance to avoid dividing by 0.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``(x - mean) * scale / sqrt(variance + eps) + offset``, in TensorFlow's
+        order of operations. Differentiable in every tensor argument.
+    """
+    del name
+    x = _core.convert_to_tensor(x)
+    variance = _core.convert_to_tensor(variance)
+    mean = _core.convert_to_tensor(mean, dtype=variance.dtype)
+    inv = _core.math.rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv = inv * _core.convert_to_tensor(scale, dtype=inv.dtype)
+    shifted = -mean * inv if offset is None else _core.convert_to_tensor(offset, dtype=inv.dtype) - mean * inv
+    return x * _core.cast(inv, x.dtype) + _core.cast(shifted, x.dtype)
+
+
+def _pair(v: Any, what: str) -> list[int]:
+    """A 2-D window parameter given as an int, a pair or ``[1, h, w, 1]``."""
+    if isinstance(v, int):
+        return [v, v]
+    items = [int(d) for d in v]
+    if len(items) == 1:
+        return items * 2
+    if len(items) == 2:
+        return items
+    if len(items) == 4:
+        return items[1:3]
+    raise ValueError(f"{what} must be an int or a list of 1, 2 or 4 ints, got {v!r}")
+
+
+def conv1d(
+    input: Any,
+    filters: Any,
+    stride: Any,
+    padding: str,
+    data_format: str = "NWC",
+    dilations: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """1-D convolution of ``[batch, width, in_channels]`` by ``[k, in_channels, out_channels]`` (``tf.nn.conv1d``).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, width, in_channels]`` (``NWC``, the only layout).
+    filters : Tensor-like
+        ``[k, in_channels, out_channels]``.
+    stride : int or list of int
+        The step along the width (an int, ``[s]`` or ``[1, s, 1]``).
+    padding : str
+        ``"SAME"`` or ``"VALID"``.
+    data_format : str, default "NWC"
+        Only ``NWC``; others raise ``ValueError``.
+    dilations : int or list of int, optional
+        The filter's dilation along the width.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch, out_width, out_channels]``: ``conv2d`` over a height of 1,
+        as TensorFlow computes it. Differentiable in ``input`` and ``filters``.
+    """
+    del name
+    if data_format != "NWC":
+        raise ValueError(f"tapers supports data_format='NWC' only, got {data_format!r}")
+
+    def width(v: Any) -> int:
+        items = [int(v)] if isinstance(v, int) else [int(d) for d in v]
+        if len(items) == 3:
+            items = items[1:2]
+        if len(items) != 1:
+            raise ValueError(f"stride and dilations must be an int or a list of 1 or 3 ints, got {v!r}")
+        return items[0]
+
+    x = _core.expand_dims(_core.convert_to_tensor(input), 1)
+    f = _core.expand_dims(_core.convert_to_tensor(filters), 0)
+    d = 1 if dilations is None else width(dilations)
+    y = conv2d(x, f, [1, width(stride)], padding, dilations=[1, d])
+    return _core.squeeze(y, [1])
+
+
+def depthwise_conv2d(
+    input: Any,
+    filter: Any,
+    strides: Any,
+    padding: str,
+    data_format: str | None = None,
+    dilations: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Depthwise 2-D convolution: each input channel by its own filters (``tf.nn.depthwise_conv2d``).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, height, width, channels]`` (NHWC).
+    filter : Tensor-like
+        ``[kh, kw, channels, multiplier]``.
+    strides : list of int
+        ``[1, sh, sw, 1]`` (or an int or a pair).
+    padding : str
+        ``"SAME"`` or ``"VALID"``.
+    data_format : str, optional
+        Only ``NHWC``.
+    dilations : list of int, optional
+        ``[dh, dw]`` (or an int).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch, out_h, out_w, channels * multiplier]``, output channel
+        ``c * multiplier + m`` from input channel ``c`` and filter ``m``.
+        Differentiable in ``input`` and ``filter``.
+    """
+    del name
+    if data_format not in (None, "NHWC"):
+        raise ValueError(f"tapers supports data_format='NHWC' only, got {data_format!r}")
+    x = _core.convert_to_tensor(input)
+    f = _core.convert_to_tensor(filter)
+    if x.ndim != 4 or f.ndim != 4 or x.shape[3] != f.shape[2]:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"input and filter must have the same depth: input shape {list(x.shape)}, filter shape "
+            f"{list(f.shape)} [Op:DepthwiseConv2dNative]",
+        )
+    st = _pair(strides, "strides")
+    dil = None if dilations is None else _pair(dilations, "dilations")
+    outs = [
+        conv2d(x[..., c : c + 1], f[:, :, c : c + 1, :], st, padding, dilations=dil) for c in range(int(x.shape[3]))
+    ]
+    if not outs:
+        raise errors.InvalidArgumentError(None, None, "depthwise_conv2d needs at least one channel")
+    return _core.concat(outs, axis=3)
+
+
+def conv2d_transpose(
+    input: Any,
+    filters: Any,
+    output_shape: Any,
+    strides: Any,
+    padding: str = "SAME",
+    data_format: str = "NHWC",
+    dilations: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """The transpose of ``conv2d`` (``tf.nn.conv2d_transpose``): its gradient with respect to its input.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, h, w, out_channels]``: what ``conv2d`` of an ``output_shape``
+        tensor by ``filters`` would give.
+    filters : Tensor-like
+        ``[kh, kw, out_channels_of_this_op, in_channels]`` (TF's order:
+        ``conv2d``'s filters).
+    output_shape : list of int
+        ``[batch, out_h, out_w, channels]``.
+    strides : int or list of int
+        As for ``conv2d``.
+    padding : str, default "SAME"
+        ``"SAME"`` or ``"VALID"``.
+    data_format : str, default "NHWC"
+        Only ``NHWC``.
+    dilations : int or list of int, optional
+        As for ``conv2d``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``output_shape``. Computed as TensorFlow defines it (``Conv2DBackpropInput``):
+        the gradient of ``conv2d`` with respect to its input, with ``input`` as
+        the upstream gradient, so it is differentiable in ``input`` and
+        ``filters`` to any order.
+    """
+    del name
+    if data_format != "NHWC":
+        raise ValueError(f"tapers supports data_format='NHWC' only, got {data_format!r}")
+    from ._tape import GradientTape
+
+    dy = _core.convert_to_tensor(input)
+    f = _core.convert_to_tensor(filters)
+    shape = [int(d) for d in output_shape]
+    x0 = _core.zeros(shape, dtype=dy.dtype)
+    with GradientTape() as tape:
+        tape.watch(x0)
+        y = conv2d(x0, f, strides, padding, dilations=dilations)
+    if list(y.shape) != list(dy.shape):
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Conv2DCustomBackpropInput: input has shape {list(dy.shape)}, but conv2d of output_shape {shape} "
+            f"with filter shape {list(f.shape)} gives {list(y.shape)} [Op:Conv2DBackpropInput]",
+        )
+    grad = tape.gradient(y, x0, output_gradients=dy)
+    assert grad is not None  # conv2d always connects its input
+    return grad
+
+
+__all__ = [
+    *__all__, "avg_pool", "batch_normalization", "conv1d", "conv2d_transpose", "depthwise_conv2d", "dropout",
+    "max_pool", "moments", "swish",
+]  # fmt: skip

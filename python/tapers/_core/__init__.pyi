@@ -25,13 +25,15 @@ from .math import *
 __all__ = [
     "Tensor", "Variable", "abs", "acos", "add", "add_n", "argmax", "argmin", "asin", "atan", "broadcast_to", "cast",
     "concat", "constant", "convert_to_tensor", "cos", "cosh", "cumsum", "divide", "einsum", "equal", "exp",
-    "expand_dims", "eye", "fill", "floordiv", "floormod", "gather", "gather_nd", "greater", "greater_equal", "identity",
-    "less", "less_equal", "linspace", "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum",
-    "multiply", "negative", "norm", "not_equal", "one_hot", "ones", "ones_like", "pad", "pow", "range", "rank",
-    "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
-    "reduce_sum", "reshape", "shape", "sigmoid", "sign", "sin", "sinh", "size", "split", "sqrt", "square", "squeeze",
-    "stack", "stop_gradient", "subtract", "tan", "tanh", "tensordot", "tile", "transpose", "unstack", "where", "zeros",
-    "zeros_like",
+    "expand_dims", "eye", "fill", "floordiv", "floormod", "gather", "gather_nd", "greater", "greater_equal",
+    "identity", "less", "less_equal", "linspace", "logical_and", "logical_not", "logical_or", "matmul", "maximum",
+    "minimum", "multiply", "negative", "norm", "not_equal", "one_hot", "ones", "ones_like", "pad", "pow", "range",
+    "rank", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
+    "reduce_prod", "reduce_sum", "reshape", "shape", "sigmoid", "sign", "sin", "sinh", "size", "split", "sqrt",
+    "square", "squeeze", "stack", "stop_gradient", "subtract", "tan", "tanh", "tensordot", "tile", "transpose",
+    "unstack", "where", "zeros", "zeros_like",
+    "argsort", "boolean_mask", "repeat", "reverse", "roll", "scatter_nd", "searchsorted", "sort",
+    "tensor_scatter_nd_add", "tensor_scatter_nd_update", "unique",
 ]  # fmt: skip
 
 _TensorLike = Any  # Tensor, Variable, Python scalars, nested lists, numpy arrays
@@ -39,7 +41,6 @@ _DTypeLike = Any  # DType, a dtype name, or a numpy dtype
 _Name = str | None
 
 class _TensorBase:
-    """What Tensor and Variable share (a typing device: no such class at runtime)."""
 
     __array_priority__: ClassVar[int]
 
@@ -85,7 +86,6 @@ class _TensorBase:
     def __ne__(self, other: object, /) -> Any: ...  # type: ignore[override]
 @final
 class Tensor(_TensorBase):
-    """An immutable tensor. Printing, operators and errors follow ``tf.Tensor``."""
 
     def __dlpack__(
         self,
@@ -101,7 +101,6 @@ class Tensor(_TensorBase):
     def __format__(self, format_spec: str) -> str: ...
 @final
 class Variable(_TensorBase):
-    """A mutable slot holding a tensor, as ``tf.Variable``."""
 
     def __init__(
         self,
@@ -139,7 +138,6 @@ class Variable(_TensorBase):
 
 @disjoint_base
 class _GradientTape:
-    """The Rust base of ``tapers.GradientTape`` (see ``tapers._tape``)."""
 
     def __new__(cls, persistent: bool = ..., watch_accessed_variables: bool = ...) -> Self: ...
     def __init__(self, persistent: bool = ..., watch_accessed_variables: bool = ...) -> None: ...
@@ -274,3 +272,30 @@ def gather_nd(params: _TensorLike, indices: _TensorLike, batch_dims: int = ..., 
 # Gradient steering (ops/grad.rs)
 def stop_gradient(input: _TensorLike, name: _Name = ...) -> Tensor: ...
 def identity(input: _TensorLike, name: _Name = ...) -> Tensor: ...
+
+# Orderings (ops/sort.rs)
+def sort(values: _TensorLike, axis: int = ..., direction: str = ..., name: _Name = ...) -> Tensor: ...
+def argsort(
+    values: _TensorLike, axis: int = ..., direction: str = ..., stable: bool = ..., name: _Name = ...
+) -> Tensor: ...
+def unique(x: _TensorLike, out_idx: _DTypeLike = ..., name: _Name = ...) -> tuple[Tensor, Tensor]: ...
+def searchsorted(
+    sorted_sequence: _TensorLike,
+    values: _TensorLike,
+    side: str = ...,
+    out_type: _DTypeLike = ...,
+    name: _Name = ...,
+) -> Tensor: ...
+
+# Rearrangements and scatters (ops/scatter.rs)
+def roll(input: _TensorLike, shift: Any, axis: Any, name: _Name = ...) -> Tensor: ...
+def reverse(tensor: _TensorLike, axis: Any, name: _Name = ...) -> Tensor: ...
+def repeat(input: _TensorLike, repeats: Any, axis: int | None = ..., name: _Name = ...) -> Tensor: ...
+def boolean_mask(tensor: _TensorLike, mask: _TensorLike, axis: int | None = ..., name: _Name = ...) -> Tensor: ...
+def scatter_nd(indices: _TensorLike, updates: _TensorLike, shape: Any, name: _Name = ...) -> Tensor: ...
+def tensor_scatter_nd_update(
+    tensor: _TensorLike, indices: _TensorLike, updates: _TensorLike, name: _Name = ...
+) -> Tensor: ...
+def tensor_scatter_nd_add(
+    tensor: _TensorLike, indices: _TensorLike, updates: _TensorLike, name: _Name = ...
+) -> Tensor: ...

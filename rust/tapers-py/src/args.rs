@@ -529,3 +529,24 @@ impl FromPyObject<'_, '_> for Name {
         Ok(Name(obj.str()?.to_string()))
     }
 }
+
+/// Integer arguments that are neither axes nor shapes (`tf.roll`'s `shift`,
+/// `tf.repeat`'s `repeats`): an int, a list of ints or an integer tensor.
+pub struct IntList(pub Vec<isize>);
+
+impl FromPyObject<'_, '_> for IntList {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        ints(&obj, "the values").map(IntList)
+    }
+}
+
+/// `tf.unique`'s `out_idx` and `tf.searchsorted`'s `out_type`: int32 or int64.
+pub struct IndexType(pub DType);
+
+impl FromPyObject<'_, '_> for IndexType {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        index_dtype(&obj, "the index type").map(IndexType)
+    }
+}

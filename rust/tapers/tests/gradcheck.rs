@@ -18,6 +18,7 @@ use tapers::{ops, DType, GradientTape, Result, Tensor};
 fn call_core(name: &str, p: &Params, x: &[Tensor]) -> Result<Tensor> {
     match name {
         "identity" => Ok(ops::identity(&x[0])),
+        "log_sigmoid" => ops::log_sigmoid(&x[0]),
         "elu" => ops::elu(&x[0]),
         "selu" => ops::selu(&x[0]),
         "floordiv" => ops::floordiv(&x[0], &x[1]),

@@ -18,16 +18,19 @@ use crate::call::{call, Work};
 /// paddings : sequence of (int, int)
 ///     Elements to add before and after each axis.
 /// mode : str, default "CONSTANT"
-///     Only ``CONSTANT`` is supported (TensorFlow also has REFLECT and
-///     SYMMETRIC); others raise ``ValueError``.
+///     ``CONSTANT`` (fill with ``constant_values``), ``REFLECT`` (mirror
+///     without repeating the edge; each padding below the axis' size) or
+///     ``SYMMETRIC`` (mirror repeating the edge; each padding at most the
+///     axis' size), in any case; others raise ``ValueError``.
 /// constant_values : float, default 0
-///     The fill value.
+///     The fill value (``CONSTANT`` only).
 #[doc = name_doc!()]
 ///
 /// Returns
 /// -------
 /// Tensor
-///     Differentiable: the gradient is the inner slice.
+///     Differentiable: the gradient is the inner slice (plus, in the mirror
+///     modes, the mirrored parts added back).
 #[pyfunction]
 #[pyo3(signature = (tensor, paddings, mode="CONSTANT", constant_values=0.0, name=None))]
 pub fn pad(
@@ -38,15 +41,21 @@ pub fn pad(
     constant_values: f64,
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
-    if !mode.eq_ignore_ascii_case("constant") {
-        return Err(PyValueError::new_err(format!(
-            "tapers.pad supports mode='CONSTANT' only, got {mode:?}"
-        )));
-    }
+    let mirror = match mode.to_ascii_uppercase().as_str() {
+        "CONSTANT" => None,
+        "REFLECT" => Some(false),
+        "SYMMETRIC" => Some(true),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "Value of argument `mode` expected to be one of \"CONSTANT\", \"REFLECT\", or \"SYMMETRIC\". Received `mode` = {mode}"
+            )))
+        }
+    };
     let t = tensor.0;
     let work = Work::of(&[&t]).max(Work::elems(paddings.padded_numel(&t)));
-    call(py, name, work, || {
-        ops::pad(&t, &paddings.0, constant_values)
+    call(py, name, work, || match mirror {
+        None => ops::pad(&t, &paddings.0, constant_values),
+        Some(symmetric) => ops::pad_mirror(&t, &paddings.0, symmetric),
     })
 }
 

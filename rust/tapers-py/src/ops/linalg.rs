@@ -134,8 +134,9 @@ pub fn tensordot(
 ///     Subscripts such as ``"ij,jk->ik"``, ``"bij,bjk->bik"`` or ``"ii->i"``;
 ///     an implicit output (no ``->``) follows numpy's rule.
 /// *inputs : Tensor-like
-///     One or two operands. TensorFlow also takes three or more and ellipses
-///     (``...``); tapers raises ``InvalidArgumentError`` for those.
+///     Any number of operands; an ellipsis (``...``) stands for the same
+///     dims in each, broadcast between operands (``"...ij,...jk->...ik"``).
+///     Three or more are contracted left to right.
 #[doc = name_doc!()]
 /// **kwargs
 ///     TensorFlow's other options, accepted and ignored.
@@ -159,7 +160,7 @@ pub fn einsum(
         _ => Work::total(&ts),
     };
     call(py, Name::from_kwargs(kwargs)?, work, || {
-        ops::einsum(equation, &ts)
+        ops::einsum_general(equation, &ts)
     })
 }
 

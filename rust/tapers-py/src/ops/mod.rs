@@ -25,6 +25,9 @@ mod math;
 mod nn;
 mod random;
 mod reduce;
+mod scatter;
+mod segment;
+mod sort;
 
 /// The `name` entry of every op's docstring (TensorFlow's ops all take it).
 macro_rules! name_doc {
@@ -257,5 +260,8 @@ pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
     nn::register(ex)?;
     conv::register(ex)?;
     random::register(ex)?;
+    sort::register(ex)?;
+    segment::register(ex)?;
+    scatter::register(ex)?;
     Ok(())
 }

@@ -24,6 +24,7 @@ mod array;
 mod compare;
 mod conv;
 mod decomp;
+mod einsum;
 mod grad;
 mod index;
 mod linalg;
@@ -32,6 +33,9 @@ mod matmul;
 mod nn;
 mod pointwise;
 mod reduce;
+mod scatter;
+mod segment;
+mod sort;
 
 pub use arith::{add, add_n, div, floordiv, floormod, maximum, minimum, mul, neg, pow, sub};
 pub use array::{
@@ -67,6 +71,17 @@ pub use reduce::{
     argmax, argmin, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
 };
+
+pub use einsum::einsum_general;
+pub use scatter::{
+    boolean_mask, pad_mirror, repeat, reverse, roll, scatter_nd, tensor_scatter_nd_add,
+    tensor_scatter_nd_update,
+};
+pub use segment::{
+    cumulative_logsumexp, log_sigmoid, segment_sum, unsorted_segment_max, unsorted_segment_mean,
+    unsorted_segment_sum,
+};
+pub use sort::{argsort, bincount, searchsorted, sort, top_k, unique, Bincount};
 
 pub(crate) use pointwise::{pointwise, record_pointwise, FUSE_MIN};
 
