@@ -5,14 +5,13 @@ from typing import Any, Sequence
 from . import Tensor, _DTypeLike, _Name, _TensorLike
 
 __all__ = [
-    "abs", "acos", "add", "add_n", "argmax", "argmin", "asin", "atan", "atan2", "cos", "cosh", "cumprod", "cumsum",
-    "divide", "equal", "erf", "exp", "expm1", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
-    "is_nan", "less", "less_equal", "log", "log1p", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "maximum", "minimum", "multiply", "negative", "not_equal", "pow", "reciprocal", "reduce_all", "reduce_any",
-    "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum",
-    "reduce_variance", "rsqrt", "sigmoid", "sign", "sin", "sinh", "softplus", "sqrt", "square", "subtract", "tan",
-    "tanh",
-    "bincount", "cumulative_logsumexp", "log_sigmoid", "segment_sum", "top_k", "unsorted_segment_max",
+    "abs", "acos", "add", "add_n", "argmax", "argmin", "asin", "atan", "atan2", "bincount", "cos", "cosh", "cumprod",
+    "cumsum", "cumulative_logsumexp", "divide", "equal", "erf", "exp", "expm1", "floordiv", "floormod", "greater",
+    "greater_equal", "is_finite", "is_inf", "is_nan", "less", "less_equal", "log", "log1p", "log_sigmoid",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative",
+    "not_equal", "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean",
+    "reduce_min", "reduce_prod", "reduce_std", "reduce_sum", "reduce_variance", "rsqrt", "segment_sum", "sigmoid",
+    "sign", "sin", "sinh", "softplus", "sqrt", "square", "subtract", "tan", "tanh", "top_k", "unsorted_segment_max",
     "unsorted_segment_mean", "unsorted_segment_sum",
 ]  # fmt: skip
 
