@@ -171,13 +171,8 @@ pub(crate) fn args<'a, const N: usize>(
     })
 }
 
-/// Declares the description of an op without attributes: a unit struct
-/// named after the op, its TensorFlow name, how it runs again on new inputs,
-/// and, optionally, that its rule carries row dims, its pointwise
-/// derivative, and the [`Tensor`] method that calls it (`x.tanh()`,
-/// `a.mul(&b)`).
 /// A unit op's description under the name of its function (`ops::tanh`,
-/// `Tensor::tanh`), registered by [`describe_op!`]'s `method:` form.
+/// `Tensor::tanh`), registered by `describe_op!`'s `method:` form.
 pub struct Named {
     /// The function's (and the method's) name.
     pub name: &'static str,
@@ -196,6 +191,11 @@ pub fn by_name(name: &str) -> Option<&'static dyn Op> {
         .map(|n| n.op)
 }
 
+/// Declares the description of an op without attributes: a unit struct
+/// named after the op, its TensorFlow name, how it runs again on new inputs,
+/// and, optionally, that its rule carries row dims, its pointwise
+/// derivative, and the [`Tensor`] method that calls it (`x.tanh()`,
+/// `a.mul(&b)`).
 macro_rules! describe_op {
     (@desc $Name:ident, $tf:literal, [$($x:ident),*], $fwd:expr, [$($rows:expr)?], [$($pw:expr)?]) => {
         #[doc = concat!("The description of `", $tf, "`.")]
