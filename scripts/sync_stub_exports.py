@@ -28,23 +28,21 @@ def render(names: list[str]) -> str:
 
 
 def main() -> int:
-    changed, writes = [], []
+    writes = []
     for stub in sorted(STUBS.glob("*.pyi")):
         module = "tapers._core" if stub.stem == "__init__" else f"tapers._core.{stub.stem}"
         names = list(importlib.import_module(module).__all__)
         text = stub.read_text()
-        if not BLOCK.search(text):
+        found = BLOCK.search(text)
+        if found is None:
             print(f"{stub}: no `__all__ = [...]` block", file=sys.stderr)
             return 1
-        found = BLOCK.search(text)
-        assert found is not None
         new = text[: found.start()] + render(names) + text[found.end() :]
         if new != text:
             writes.append((stub, new))
-            changed.append(stub.name)
     for stub, new in writes:
         stub.write_text(new)
-    print("rewrote " + ", ".join(changed) if changed else "stubs already match the extension")
+    print("rewrote " + ", ".join(s.name for s, _ in writes) if writes else "stubs already match the extension")
     return 0
 
 
