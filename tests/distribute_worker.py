@@ -95,7 +95,7 @@ def main() -> None:
         last = stats[-1]
         np.save(args.out / f"stats_rank{rank}.npy", np.array([last["bytes_copied_in"], last["bytes_copied_out"],
                                                               last["bytes_reduced"], last["buckets"],
-                                                              last["bytes_copied_by_mpi"]]))
+                                                              last["bytes_copied_by_mpi"], last["plans_built"]]))
 
 
 if __name__ == "__main__":

@@ -153,9 +153,11 @@ def test_ranks_agree_and_a_rerun_is_bitwise_identical(runs):
 @needs_mpi
 def test_bytes_copied_per_step(runs):
     # MLP 20-32-5: 837 float32 parameters in one bucket: packed once in, copied once out.
-    copied_in, copied_out, reduced, buckets, copied_by_mpi = np.load(runs["two"] / "stats_rank0.npy")
+    copied_in, copied_out, reduced, buckets, copied_by_mpi, plans_built = np.load(runs["two"] / "stats_rank0.npy")
     assert reduced == 837 * 4 and buckets == 1
     assert copied_in == reduced and copied_out == reduced and copied_by_mpi == 0  # packed, reduced in place
+    # Every step wraps a new tape; the bucket plan (and its buffer) was built once and reused.
+    assert plans_built == 1
 
 
 @needs_mpi

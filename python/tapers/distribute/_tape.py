@@ -15,6 +15,7 @@ and reduced in place. Each result is copied once into a new tensor. The
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Optional
 
@@ -47,6 +48,7 @@ class _Plan:
     """The buckets for one layout (the gradients' shapes and dtypes, None marked)."""
 
     def __init__(self, layout: tuple[Any, ...], bucket_bytes: int) -> None:
+        layout = tuple(None if e is None else (e[0], np.dtype(e[1]).name) for e in layout)
         self.layout = layout
         self.fingerprint = _fingerprint((_WHAT, layout))
         self.buckets: list[_Bucket] = []
@@ -76,6 +78,32 @@ class _Plan:
             current_bytes += nbytes
             current_dtype = dtype
         close()
+
+
+class _Plans(threading.local):
+    """Each thread's plans by (layout, bucket size). A training loop makes a new
+    ``DistributedGradientTape`` every step, so the plans (and their buffers,
+    whose pages are then touched once, not every step) outlive the tapes; per
+    thread, because a plan's buffers are in use until its ``gradient`` returns."""
+
+    LIMIT = 16
+
+    def __init__(self) -> None:
+        self.by_key: dict[tuple[Any, ...], _Plan] = {}
+        self.built = 0
+
+    def get(self, layout: tuple[Any, ...], bucket_bytes: int) -> _Plan:
+        key = (layout, bucket_bytes)
+        plan = self.by_key.get(key)
+        if plan is None:
+            if len(self.by_key) >= self.LIMIT:  # a program whose shapes keep changing: drop the oldest
+                del self.by_key[next(iter(self.by_key))]
+            plan = self.by_key[key] = _Plan(layout, bucket_bytes)
+            self.built += 1
+        return plan
+
+
+_plans = _Plans()
 
 
 class DistributedGradientTape:
@@ -123,8 +151,10 @@ class DistributedGradientTape:
         copies the send buffer into the receive buffer before reducing),
         ``bytes_copied_out`` (results copied into new tensors),
         ``seconds_handshake``, ``seconds_waiting`` (blocked on transfers, after
-        the overlapped packing and unpacking) and ``seconds_sync`` (the whole
-        combination, after the local backward pass).
+        the overlapped packing and unpacking), ``seconds_sync`` (the whole
+        combination, after the local backward pass) and ``plans_built`` (bucket
+        plans this thread has built so far: one per layout, reused by later
+        tapes along with their buffers).
 
     Notes
     -----
@@ -143,7 +173,6 @@ class DistributedGradientTape:
             raise ValueError(f"bucket_bytes must be positive; got {bucket_bytes}")
         self._tape = tape
         self._bucket_bytes = int(bucket_bytes)
-        self._plans: dict[tuple[Any, ...], _Plan] = {}
         self.last_stats: dict[str, float] = {}
 
     def __getattr__(self, name: str) -> Any:
@@ -185,13 +214,11 @@ class DistributedGradientTape:
     def _combine(self, flat: list[Any]) -> list[Any]:
         t0 = time.perf_counter()
         arrays: list[Any] = [None if g is None else g.numpy() for g in flat]
-        layout = tuple(None if a is None else (a.shape, a.dtype.name) for a in arrays)
-        plan = self._plans.get(layout)
-        if plan is None:
-            plan = self._plans[layout] = _Plan(layout, self._bucket_bytes)
+        layout = tuple(None if a is None else (a.shape, a.dtype) for a in arrays)
+        plan = _plans.get(layout, self._bucket_bytes)
         _state.gradient_calls += 1
         call = _state.gradient_calls
-        _check_same(_WHAT, layout, _layout_mismatch, fp=plan.fingerprint)
+        _check_same(_WHAT, plan.layout, _layout_mismatch, fp=plan.fingerprint)
         t1 = time.perf_counter()
         comm, MPI = _state.comm, _state.mpi
         mpi_op = _mpi_op(self._op)
@@ -233,6 +260,7 @@ class DistributedGradientTape:
             "seconds_handshake": t1 - t0,
             "seconds_waiting": waited,
             "seconds_sync": t2 - t0,
+            "plans_built": _plans.built,
         }
         return out
 

@@ -393,18 +393,29 @@ def _wait(requests: Any, what: str, between: Optional[Callable[[], None]] = None
     polls = 0
     while not MPI.Request.Testall(reqs):
         polls += 1
-        if polls > 2000:
-            # Past ~1 ms: yield the core (a rank waiting on a slower one should not
-            # spin against it when ranks share cores) and check the timeout.
-            time.sleep(0.0002 if polls < 20000 else 0.002)
-            if time.monotonic() - start > _state.timeout:
-                raise StallError(
-                    None,
-                    None,
-                    f"tapers.distribute: rank {_state.rank} waited {_state.timeout:g} s in {what}, and another rank "
-                    "never joined it: every rank must make the same collective calls in the same order (a rank "
-                    "skipped a gradient() or allreduce, or is stuck). TAPERS_DISTRIBUTE_TIMEOUT sets the timeout.",
-                )
+        if polls < 256:
+            continue
+        # MPI progresses only while polled, so a waiting rank keeps polling, but
+        # yields its core between polls (a rank waiting on a slower one must not
+        # spin against it when ranks share cores); sched_yield returns at once
+        # when no other thread wants the core. Past a few ms it also sleeps, and
+        # checks the stall timeout.
+        waited = time.monotonic() - start
+        if waited < 0.005:
+            _yield()
+            continue
+        time.sleep(0.0001 if waited < 0.1 else 0.002)
+        if waited > _state.timeout:
+            raise StallError(
+                None,
+                None,
+                f"tapers.distribute: rank {_state.rank} waited {_state.timeout:g} s in {what}, and another rank "
+                "never joined it: every rank must make the same collective calls in the same order (a rank "
+                "skipped a gradient() or allreduce, or is stuck). TAPERS_DISTRIBUTE_TIMEOUT sets the timeout.",
+            )
+
+
+_yield: Callable[[], None] = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 def _fingerprint(meta: Any) -> int:
