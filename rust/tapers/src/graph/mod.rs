@@ -37,6 +37,9 @@ use crate::record::{set_tracer, Effect, Tracer};
 use crate::tensor::{Storage, Tensor, TensorId};
 use crate::variable::Variable;
 
+pub mod control;
+pub use control::{cond, cond_fn, trace_branch, while_loop, while_loop_fn, Branch};
+
 /// One recorded step, with values named by id (while tracing) or by slot
 /// (in a finished graph).
 #[derive(Clone)]
