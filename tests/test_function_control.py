@@ -256,6 +256,23 @@ def test_while_loop_gradient_matches_finite_differences_and_outer_tape() -> None
     assert f.experimental_get_tracing_count() == 1
 
 
+def test_a_failing_loop_at_replay_leaves_variables_untouched() -> None:
+    v = tf.Variable(3, dtype=tf.int64)
+
+    @tf.function
+    def step(d: Any) -> Any:
+        v.assign_add(1)
+        body = lambda k, s: (k + 1, s + tf.math.floordiv(v.read_value(), d))  # noqa: E731
+        return tf.while_loop(lambda k, s: k < 3, body, (0, tf.constant(0, tf.int64)))[1]
+
+    assert int(step(tf.constant(2, dtype=tf.int64))) == 6  # v = 4: 3 * (4 // 2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+        step(tf.constant(0, dtype=tf.int64))
+    assert int(v.numpy()) == 4
+    assert int(step(tf.constant(5, dtype=tf.int64))) == 3  # v = 5: 3 * (5 // 5)
+    assert step.experimental_get_tracing_count() == 1
+
+
 def test_switch_case_and_case_match_tensorflow() -> None:
     @tf.function
     def switch(i: Any, x: Any) -> Any:

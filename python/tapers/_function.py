@@ -172,7 +172,7 @@ class _TracingDetector:
             "For (3), please refer to https://www.tensorflow.org/guide/function#controlling_retracing and "
             "https://www.tensorflow.org/api_docs/python/tf/function for  more details.",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=3,
         )
 
 

@@ -73,8 +73,8 @@ impl Draw {
         match self {
             Draw::Normal { mean, stddev } => {
                 let n = count(shape, dtype)?;
-                let dist =
-                    Normal::new(mean, stddev).map_err(|e| Error::invalid(format!("normal: {e}")))?;
+                let dist = Normal::new(mean, stddev)
+                    .map_err(|e| Error::invalid(format!("normal: {e}")))?;
                 let mut rng = rng.lock();
                 let v: Vec<f64> = (0..n).map(|_| dist.sample(&mut *rng)).collect();
                 ops::cast(&Tensor::from_vec(v, shape)?, dtype)

@@ -31,9 +31,7 @@ use crate::autodiff::{Source, Unconnected};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::op::{Op, OpRef};
-use crate::record::{
-    record_op, trace_op, BackwardFn, Effect, RecordingContext, Tracer, Variable,
-};
+use crate::record::{record_op, trace_op, BackwardFn, Effect, RecordingContext, Tracer, Variable};
 use crate::tape::GradientTape;
 use crate::tensor::{Tensor, TensorId};
 
@@ -266,7 +264,9 @@ fn predicate(p: &Tensor) -> Result<bool> {
 
 /// The floating values among `ts`, by position.
 fn floating(ts: &[Tensor]) -> Vec<usize> {
-    (0..ts.len()).filter(|&i| ts[i].dtype().is_floating()).collect()
+    (0..ts.len())
+        .filter(|&i| ts[i].dtype().is_floating())
+        .collect()
 }
 
 /// Gradients of `outs` (seeded with `seeds` at positions `out_float`) with
@@ -515,6 +515,10 @@ pub fn while_loop_fn(
     while_loop(&c, &b, loop_vars, maximum_iterations)
 }
 
+/// A loop body's gradient graph, where its captures are among its own
+/// operands, and those operands.
+type BodyGrad = (Branch, Vec<usize>, Vec<Tensor>);
+
 struct WhileInner {
     cond: Branch,
     body: Branch,
@@ -522,7 +526,7 @@ struct WhileInner {
     body_map: Vec<usize>,
     n: usize,
     max_iter: Option<usize>,
-    body_grad: Mutex<Option<(Branch, Vec<usize>, Vec<Tensor>)>>,
+    body_grad: Mutex<Option<BodyGrad>>,
 }
 
 impl WhileInner {
@@ -547,13 +551,7 @@ impl WhileInner {
     /// The body's gradient graph: arguments `[vars..., operands..., seeds of
     /// the floating vars...]`, outputs the gradients of the floating vars
     /// then of the floating operands.
-    #[allow(clippy::type_complexity)]
-    fn body_grad(
-        &self,
-        vars: &[Tensor],
-        ops: &[Tensor],
-        seeds: &[Tensor],
-    ) -> Result<(Branch, Vec<usize>, Vec<Tensor>)> {
+    fn body_grad(&self, vars: &[Tensor], ops: &[Tensor], seeds: &[Tensor]) -> Result<BodyGrad> {
         let mut cached = self.body_grad.lock();
         if let Some(b) = &*cached {
             return Ok(b.clone());

@@ -20,8 +20,10 @@
 //! done yet: no fusion, no memory planning.
 //!
 //! Ops whose description cannot run again (custom gradients whose forward is
-//! the caller's code, random draws) make the graph unreplayable, naming the
-//! op; [`Graph::run`] then refuses to run.
+//! the caller's code) make the graph unreplayable, naming the op;
+//! [`Graph::run`] then refuses to run. Random draws are nodes holding their
+//! stream (each replay draws the next values), and `cond`/`while_loop` are
+//! nodes holding sub-graphs ([`control`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
