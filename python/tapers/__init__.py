@@ -23,6 +23,7 @@ from . import (
     random,
     train,
 )
+from ._control import case, cond, switch_case, while_loop
 
 # The ops TensorFlow has at top level, Tensor and Variable: the binding's list.
 from ._core import *  # noqa: F403
@@ -53,4 +54,5 @@ __all__ = [
     "truediv", "Module", "keras", "name_scope", "distribute", "Function", "function",
 ]  # fmt: skip
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
+__all__ += ["case", "cond", "switch_case", "while_loop"]
 __all__ += ["TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid", "vectorized_map"]

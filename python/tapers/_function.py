@@ -14,14 +14,22 @@ Unlike TensorFlow, tracing runs on real values, so the function may read a tenso
 into Python (``bool(t)``, ``float(t)``, ``t.numpy()``, an ``if`` on a tensor). Each such
 read is a *guard*: the graph is valid only while the value read is the same, and a call
 whose guard fails traces again (after repeated failures, the function runs eagerly,
-with one warning). A function that runs an op a graph cannot replay (a random draw, a
-``custom_gradient`` whose forward is Python code) runs eagerly, with one warning naming
-the op.
+with one warning). ``tapers.cond`` and ``tapers.while_loop`` compile data-dependent
+control flow without guards (``tapers._control``). Random draws are nodes that draw
+the next values of their generator at each replay. A function that runs an op a graph
+cannot replay (a ``custom_gradient`` whose forward is Python code) runs eagerly, with
+one warning naming the op.
+
+``input_signature`` and ``reduce_retracing`` relax the shapes a trace serves, with
+TensorFlow's tracing counts; graphs stay shape-specific, so a new concrete shape under
+a relaxed signature runs the Python function again to record its graph (not counted
+as a trace). Retracing too often warns with TensorFlow's text, at TensorFlow's calls.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 import weakref
 from typing import Any, Callable, Sequence
@@ -30,13 +38,12 @@ import numpy as np
 
 from . import _core, _nest
 from ._core import Tensor, Variable
+from ._spec import TensorSpec
 
 __all__ = ["function", "Function", "ConcreteFunction"]
 
 # Guard failures of one signature after which its function runs eagerly.
 _GUARD_FAILURES_BEFORE_EAGER = 5
-# Traces of one function after which a retracing warning is given, as TF's.
-_RETRACE_WARNING_AT = 5
 
 _VARIABLE_ERROR = (
     "tf.function only supports singleton tf.Variables created on the first call. Make sure the "
@@ -55,6 +62,7 @@ class _Inputs:
         structure = _structure((list(args), kwargs))
         seen: dict[int, int] = {}
         key: list[Any] = [structure]
+        base: list[Any] = [structure]
         converted: list[Any] = []
         for leaf in leaves:
             if isinstance(leaf, np.ndarray):
@@ -65,18 +73,24 @@ class _Inputs:
                 if first == len(self.variables):
                     self.variables.append(leaf)
                 key.append(("V", tuple(leaf.shape), leaf.dtype.name, leaf.trainable, first))
+                base.append(key[-1])
             elif isinstance(leaf, Tensor):
                 first = seen.setdefault(id(leaf), len(self.tensors))
                 if first == len(self.tensors):
                     self.tensors.append(leaf)
                 key.append(("T", tuple(leaf.shape), leaf.dtype.name, first))
+                base.append(("T", leaf.dtype.name, first))
             else:
                 try:
                     hash(leaf)
                     key.append(("P", type(leaf), leaf))
                 except TypeError:
                     key.append(("P", type(leaf), id(leaf)))
+                base.append(key[-1])
         self.key = tuple(key)
+        # The key without the tensors' shapes, and the shapes (relaxed signatures).
+        self.base = tuple(base)
+        self.shapes: tuple[tuple[int, ...], ...] = tuple(tuple(t.shape) for t in self.tensors)
         packed = _nest.pack_sequence_as((list(args), kwargs), converted)
         self.args: tuple[Any, ...] = tuple(packed[0])
         self.kwargs: dict[str, Any] = packed[1]
@@ -89,6 +103,86 @@ def _structure(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return (type(x).__name__, tuple(_structure(v) for v in x))
     return None
+
+
+# A relaxed shape: None (any rank) or a tuple of dims, None for any size.
+_Pattern = tuple[tuple[int | None, ...] | None, ...]
+
+
+def _fits(pattern: _Pattern, shapes: tuple[tuple[int, ...], ...]) -> bool:
+    """Whether concrete ``shapes`` are instances of ``pattern``."""
+    for p, s in zip(pattern, shapes):
+        if p is None:
+            continue
+        if len(p) != len(s) or any(d is not None and d != x for d, x in zip(p, s)):
+            return False
+    return True
+
+
+def _generality(pattern: _Pattern) -> int:
+    return sum(1000 if p is None else sum(d is None for d in p) for p in pattern)
+
+
+def _common(a: _Pattern, b: _Pattern) -> _Pattern:
+    """The most specific pattern both ``a`` and ``b`` fit (TensorFlow's shape relaxation)."""
+    out: list[tuple[int | None, ...] | None] = []
+    for p, q in zip(a, b):
+        if p is None or q is None or len(p) != len(q):
+            out.append(None)
+        else:
+            out.append(tuple(d if d == e else None for d, e in zip(p, q)))
+    return tuple(out)
+
+
+class _TracingDetector:
+    """TensorFlow's frequent-tracing detector: warns (twice at most) when 5 of the last calls traced."""
+
+    _MAX_CALL_HISTORY = 10
+    _THRESHOLD = 5
+    _MAX_WARNINGS = 2
+
+    def __init__(self) -> None:
+        self._calls_per_tracings: list[int] = []
+        self._call_count = 0
+        self._warnings = 0
+
+    def called_without_tracing(self) -> None:
+        if not self._calls_per_tracings:
+            self._calls_per_tracings = [0]
+        self._calls_per_tracings[-1] += 1
+        self._call_count += 1
+
+    def called_with_tracing(self, function: Any) -> None:
+        self._call_count += 1
+        self._calls_per_tracings.append(1)
+        while self._calls_per_tracings:
+            if self._call_count - self._calls_per_tracings[0] > self._MAX_CALL_HISTORY:
+                self._call_count -= self._calls_per_tracings.pop(0)
+            else:
+                break
+        if self._warnings >= self._MAX_WARNINGS or len(self._calls_per_tracings) < self._THRESHOLD:
+            return
+        self._warnings += 1
+        warnings.warn(
+            f"{len(self._calls_per_tracings)} out of the last {self._call_count} calls to {function!r} triggered "
+            "tf.function retracing. Tracing is expensive and the excessive number of tracings could be due to "
+            "(1) creating @tf.function repeatedly in a loop, (2) passing tensors with different shapes, (3) "
+            "passing Python objects instead of tensors. For (1), please define your @tf.function outside of the "
+            "loop. For (2), @tf.function has reduce_retracing=True option that can avoid unnecessary retracing. "
+            "For (3), please refer to https://www.tensorflow.org/guide/function#controlling_retracing and "
+            "https://www.tensorflow.org/api_docs/python/tf/function for  more details.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+class _Trace:
+    """One traced signature: its relaxed shapes and a graph per concrete shapes seen."""
+
+    def __init__(self, base: tuple[Any, ...], pattern: _Pattern) -> None:
+        self.base = base
+        self.pattern = pattern
+        self.graphs: dict[tuple[tuple[int, ...], ...], _Entry] = {}
 
 
 class _Entry:
@@ -120,9 +214,9 @@ class ConcreteFunction:
     cannot replay) with arguments of that signature.
     """
 
-    def __init__(self, function: Function, key: tuple[Any, ...], entry: _Entry) -> None:
+    def __init__(self, function: Function, trace: _Trace, entry: _Entry) -> None:
         self._function = function
-        self._key = key
+        self._trace = trace
         self._entry = entry
 
     @property
@@ -136,8 +230,8 @@ class ConcreteFunction:
         return not self._entry.eager
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        inputs = _Inputs(args, kwargs)
-        if inputs.key != self._key:
+        inputs = self._function._inputs(args, kwargs)
+        if inputs.base != self._trace.base or not _fits(self._trace.pattern, inputs.shapes):
             raise TypeError("the arguments do not match the signature this concrete function was traced for")
         return self._function(*args, **kwargs)
 
@@ -149,14 +243,18 @@ class Function:
     ----------
     python_function : callable
         The function to compile.
-    input_signature : sequence, optional
-        Accepted for TensorFlow compatibility; graphs are still traced per concrete shape.
+    input_signature : sequence of TensorSpec, optional
+        The arguments' specs: every call must match them (else ``TypeError``), and one
+        trace serves all of them (dimensions given as ``None`` take any size).
     reduce_retracing : bool, default False
-        Accepted for TensorFlow compatibility; no effect yet (graphs need concrete shapes).
+        When a call's tensor shapes differ from a traced signature's, the new trace
+        is for the relaxed shapes (differing dimensions become ``None``, differing
+        ranks any rank), which later calls of those shapes reuse (TensorFlow's rule).
     jit_compile : bool, optional
         Accepted; no effect (replays always run the recorded kernels).
     autograph : bool, default True
-        Accepted; no effect (Python control flow is traced on real values, with guards).
+        Accepted; no effect (Python control flow is traced on real values, with guards;
+        ``tapers.cond``/``tapers.while_loop`` compile data-dependent control flow).
     """
 
     def __init__(
@@ -167,18 +265,23 @@ class Function:
         jit_compile: bool | None = None,
         autograph: bool = True,
         name: str | None = None,
+        _detector: _TracingDetector | None = None,
     ) -> None:
         self._python_function = python_function
-        self.input_signature = input_signature
+        self.input_signature = None if input_signature is None else tuple(input_signature)
+        if self.input_signature is not None:
+            for spec in _nest.flatten(list(self.input_signature)):
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec, got {spec!r}")
         self._reduce_retracing = reduce_retracing
         self._jit_compile = jit_compile
         self._autograph = autograph
         self.__name__ = name or getattr(python_function, "__name__", "function")
         functools.update_wrapper(self, python_function, updated=())
-        self._cache: dict[tuple[Any, ...], _Entry] = {}
+        self._traces: list[_Trace] = []
         self._tracing_count = 0
         self._warned_eager = False
-        self._warned_retracing = False
+        self._detector = _detector or _TracingDetector()
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
 
     @property
@@ -187,7 +290,7 @@ class Function:
         return self._python_function
 
     def experimental_get_tracing_count(self) -> int:
-        """How many times the Python function was traced."""
+        """How many signatures were traced (TensorFlow's count; see ``_lookup`` for relaxed shapes)."""
         return self._tracing_count
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -206,6 +309,7 @@ class Function:
                 self._jit_compile,
                 self._autograph,
                 name=self.__name__,
+                _detector=self._detector,
             )
             try:
                 self._bound[instance] = bound
@@ -213,27 +317,118 @@ class Function:
                 pass
         return bound
 
+    def _inputs(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Inputs:
+        if self.input_signature is not None:
+            args, kwargs = self._bind_signature(args, kwargs)
+        return _Inputs(args, kwargs)
+
+    def _bind_signature(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Converts the arguments to the signature's dtypes and checks their shapes."""
+        assert self.input_signature is not None
+        if kwargs:
+            try:
+                bound = inspect.signature(self._python_function).bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"Binding inputs to tf.function failed due to `{e}`.") from None
+            args, kwargs = tuple(bound.args), dict(bound.kwargs)
+            if kwargs:
+                raise TypeError(f"Binding inputs to tf.function failed: unexpected arguments {sorted(kwargs)}.")
+        if len(args) != len(self.input_signature):
+            raise TypeError(
+                f"Binding inputs to tf.function failed: the input_signature has {len(self.input_signature)} "
+                f"argument(s), but {len(args)} were given."
+            )
+        out = []
+        for arg, spec in zip(args, self.input_signature):
+            specs = _nest.flatten(spec)
+            try:
+                leaves = _nest.flatten(arg)
+                if len(leaves) != len(specs):
+                    raise ValueError("structure")
+                packed = _nest.pack_sequence_as(spec, leaves)
+            except (ValueError, TypeError):
+                raise TypeError(
+                    f"Binding inputs to tf.function failed: {arg!r} does not match the structure of {spec!r}."
+                ) from None
+            converted = []
+            for leaf, sp in zip(_nest.flatten(packed), specs):
+                if isinstance(leaf, Variable):
+                    leaf = leaf.read_value()
+                if not isinstance(leaf, Tensor):
+                    try:
+                        leaf = _core.convert_to_tensor(leaf, dtype=sp.dtype)
+                    except Exception as e:  # noqa: BLE001 - any conversion failure is a binding failure
+                        raise TypeError(f"Binding inputs to tf.function failed due to `{e}`.") from None
+                if not sp.is_compatible_with(leaf):
+                    raise TypeError(
+                        f"Binding inputs to tf.function failed due to `Can not cast "
+                        f"{TensorSpec.from_tensor(leaf)!r} to {sp!r}`."
+                    )
+                converted.append(leaf)
+            out.append(_nest.pack_sequence_as(spec, converted))
+        return tuple(out), {}
+
+    def _lookup(self, inputs: _Inputs) -> tuple[_Trace, bool]:
+        """The trace serving this call, and whether it is new (a new one counts as a trace).
+
+        Without ``input_signature`` or ``reduce_retracing`` a trace's pattern is its exact
+        shapes. Relaxed patterns serve several shapes: each trace keeps a graph per concrete
+        shapes, and a new concrete shape under a relaxed pattern runs the Python function
+        again to record its graph (graphs are shape-specific), without counting as a trace.
+        """
+        best: _Trace | None = None
+        for t in self._traces:
+            if t.base == inputs.base and _fits(t.pattern, inputs.shapes):
+                if best is None or _generality(t.pattern) < _generality(best.pattern):
+                    best = t
+        if best is not None:
+            return best, False
+        if self.input_signature is not None:
+            pattern: _Pattern = tuple(
+                tuple(s.shape) if hasattr(s.shape, "__len__") else None
+                for s in _nest.flatten(list(self.input_signature))
+            )
+            # A tensor given twice is one graph input: keep the distinct ones' specs.
+            pattern = pattern[: len(inputs.shapes)] if len(pattern) >= len(inputs.shapes) else inputs.shapes
+        else:
+            pattern = inputs.shapes
+            if self._reduce_retracing:
+                for t in self._traces:
+                    if t.base == inputs.base:
+                        pattern = _common(pattern, t.pattern)
+        trace = _Trace(inputs.base, pattern)
+        self._traces.append(trace)
+        return trace, True
+
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The graph for these arguments' signature, traced now if it is new.
 
         Unlike TensorFlow, tracing runs the function on these values, so its effects
         (Variable updates) happen once here.
         """
-        inputs = _Inputs(args, kwargs)
-        entry = self._cache.get(inputs.key)
-        if entry is None:
-            self._trace(inputs)
-            entry = self._cache[inputs.key]
-        return ConcreteFunction(self, inputs.key, entry)
+        inputs = self._inputs(args, kwargs)
+        trace, new = self._lookup(inputs)
+        if inputs.shapes not in trace.graphs:
+            self._trace(inputs, trace, count=new)
+        return ConcreteFunction(self, trace, trace.graphs[inputs.shapes])
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _core._is_tracing():
             # Inside another function's trace: the calls are part of that trace.
             return self._python_function(*args, **kwargs)
-        inputs = _Inputs(args, kwargs)
-        entry = self._cache.get(inputs.key)
+        count = self._tracing_count
+        result = self._call(self._inputs(args, kwargs))
+        if self._tracing_count == count:
+            self._detector.called_without_tracing()
+        else:
+            self._detector.called_with_tracing(self._python_function)
+        return result
+
+    def _call(self, inputs: _Inputs) -> Any:
+        trace, new = self._lookup(inputs)
+        entry = trace.graphs.get(inputs.shapes)
         if entry is None:
-            return self._trace(inputs)
+            return self._trace(inputs, trace, count=new)
         if entry.eager:
             return self._python_function(*inputs.args, **inputs.kwargs)
         outputs = entry.graph.run(inputs.tensors, inputs.variables)
@@ -248,8 +443,8 @@ class Function:
                 )
                 return self._python_function(*inputs.args, **inputs.kwargs)
             failures = entry.guard_failures
-            result = self._trace(inputs)
-            self._cache[inputs.key].guard_failures = failures
+            result = self._trace(inputs, trace, count=True)
+            trace.graphs[inputs.shapes].guard_failures = failures
             return result
         return entry.rebuild(outputs)
 
@@ -259,10 +454,10 @@ class Function:
             warnings.warn(
                 f"tapers.function {self.__name__!r} runs eagerly (no graph): {why}",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
-    def _trace(self, inputs: _Inputs) -> Any:
+    def _trace(self, inputs: _Inputs, trace: _Trace, count: bool) -> Any:
         tracing = _core._trace_start(inputs.tensors, inputs.variables)
         try:
             result = self._python_function(*inputs.args, **inputs.kwargs)
@@ -276,24 +471,16 @@ class Function:
             structure = _LEAF
             flat = [result]
         graph = tracing.finish([v for v in flat if isinstance(v, Tensor)])
-        self._tracing_count += 1
-        if graph.created_variables and self._tracing_count > 1:
+        if count:
+            self._tracing_count += 1
+        if graph.created_variables and (self._tracing_count > 1 or not count):
             # TensorFlow's rule: Variables may be created only on the first trace.
             raise ValueError(_VARIABLE_ERROR)
         entry = _Entry(graph, structure, flat)
         if graph.unreplayable is not None:
             entry.eager = True
             self._warn_eager(f"it runs {graph.unreplayable}, which a graph cannot replay")
-        self._cache[inputs.key] = entry
-        if self._tracing_count == _RETRACE_WARNING_AT and not self._warned_retracing:
-            self._warned_retracing = True
-            warnings.warn(
-                f"{self._tracing_count} calls to {self.__name__!r} triggered tapers.function retracing. "
-                "Tracing is expensive: pass tensors of the same shapes, and Python values that do not "
-                "change, to reuse a trace.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
+        trace.graphs[inputs.shapes] = entry
         return result
 
 
@@ -319,14 +506,15 @@ def function(
     ----------
     func : callable, optional
         The function to compile; omitted, the result is a decorator.
-    input_signature : sequence, optional
-        Accepted; graphs are still traced per concrete shape.
+    input_signature : sequence of TensorSpec, optional
+        The arguments' specs; calls must match them and share one trace.
     autograph : bool, default True
-        Accepted; no effect (Python control flow is traced on real values, with guards).
+        Accepted; no effect (Python control flow is traced on real values, with guards;
+        use ``tapers.cond``/``tapers.while_loop`` for control flow decided at each call).
     jit_compile : bool, optional
         Accepted; no effect.
     reduce_retracing : bool, default False
-        Accepted; no effect yet.
+        Relaxes the shapes of a signature traced again with other shapes (TensorFlow's rule).
     experimental_implements, experimental_autograph_options, experimental_attributes : optional
         Accepted for TensorFlow compatibility and ignored.
     experimental_relax_shapes, experimental_compile, experimental_follow_type_hints : optional

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 mod args;
 mod call;
 mod checkpoint;
+mod control;
 mod convert;
 mod errors;
 mod function;
@@ -56,6 +57,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "_Graph",
         py.get_type::<function::PyGraph>().as_any(),
     )?;
+    ex.internal(
+        Ns::Tf,
+        "_Branch",
+        py.get_type::<control::PyBranch>().as_any(),
+    )?;
     let internals = [
         wrap_pyfunction!(tape::record_custom, m)?,
         wrap_pyfunction!(checkpoint::save_safetensors, m)?,
@@ -67,6 +73,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(function::trace_start, m)?,
         wrap_pyfunction!(function::is_tracing, m)?,
         wrap_pyfunction!(function::replays_at_once, m)?,
+        wrap_pyfunction!(control::trace_branch, m)?,
+        wrap_pyfunction!(control::cond, m)?,
+        wrap_pyfunction!(control::while_loop, m)?,
     ];
     for f in internals {
         let name: String = f.getattr("__name__")?.extract()?;

@@ -3,6 +3,8 @@
 //! Streams are reproducible across runs and platforms for a given seed; they
 //! are not TensorFlow's streams (no framework shares those).
 
+use std::sync::Arc;
+
 use parking_lot::Mutex;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Normal, StandardNormal};
@@ -10,12 +12,18 @@ use rand_pcg::Pcg64;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::op::{Op, OpRef};
 use crate::ops;
+use crate::record::RecordingContext;
 use crate::tensor::Tensor;
 
 /// A random stream. Shareable between threads (draws are serialized).
+///
+/// Inside a trace (`crate::graph`), a draw is recorded as a node that holds
+/// the stream: each replay draws the next values from it, as TensorFlow's
+/// stateful random ops advance their state at every call of a function.
 pub struct Generator {
-    rng: Mutex<Pcg64>,
+    rng: Arc<Mutex<Pcg64>>,
 }
 
 impl std::fmt::Debug for Generator {
@@ -39,11 +47,138 @@ fn float_dtype(op: &'static str, dtype: DType) -> Result<()> {
     Ok(())
 }
 
+/// What a draw samples.
+#[derive(Clone, Copy, Debug)]
+enum Draw {
+    Normal { mean: f64, stddev: f64 },
+    Truncated { mean: f64, stddev: f64 },
+    Uniform { minval: f64, maxval: f64 },
+    Bernoulli { keep: f64 },
+    Permutation,
+}
+
+impl Draw {
+    fn name(self) -> &'static str {
+        match self {
+            Draw::Normal { .. } => "RandomStandardNormal",
+            Draw::Truncated { .. } => "TruncatedNormal",
+            Draw::Uniform { .. } => "RandomUniform",
+            Draw::Bernoulli { .. } => "RandomBernoulli",
+            Draw::Permutation => "RandomShuffle",
+        }
+    }
+
+    /// Samples from `rng` (nothing records: the caller records the draw).
+    fn sample(self, rng: &Mutex<Pcg64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+        match self {
+            Draw::Normal { mean, stddev } => {
+                let n = count(shape, dtype)?;
+                let dist = Normal::new(mean, stddev)
+                    .map_err(|e| Error::invalid(format!("normal: {e}")))?;
+                let mut rng = rng.lock();
+                let v: Vec<f64> = (0..n).map(|_| dist.sample(&mut *rng)).collect();
+                ops::cast(&Tensor::from_vec(v, shape)?, dtype)
+            }
+            Draw::Truncated { mean, stddev } => {
+                let n = count(shape, dtype)?;
+                let mut rng = rng.lock();
+                let v: Vec<f64> = (0..n)
+                    .map(|_| loop {
+                        let z: f64 = StandardNormal.sample(&mut *rng);
+                        if z.abs() <= 2.0 {
+                            break mean + stddev * z;
+                        }
+                    })
+                    .collect();
+                ops::cast(&Tensor::from_vec(v, shape)?, dtype)
+            }
+            Draw::Uniform { minval, maxval } => {
+                let n = count(shape, dtype)?;
+                if maxval <= minval && !(dtype.is_floating() && maxval == minval) {
+                    return Err(Error::invalid(format!(
+                        "Need minval < maxval, got {minval} >= {maxval} [Op:RandomUniform]"
+                    )));
+                }
+                let mut rng = rng.lock();
+                match dtype {
+                    DType::F32 | DType::F64 => {
+                        let v: Vec<f64> = (0..n)
+                            .map(|_| minval + (maxval - minval) * rng.random::<f64>())
+                            .collect();
+                        ops::cast(&Tensor::from_vec(v, shape)?, dtype)
+                    }
+                    DType::I32 | DType::I64 => {
+                        let (lo, hi) = (minval as i64, maxval as i64);
+                        let v: Vec<i64> = (0..n).map(|_| rng.random_range(lo..hi)).collect();
+                        ops::cast(&Tensor::from_vec(v, shape)?, dtype)
+                    }
+                    DType::Bool => Err(Error::UnsupportedDType {
+                        op: "RandomUniform",
+                        dtype,
+                        allowed: "float32, float64, int32, int64",
+                    }),
+                }
+            }
+            Draw::Bernoulli { keep } => {
+                let n = count(shape, DType::Bool)?;
+                let mut rng = rng.lock();
+                let v: Vec<bool> = (0..n).map(|_| rng.random::<f64>() < keep).collect();
+                Tensor::from_vec(v, shape)
+            }
+            Draw::Permutation => {
+                let n = shape[0];
+                let mut v: Vec<i64> = (0..n as i64).collect();
+                let mut rng = rng.lock();
+                for i in (1..n).rev() {
+                    let j = rng.random_range(0..=i);
+                    v.swap(i, j);
+                }
+                Tensor::from_vec(v, &[n])
+            }
+        }
+    }
+}
+
+/// A recorded draw: replayed, it draws the next values from its stream.
+struct RandomOp {
+    rng: Arc<Mutex<Pcg64>>,
+    draw: Draw,
+    shape: Vec<usize>,
+    dtype: DType,
+}
+
+impl Op for RandomOp {
+    fn name(&self) -> &'static str {
+        self.draw.name()
+    }
+
+    fn forward(&self, _inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![run(&self.rng, self.draw, &self.shape, self.dtype)?])
+    }
+}
+
+/// Draws; inside a trace, the draw is one node (the ops it is made of are
+/// not traced) that a replay runs again on the same stream.
+fn run(rng: &Arc<Mutex<Pcg64>>, draw: Draw, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    if !crate::record::is_tracing() {
+        return draw.sample(rng, shape, dtype);
+    }
+    let out = RecordingContext::default().enter(|| draw.sample(rng, shape, dtype))?;
+    let op = OpRef::Shared(Arc::new(RandomOp {
+        rng: rng.clone(),
+        draw,
+        shape: shape.to_vec(),
+        dtype,
+    }));
+    crate::record::trace_op(&op, &[], &[&out]);
+    Ok(out)
+}
+
 impl Generator {
     /// A generator whose stream is determined by `seed`.
     pub fn from_seed(seed: u64) -> Generator {
         Generator {
-            rng: Mutex::new(Pcg64::seed_from_u64(seed)),
+            rng: Arc::new(Mutex::new(Pcg64::seed_from_u64(seed))),
         }
     }
 
@@ -55,12 +190,7 @@ impl Generator {
     /// Normal samples with the given mean and standard deviation.
     pub fn normal(&self, shape: &[usize], mean: f64, stddev: f64, dtype: DType) -> Result<Tensor> {
         float_dtype("RandomStandardNormal", dtype)?;
-        crate::record::trace_unreplayable("RandomStandardNormal");
-        let n = count(shape, dtype)?;
-        let dist = Normal::new(mean, stddev).map_err(|e| Error::invalid(format!("normal: {e}")))?;
-        let mut rng = self.rng.lock();
-        let v: Vec<f64> = (0..n).map(|_| dist.sample(&mut *rng)).collect();
-        ops::cast(&Tensor::from_vec(v, shape)?, dtype)
+        run(&self.rng, Draw::Normal { mean, stddev }, shape, dtype)
     }
 
     /// Normal samples, redrawn until within two standard deviations of the mean.
@@ -72,18 +202,7 @@ impl Generator {
         dtype: DType,
     ) -> Result<Tensor> {
         float_dtype("TruncatedNormal", dtype)?;
-        crate::record::trace_unreplayable("TruncatedNormal");
-        let n = count(shape, dtype)?;
-        let mut rng = self.rng.lock();
-        let v: Vec<f64> = (0..n)
-            .map(|_| loop {
-                let z: f64 = StandardNormal.sample(&mut *rng);
-                if z.abs() <= 2.0 {
-                    break mean + stddev * z;
-                }
-            })
-            .collect();
-        ops::cast(&Tensor::from_vec(v, shape)?, dtype)
+        run(&self.rng, Draw::Truncated { mean, stddev }, shape, dtype)
     }
 
     /// Uniform samples in `[minval, maxval)`; integer dtypes draw integers.
@@ -94,52 +213,16 @@ impl Generator {
         maxval: f64,
         dtype: DType,
     ) -> Result<Tensor> {
-        crate::record::trace_unreplayable("RandomUniform");
-        let n = count(shape, dtype)?;
-        if maxval <= minval && !(dtype.is_floating() && maxval == minval) {
-            return Err(Error::invalid(format!(
-                "Need minval < maxval, got {minval} >= {maxval} [Op:RandomUniform]"
-            )));
-        }
-        let mut rng = self.rng.lock();
-        match dtype {
-            DType::F32 | DType::F64 => {
-                let v: Vec<f64> = (0..n)
-                    .map(|_| minval + (maxval - minval) * rng.random::<f64>())
-                    .collect();
-                ops::cast(&Tensor::from_vec(v, shape)?, dtype)
-            }
-            DType::I32 | DType::I64 => {
-                let (lo, hi) = (minval as i64, maxval as i64);
-                let v: Vec<i64> = (0..n).map(|_| rng.random_range(lo..hi)).collect();
-                ops::cast(&Tensor::from_vec(v, shape)?, dtype)
-            }
-            DType::Bool => Err(Error::UnsupportedDType {
-                op: "RandomUniform",
-                dtype,
-                allowed: "float32, float64, int32, int64",
-            }),
-        }
+        run(&self.rng, Draw::Uniform { minval, maxval }, shape, dtype)
     }
 
     /// A bool mask where each element is `true` with probability `keep`.
     pub fn bernoulli(&self, shape: &[usize], keep: f64) -> Result<Tensor> {
-        crate::record::trace_unreplayable("RandomBernoulli");
-        let n = count(shape, DType::Bool)?;
-        let mut rng = self.rng.lock();
-        let v: Vec<bool> = (0..n).map(|_| rng.random::<f64>() < keep).collect();
-        Tensor::from_vec(v, shape)
+        run(&self.rng, Draw::Bernoulli { keep }, shape, DType::Bool)
     }
 
     /// A random permutation of `0..n` (int64), for shuffling.
     pub fn permutation(&self, n: usize) -> Result<Tensor> {
-        crate::record::trace_unreplayable("RandomShuffle");
-        let mut v: Vec<i64> = (0..n as i64).collect();
-        let mut rng = self.rng.lock();
-        for i in (1..n).rev() {
-            let j = rng.random_range(0..=i);
-            v.swap(i, j);
-        }
-        Tensor::from_vec(v, &[n])
+        run(&self.rng, Draw::Permutation, &[n], DType::I64)
     }
 }

@@ -245,13 +245,43 @@ fn second_derivative_inside_a_trace() {
     assert_eq!(r[1].to_f64_scalar().unwrap(), 18.0);
 }
 
+/// A random draw is a node holding its stream: each replay draws the next
+/// values, the ones eager draws from a generator in the same state give.
 #[test]
-fn random_draws_and_created_variables_are_reported() {
+fn random_draws_replay_on_their_stream_and_created_variables_are_reported() {
     let gen = tapers::random::Generator::from_seed(3);
-    let (g, _) = graph::trace(&[], |_| Ok(vec![gen.normal(&[2], 0.0, 1.0, DType::F32)?])).unwrap();
-    assert_eq!(g.unreplayable(), Some("RandomStandardNormal"));
-    let err = g.run(&[]).unwrap_err();
-    assert!(format!("{err}").contains("RandomStandardNormal"), "{err}");
+    let twin = tapers::random::Generator::from_seed(3);
+    let (g, first) = graph::trace(&[], |_| {
+        Ok(vec![
+            gen.normal(&[2], 0.0, 1.0, DType::F32)?,
+            gen.uniform(&[3], 0.0, 9.0, DType::I64)?,
+            gen.permutation(4)?,
+        ])
+    })
+    .unwrap();
+    assert!(g.unreplayable().is_none());
+    assert_eq!(
+        g.op_names(),
+        vec!["RandomStandardNormal", "RandomUniform", "RandomShuffle"]
+    );
+    let mut seen = vec![first];
+    seen.push(g.run(&[]).unwrap());
+    seen.push(g.run(&[]).unwrap());
+    for got in &seen {
+        let want = [
+            twin.normal(&[2], 0.0, 1.0, DType::F32).unwrap(),
+            twin.uniform(&[3], 0.0, 9.0, DType::I64).unwrap(),
+            twin.permutation(4).unwrap(),
+        ];
+        for (a, b) in got.iter().zip(&want) {
+            assert_eq!(bits(a), bits(b));
+        }
+    }
+    assert_ne!(
+        bits(&seen[1][0]),
+        bits(&seen[2][0]),
+        "each replay draws anew"
+    );
     let (g, _) = graph::trace(&[], |_| {
         let v = Variable::new(Tensor::scalar(1.0f32));
         Ok(vec![v.read()])
@@ -300,4 +330,205 @@ fn variable_inputs_are_substituted() {
     assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![5.25, 5.0625]);
     let v3 = Variable::new(Tensor::scalar(1.0f32));
     assert!(g.try_run_with(std::slice::from_ref(&x), &[v3]).is_err());
+}
+
+/// `cond` in a graph chooses its branch at replay from the predicate's
+/// value (no guard), with eager's bits.
+#[test]
+fn cond_chooses_at_replay() {
+    let zero = Tensor::scalar(0.0f64);
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let x = &i[0];
+        let p = ops::greater(&ops::reduce_sum(x, None, false)?, &zero)?;
+        graph::cond_fn(
+            &p,
+            || Ok(vec![x.mul(x)?.tanh()?]),
+            || Ok(vec![x.neg()?.exp()?]),
+        )
+    };
+    let x0 = Tensor::from_vec(vec![0.5f64, 1.0], &[2]).unwrap();
+    let (g, _) = graph::trace(&[x0], f).unwrap();
+    assert!(g.op_names().contains(&"If"), "{:?}", g.op_names());
+    assert_eq!(g.num_guards(), 0);
+    for v in [[0.3f64, 0.2], [-1.0, 0.1], [2.0, -0.5], [-0.2, -0.3]] {
+        let x = Tensor::from_vec(v.to_vec(), &[2]).unwrap();
+        let want = if v[0] + v[1] > 0.0 {
+            x.mul(&x).unwrap().tanh().unwrap()
+        } else {
+            x.neg().unwrap().exp().unwrap()
+        };
+        let got = g.run(&[x]).unwrap();
+        assert_eq!(bits(&got[0]), bits(&want), "{v:?}");
+    }
+}
+
+/// A tape inside the traced code differentiates through `cond`: the replay
+/// runs the gradient of the branch the predicate picks then.
+#[test]
+fn cond_gradient_inside_the_graph_follows_the_replayed_branch() {
+    let w = Variable::new(Tensor::from_vec(vec![1.5f64, -0.5], &[2]).unwrap());
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let x = &i[0];
+        let outer = GradientTape::new();
+        let inner = GradientTape::new();
+        let (y, dy) = {
+            let _o = outer.record()?;
+            outer.watch(x);
+            let y = {
+                let _r = inner.record()?;
+                inner.watch(x);
+                let p = ops::greater(x, &Tensor::scalar(0.0f64))?;
+                let wv = w.read();
+                graph::cond_fn(
+                    &p,
+                    || {
+                        Ok(vec![ops::reduce_sum(
+                            &x.mul(x)?.mul(x)?.mul(&wv)?,
+                            None,
+                            false,
+                        )?])
+                    },
+                    || Ok(vec![ops::reduce_sum(&x.sin()?.mul(&wv)?, None, false)?]),
+                )?
+                .remove(0)
+            };
+            let dy = inner
+                .gradient(std::slice::from_ref(&y), &[x.into()])?
+                .remove(0)
+                .unwrap();
+            (y, dy)
+        };
+        let d2 = outer
+            .gradient(std::slice::from_ref(&dy), &[x.into()])?
+            .remove(0)
+            .unwrap();
+        Ok(vec![y, dy, d2])
+    };
+    let (g, _) = graph::trace(&[Tensor::scalar(2.0f64)], f).unwrap();
+    for x in [1.25f64, -0.75, 3.0, -2.0] {
+        let got = g.run(&[Tensor::scalar(x)]).unwrap();
+        let eager = f(&[Tensor::scalar(x)]).unwrap();
+        let wsum = 1.0f64;
+        let (y, dy, d2) = if x > 0.0 {
+            (x * x * x * wsum, 3.0 * x * x * wsum, 6.0 * x * wsum)
+        } else {
+            (x.sin() * wsum, x.cos() * wsum, -x.sin() * wsum)
+        };
+        for (k, want) in [y, dy, d2].iter().enumerate() {
+            let v = got[k].to_vec::<f64>().unwrap()[0];
+            assert!((v - want).abs() < 1e-12, "x {x} output {k}: {v} vs {want}");
+            assert_eq!(bits(&got[k]), bits(&eager[k]), "x {x} output {k}");
+        }
+    }
+}
+
+/// `while_loop` in a graph iterates at replay as many times as its
+/// condition says then; a tape inside the graph differentiates through it,
+/// and a variable read in the body is read when the graph runs.
+#[test]
+fn while_loop_iterates_at_replay_and_differentiates() {
+    let w = Variable::new(Tensor::scalar(1.1f64));
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let x = &i[0];
+        let tape = GradientTape::new();
+        let out = {
+            let _r = tape.record()?;
+            tape.watch(x);
+            graph::while_loop_fn(
+                |v| ops::less(&v[1], &Tensor::scalar(10.0f64)),
+                |v| {
+                    Ok(vec![
+                        v[0].add(&Tensor::scalar(1i32))?,
+                        v[1].mul(&w.read())?.add(&v[1])?,
+                    ])
+                },
+                &[Tensor::scalar(0i32), x.clone()],
+                None,
+            )?
+        };
+        // Zeros where no iteration ran (w unread), as TensorFlow's compiled loop.
+        let grads = tape.gradient_with(
+            &[out[1].clone()],
+            &[x.into(), (&w).into()],
+            None,
+            tapers::Unconnected::Zero,
+        )?;
+        Ok(vec![
+            out[0].clone(),
+            out[1].clone(),
+            grads[0].clone().unwrap(),
+            grads[1].clone().unwrap(),
+        ])
+    };
+    let (g, first) = graph::trace(&[Tensor::scalar(1.0f64)], f).unwrap();
+    assert_eq!(first[0].to_vec::<i32>().unwrap(), vec![4]);
+    assert!(g.op_names().contains(&"While") && g.op_names().contains(&"WhileGrad"));
+    for (x, wv) in [(1.0f64, 1.1f64), (0.01, 1.1), (4.0, 0.5), (20.0, 0.5)] {
+        w.assign(&Tensor::scalar(wv)).unwrap();
+        let got = g.run(&[Tensor::scalar(x)]).unwrap();
+        let eager = f(&[Tensor::scalar(x)]).unwrap();
+        // By hand: n iterations of v <- v (1 + w).
+        let (mut n, mut v) = (0, x);
+        while v < 10.0 {
+            v *= 1.0 + wv;
+            n += 1;
+        }
+        assert_eq!(got[0].to_vec::<i32>().unwrap(), vec![n], "x {x}");
+        let dx = (1.0 + wv).powi(n);
+        let dw = n as f64 * x * (1.0 + wv).powi(n - 1);
+        for (k, want) in [(1, v), (2, dx), (3, dw)] {
+            let got_v = got[k].to_vec::<f64>().unwrap()[0];
+            assert!(
+                (got_v - want).abs() < 1e-9 * want.abs().max(1.0),
+                "x {x} out {k}: {got_v} vs {want}"
+            );
+            assert_eq!(bits(&got[k]), bits(&eager[k]), "x {x} out {k}");
+        }
+    }
+}
+
+/// Outside a trace, `cond` and `while_loop` run their ops one by one: a
+/// tape records them as eager code, and a failed branch is an error.
+#[test]
+fn control_flow_outside_a_trace_is_eager() {
+    let x = Tensor::scalar(0.5f64);
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&x);
+        let p = ops::less(&x, &Tensor::scalar(1.0f64)).unwrap();
+        graph::cond_fn(&p, || Ok(vec![x.exp()?]), || Ok(vec![x.clone()]))
+            .unwrap()
+            .remove(0)
+    };
+    let g = tape
+        .gradient(std::slice::from_ref(&y), &[(&x).into()])
+        .unwrap()
+        .remove(0)
+        .unwrap();
+    assert_eq!(bits(&g), bits(&x.exp().unwrap()));
+    let bad = graph::cond_fn(
+        &Tensor::from_vec(vec![true, false], &[2]).unwrap(),
+        || Ok(vec![x.clone()]),
+        || Ok(vec![x.clone()]),
+    );
+    assert!(format!("{}", bad.unwrap_err()).contains("must be a scalar"));
+    let mismatch = graph::cond_fn(
+        &Tensor::scalar(true),
+        || Ok(vec![x.clone()]),
+        || Ok(vec![Tensor::scalar(1i32)]),
+    );
+    assert!(format!("{}", mismatch.unwrap_err()).contains("same number, type"));
+    let grows = graph::while_loop_fn(
+        |v| {
+            ops::less(
+                &ops::reduce_sum(&v[0], None, false)?,
+                &Tensor::scalar(5.0f64),
+            )
+        },
+        |v| Ok(vec![ops::concat(&[v[0].clone(), v[0].clone()], 0)?]),
+        &[Tensor::from_vec(vec![1.0f64], &[1]).unwrap()],
+        None,
+    );
+    assert!(format!("{}", grows.unwrap_err()).contains("shape_invariants"));
 }

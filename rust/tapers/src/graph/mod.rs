@@ -20,8 +20,10 @@
 //! done yet: no fusion, no memory planning.
 //!
 //! Ops whose description cannot run again (custom gradients whose forward is
-//! the caller's code, random draws) make the graph unreplayable, naming the
-//! op; [`Graph::run`] then refuses to run.
+//! the caller's code) make the graph unreplayable, naming the op;
+//! [`Graph::run`] then refuses to run. Random draws are nodes holding their
+//! stream (each replay draws the next values), and `cond`/`while_loop` are
+//! nodes holding sub-graphs ([`control`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -36,6 +38,9 @@ use crate::op::OpRef;
 use crate::record::{set_tracer, Effect, Tracer};
 use crate::tensor::{Storage, Tensor, TensorId};
 use crate::variable::Variable;
+
+pub mod control;
+pub use control::{cond, cond_fn, trace_branch, while_loop, while_loop_fn, Branch};
 
 /// One recorded step, with values named by id (while tracing) or by slot
 /// (in a finished graph).
