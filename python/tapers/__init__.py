@@ -31,6 +31,7 @@ from ._custom import custom_gradient
 from ._device import device
 from ._function import Function, function
 from ._functional import map_fn, meshgrid, vectorized_map
+from ._indexed_slices import IndexedSlices
 from ._module import Module, name_scope
 from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
 from ._print import print as print
@@ -53,4 +54,5 @@ __all__ = [
     "truediv", "Module", "keras", "name_scope", "distribute", "Function", "function",
 ]  # fmt: skip
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
-__all__ += ["TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid", "vectorized_map"]
+__all__ += ["IndexedSlices", "TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid"]
+__all__ += ["vectorized_map"]

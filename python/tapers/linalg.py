@@ -97,8 +97,9 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
 
     Parameters
     ----------
-    t_list : sequence of Tensor-like or None
-        The tensors (one float dtype); ``None`` entries are skipped, as TensorFlow skips them.
+    t_list : sequence of Tensor-like, IndexedSlices or None
+        The tensors (one float dtype); ``None`` entries are skipped, as TensorFlow skips them; an
+        ``IndexedSlices`` counts its ``values`` (repeated rows each once), as in TensorFlow.
     name : str, optional
         Accepted for TensorFlow compatibility and ignored.
 
@@ -118,5 +119,8 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
     del name
     if not isinstance(t_list, Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    from ._indexed_slices import IndexedSlices
+
+    t_list = [v.values if isinstance(v, IndexedSlices) else v for v in t_list]
     halves = [_core.multiply(_core.reduce_sum(_core.square(v)), 0.5) for v in t_list if v is not None]
     return _core.sqrt(_core.multiply(_core.reduce_sum(_core.stack(halves)), 2.0))
