@@ -86,7 +86,10 @@ def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: Any =
 
     del name
     is_number = isinstance(ord, (int, float)) and not isinstance(ord, bool)
-    if not (ord in ("euclidean", "fro") or (is_number and (ord > 0 or _math.isinf(ord) and ord > 0))):
+    # "fro" names a matrix norm: TensorFlow accepts it only over two axes.
+    matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
+    names = ("euclidean", "fro") if matrix else ("euclidean",)
+    if not (ord in names or (is_number and (ord > 0 or _math.isinf(ord) and ord > 0))):
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
     norm = _core.linalg.norm(tensor, ord=ord, axis=axis, keepdims=True)
     return _core.divide(tensor, norm), norm

@@ -172,6 +172,14 @@ def conv1d(
     del name
     if data_format != "NWC":
         raise ValueError(f"tapers supports data_format='NWC' only, got {data_format!r}")
+    if padding not in ("SAME", "VALID"):
+        # TF's attr check of the underlying Conv2D op (InvalidArgumentError).
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
+            '"SAME", "VALID", "EXPLICIT"',
+        )
 
     def width(v: Any) -> int:
         items = [int(v)] if isinstance(v, int) else [int(d) for d in v]
@@ -206,7 +214,8 @@ def depthwise_conv2d(
     filter : Tensor-like
         ``[kh, kw, channels, multiplier]``.
     strides : list of int
-        ``[1, sh, sw, 1]`` (or an int or a pair).
+        ``[1, sh, sw, 1]`` (4 ints, as TensorFlow requires: anything else is
+        ``InvalidArgumentError``).
     padding : str
         ``"SAME"`` or ``"VALID"``.
     data_format : str, optional
@@ -234,6 +243,10 @@ def depthwise_conv2d(
             None,
             f"input and filter must have the same depth: input shape {list(x.shape)}, filter shape "
             f"{list(f.shape)} [Op:DepthwiseConv2dNative]",
+        )
+    if isinstance(strides, int) or len(list(strides)) != 4:
+        raise errors.InvalidArgumentError(
+            None, None, "Sliding window strides field must specify 4 or 5 dimensions [Op:DepthwiseConv2dNative]"
         )
     st = _pair(strides, "strides")
     dil = None if dilations is None else _pair(dilations, "dilations")
