@@ -40,6 +40,7 @@ from ._spec import TensorSpec
 from ._tape import GradientTape, UnconnectedGradients
 from .dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64
 
+atan2 = math.atan2
 mod = math.floormod
 realdiv = math.divide
 truediv = math.divide
@@ -55,4 +56,4 @@ __all__ = [
 ]  # fmt: skip
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
 __all__ += ["IndexedSlices", "TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid"]
-__all__ += ["vectorized_map"]
+__all__ += ["atan2", "vectorized_map"]
