@@ -268,3 +268,17 @@ def test_keras_sparse_rules_differ_from_dense_where_rows_repeat() -> None:
     ref = REF["optimizers"]["adam"]
     assert not np.allclose(ref["sparse"], ref["dense"], atol=1e-4)
     assert np.allclose(REF["optimizers"]["sgd"]["sparse"], REF["optimizers"]["sgd"]["dense"], atol=1e-6)
+
+
+def test_forward_accumulator_and_jacobian_through_a_gather() -> None:
+    # A JVP differentiates the (densified) sparse VJP; a Jacobian stays dense.
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with tf.autodiff.ForwardAccumulator(x, tf.ones_like(x)) as acc:
+        y = tf.reduce_sum(tf.gather(x, [1, 1]) ** 2)
+    assert float(acc.jvp(y)) == 28.0
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    with tf.GradientTape() as t:
+        z = tf.gather(v, [1, 0]) * 2.0
+    j = t.jacobian(z, v)
+    assert isinstance(j, tf.Tensor) and tuple(j.shape) == (2, 2, 2, 2)
+    assert float(tf.reduce_sum(j)) == 8.0
