@@ -227,34 +227,12 @@ def test_embedding_step_does_not_allocate_the_table() -> None:
 
 
 def _train(name: str) -> list:
-    cfg = {
-        "sgd": lambda: tf.optimizers.SGD(0.1),
-        "sgd_momentum": lambda: tf.optimizers.SGD(0.1, momentum=0.9),
-        "sgd_nesterov": lambda: tf.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
-        "sgd_weight_decay": lambda: tf.optimizers.SGD(0.1, weight_decay=0.1),
-        "adam": lambda: tf.optimizers.Adam(0.1),
-        "adam_amsgrad": lambda: tf.optimizers.Adam(0.1, amsgrad=True),
-        "adamw": lambda: tf.optimizers.AdamW(0.1, weight_decay=0.05),
-        "rmsprop": lambda: tf.optimizers.RMSprop(0.1),
-        "rmsprop_centered_momentum": lambda: tf.optimizers.RMSprop(0.05, momentum=0.5, centered=True),
-        "adam_clipnorm": lambda: tf.optimizers.Adam(0.1, clipnorm=0.5),
-        "adam_global_clipnorm": lambda: tf.optimizers.Adam(0.1, global_clipnorm=0.5),
-        "sgd_clipvalue": lambda: tf.optimizers.SGD(0.1, clipvalue=0.5),
-        "rmsprop_clipvalue": lambda: tf.optimizers.RMSprop(0.1, clipvalue=0.5),
-    }[name]
-    v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0)
-    w = tf.Variable(np.array([0.5, -0.25], np.float32))
-    opt = cfg()
-    traj = []
-    for step in range(3):
-        ids = [0, 2, 0] if step != 1 else [3, 3, 1]
-        with tf.GradientTape() as t:
-            loss = tf.reduce_sum(tf.gather(v, ids) ** 2 * [1.0, 2.0, -1.0]) + tf.reduce_sum(tf.sin(w))
-        gv, gw = t.gradient(loss, [v, w])
-        assert isinstance(gv, tf.IndexedSlices)
-        opt.apply_gradients([(gv, v), (gw, w)])
-        traj.append(v.numpy().ravel().tolist() + w.numpy().tolist())
-    return traj
+    # The reference's training program and optimizer configuration, run with tapers.
+    cls, kwargs = REF["optimizer_configs"][name]
+    body = REF["train_program"]
+    ns: dict = {}
+    exec("def train(tf, np, opt, densify):\n" + "".join("    " + line + "\n" for line in body.split("\n")), ns)
+    return ns["train"](tf, np, getattr(tf.optimizers, cls)(**kwargs), False)
 
 
 @pytest.mark.parametrize("name", sorted(REF["optimizers"]))

@@ -113,41 +113,50 @@ out["ops"] = {k: outcome(f) for k, f in ops_cases.items()}
 out["properties"] = {"shape": list(g.shape), "dtype": g.dtype.name}
 
 # Keras 3 optimizers applied to IndexedSlices gradients (with repeated rows) and, for
-# comparison, to the same gradients densified: three steps each.
-optimizers = {
-    "sgd": lambda: keras.optimizers.SGD(0.1),
-    "sgd_momentum": lambda: keras.optimizers.SGD(0.1, momentum=0.9),
-    "sgd_nesterov": lambda: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
-    "sgd_weight_decay": lambda: keras.optimizers.SGD(0.1, weight_decay=0.1),
-    "adam": lambda: keras.optimizers.Adam(0.1),
-    "adam_amsgrad": lambda: keras.optimizers.Adam(0.1, amsgrad=True),
-    "adamw": lambda: keras.optimizers.AdamW(0.1, weight_decay=0.05),
-    "rmsprop": lambda: keras.optimizers.RMSprop(0.1),
-    "rmsprop_centered_momentum": lambda: keras.optimizers.RMSprop(0.05, momentum=0.5, centered=True),
-    "adam_clipnorm": lambda: keras.optimizers.Adam(0.1, clipnorm=0.5),
-    "adam_global_clipnorm": lambda: keras.optimizers.Adam(0.1, global_clipnorm=0.5),
-    "sgd_clipvalue": lambda: keras.optimizers.SGD(0.1, clipvalue=0.5),
-    "rmsprop_clipvalue": lambda: keras.optimizers.RMSprop(0.1, clipvalue=0.5),
+# comparison, to the same gradients densified: three steps each. The configurations
+# (class name, arguments) and the training program are shared with the test through
+# the JSON, so both libraries run the same thing.
+OPTIMIZERS = {
+    "sgd": ["SGD", {"learning_rate": 0.1}],
+    "sgd_momentum": ["SGD", {"learning_rate": 0.1, "momentum": 0.9}],
+    "sgd_nesterov": ["SGD", {"learning_rate": 0.1, "momentum": 0.9, "nesterov": True}],
+    "sgd_weight_decay": ["SGD", {"learning_rate": 0.1, "weight_decay": 0.1}],
+    "adam": ["Adam", {"learning_rate": 0.1}],
+    "adam_amsgrad": ["Adam", {"learning_rate": 0.1, "amsgrad": True}],
+    "adamw": ["AdamW", {"learning_rate": 0.1, "weight_decay": 0.05}],
+    "rmsprop": ["RMSprop", {"learning_rate": 0.1}],
+    "rmsprop_centered_momentum": ["RMSprop", {"learning_rate": 0.05, "momentum": 0.5, "centered": True}],
+    "adam_clipnorm": ["Adam", {"learning_rate": 0.1, "clipnorm": 0.5}],
+    "adam_global_clipnorm": ["Adam", {"learning_rate": 0.1, "global_clipnorm": 0.5}],
+    "sgd_clipvalue": ["SGD", {"learning_rate": 0.1, "clipvalue": 0.5}],
+    "rmsprop_clipvalue": ["RMSprop", {"learning_rate": 0.1, "clipvalue": 0.5}],
 }
+# The body of `def train(tf, np, opt, densify)`, returning the trajectory.
+TRAIN = """v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0)
+w = tf.Variable(np.array([0.5, -0.25], np.float32))
+traj = []
+for step in range(3):
+    ids = [0, 2, 0] if step != 1 else [3, 3, 1]
+    with tf.GradientTape() as t:
+        loss = tf.reduce_sum(tf.gather(v, ids) ** 2 * [1.0, 2.0, -1.0]) + tf.reduce_sum(tf.sin(w))
+    gv, gw = t.gradient(loss, [v, w])
+    assert isinstance(gv, tf.IndexedSlices)
+    if densify:
+        gv = tf.convert_to_tensor(gv)
+    opt.apply_gradients([(gv, v), (gw, w)])
+    traj.append(v.numpy().ravel().tolist() + w.numpy().tolist())
+return traj"""
 
 
-def train(make, densify):
-    v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0)
-    w = tf.Variable(np.array([0.5, -0.25], np.float32))
-    opt = make()
-    traj = []
-    for step in range(3):
-        ids = [0, 2, 0] if step != 1 else [3, 3, 1]
-        with tf.GradientTape() as t:
-            loss = tf.reduce_sum(tf.gather(v, ids) ** 2 * [1.0, 2.0, -1.0]) + tf.reduce_sum(tf.sin(w))
-        gv, gw = t.gradient(loss, [v, w])
-        assert isinstance(gv, tf.IndexedSlices)
-        if densify:
-            gv = tf.convert_to_tensor(gv)
-        opt.apply_gradients([(gv, v), (gw, w)])
-        traj.append(v.numpy().ravel().tolist() + w.numpy().tolist())
-    return traj
+def train(cls, kwargs, densify):
+    ns = {}
+    exec("def train(tf, np, opt, densify):\n" + "".join("    " + line + "\n" for line in TRAIN.split("\n")), ns)
+    return ns["train"](tf, np, getattr(keras.optimizers, cls)(**kwargs), densify)
 
 
-out["optimizers"] = {k: {"sparse": train(f, False), "dense": train(f, True)} for k, f in optimizers.items()}
+out["optimizer_configs"] = OPTIMIZERS
+out["train_program"] = TRAIN
+out["optimizers"] = {
+    name: {"sparse": train(cls, kw, False), "dense": train(cls, kw, True)} for name, (cls, kw) in OPTIMIZERS.items()
+}
 print(json.dumps(out))
