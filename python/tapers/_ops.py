@@ -137,3 +137,89 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
 def _values_of(t: Any) -> Any:
     # What a norm of `t` counts: an IndexedSlices' values (TensorFlow's rule).
     return t.values if isinstance(t, IndexedSlices) else t
+
+
+_POLICIES = ("", "DEFAULT", "ERROR", "IGNORE")
+
+
+def _keep_in_range(indices: Any, updates: Any, shape: Sequence[int], policy: str, op: str) -> tuple[Any, Any]:
+    # TF 2.21's `bad_indices_policy`: "", "DEFAULT" and "ERROR" raise on an
+    # index out of range (the CPU kernels' default); "IGNORE" drops those
+    # index rows and their updates (a gather, so the kept updates stay
+    # differentiable).
+    import numpy as np
+
+    from . import errors
+
+    if policy not in _POLICIES:
+        raise errors.InvalidArgumentError(None, None, f"Unknown bad indices handling attribute: {policy} [Op:{op}]")
+    if policy != "IGNORE":
+        return indices, updates
+    idx = np.asarray(_core.convert_to_tensor(indices).numpy())
+    k = idx.shape[-1] if idx.ndim else 0
+    flat = idx.reshape(-1, k)
+    bound = np.asarray([int(d) for d in shape[:k]], dtype=np.int64)
+    ok = np.all((flat >= 0) & (flat < bound), axis=1)
+    if ok.all():
+        return indices, updates
+    lead = idx.shape[:-1]
+    upd = _core.convert_to_tensor(updates)
+    rows = _core.reshape(upd, [-1, *tuple(upd.shape)[len(lead) :]])
+    keep = np.nonzero(ok)[0]
+    return _core.constant(flat[keep]), _core.gather(rows, _core.constant(keep.astype(np.int32)))
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str = "", name: Any = None) -> Tensor:
+    """Scatters ``updates`` into zeros of ``shape`` at ``indices``, adding repeats (``tf.scatter_nd``).
+
+    Parameters
+    ----------
+    indices : integer Tensor-like
+        ``[..., k]``: each row indexes the first ``k`` dims of ``shape``.
+    updates : Tensor-like
+        ``indices.shape[:-1] + shape[k:]``.
+    shape : sequence of int or 1-D Tensor
+        The output's shape.
+    bad_indices_policy : str, default ""
+        TF 2.21's: ``""``, ``"DEFAULT"`` or ``"ERROR"`` raise ``InvalidArgumentError``
+        for an index out of range; ``"IGNORE"`` skips those rows. Anything else
+        is ``InvalidArgumentError``, as in TensorFlow.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Differentiable in ``updates``.
+    """
+    dims = [int(d) for d in (shape.numpy() if isinstance(shape, Tensor) else shape)]
+    indices, updates = _keep_in_range(indices, updates, dims, bad_indices_policy, "ScatterNd")
+    return _core.scatter_nd(indices, updates, shape)
+
+
+def tensor_scatter_nd_add(
+    tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "", name: Any = None
+) -> Tensor:
+    """``tensor`` with ``updates`` added at ``indices`` (``tf.tensor_scatter_nd_add``).
+
+    Parameters
+    ----------
+    tensor : Tensor-like
+        The starting values.
+    indices : integer Tensor-like
+        ``[..., k]``: each row indexes the first ``k`` dims of ``tensor``.
+    updates : Tensor-like
+        ``indices.shape[:-1] + tensor.shape[k:]``.
+    bad_indices_policy : str, default ""
+        As :func:`scatter_nd`'s.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Differentiable in ``tensor`` and ``updates``.
+    """
+    t = _core.convert_to_tensor(tensor)
+    indices, updates = _keep_in_range(indices, updates, tuple(t.shape), bad_indices_policy, "TensorScatterAdd")
+    return _core.tensor_scatter_nd_add(t, indices, updates)
