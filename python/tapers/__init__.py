@@ -34,8 +34,6 @@ from ._functional import map_fn, meshgrid, vectorized_map
 from ._indexed_slices import IndexedSlices
 from ._module import Module, name_scope
 from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
-from ._ops import scatter_nd as scatter_nd  # TF 2.21's bad_indices_policy over the binding's op
-from ._ops import tensor_scatter_nd_add as tensor_scatter_nd_add
 from ._print import print as print
 from ._shape import TensorShape
 from ._spec import TensorSpec
