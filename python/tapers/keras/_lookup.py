@@ -86,8 +86,9 @@ def from_table(
     """
     names = {**table, **(custom_objects or {})}
     if isinstance(config, dict):
-        cls = names.get(str(config.get("class_name")))
-        if inspect.isclass(cls) and (base is None or issubclass(cls, base)):
+        found: Any = names.get(str(config.get("class_name")))
+        if inspect.isclass(found) and (base is None or issubclass(found, base)):
+            cls: Any = found  # (not narrowed to `type`, which has no from_config)
             return cls.from_config(config.get("config", {}))
     elif isinstance(config, str) and config in names:
         return names[config]
