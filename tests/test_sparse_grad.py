@@ -260,3 +260,25 @@ def test_forward_accumulator_and_jacobian_through_a_gather() -> None:
     j = t.jacobian(z, v)
     assert isinstance(j, tf.Tensor) and tuple(j.shape) == (2, 2, 2, 2)
     assert float(tf.reduce_sum(j)) == 8.0
+
+
+@pytest.mark.parametrize("make", [lambda: tf.optimizers.SGD(0.1), lambda: tf.optimizers.Adam(0.1)])
+def test_traced_step_with_slices_matches_eager(make: Any) -> None:
+    # A tapers.function training step whose gradient is an IndexedSlices
+    # follows the eager trajectory.
+    out = []
+    for traced in (False, True):
+        v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+        opt = make()
+
+        def step(ids: Any, v: Any = v, opt: Any = opt) -> Any:
+            with tf.GradientTape() as t:
+                loss = tf.reduce_sum(tf.gather(v, ids) ** 2)
+            opt.apply_gradients([(t.gradient(loss, v), v)])
+            return loss
+
+        run = tf.function(step) if traced else step
+        for _ in range(3):
+            run(tf.constant([0, 2, 0]))
+        out.append(v.numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6)
