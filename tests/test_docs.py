@@ -115,3 +115,34 @@ def test_readme_code_spans_name_paths_that_exist():
                 assert exists(word, bases), f"the README names {word}, which does not exist"
                 checked.append(word)
     assert len(checked) >= 5, checked
+
+
+# Issue 20's "Linear algebra" and "Common ops still missing" lists: the README's
+# support table ("What is supported") must name each, and tapers must have it.
+ISSUE_20_OPS = (
+    "linalg.svd linalg.qr linalg.cholesky linalg.inv linalg.det linalg.slogdet linalg.solve linalg.triangular_solve "
+    "linalg.lstsq linalg.eigh linalg.pinv linalg.diag linalg.diag_part linalg.band_part linalg.matrix_transpose "
+    "linalg.adjoint linalg.logdet linalg.matvec linalg.normalize linalg.global_norm matmul sort argsort math.top_k "
+    "unique searchsorted boolean_mask scatter_nd tensor_scatter_nd_update tensor_scatter_nd_add math.segment_sum "
+    "math.unsorted_segment_sum math.unsorted_segment_mean math.unsorted_segment_max math.bincount roll reverse repeat "
+    "math.cumulative_logsumexp math.atan2 math.log_sigmoid nn.moments nn.batch_normalization nn.depthwise_conv2d "
+    "nn.conv1d nn.conv2d_transpose pad einsum nn.embedding_lookup IndexedSlices"
+).split()
+
+
+@pytest.mark.parametrize("name", ISSUE_20_OPS)
+def test_readme_support_table_names_every_issue_20_op(name):
+    obj = tf
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    assert callable(obj), name
+    table = README.split("## What is supported", 1)[1].split("\n## ", 1)[0]
+    short = name.split(".")[-1]
+    if re.search(rf"(?<!\w){re.escape(short)}(?!\w)", table):
+        return
+    # Listed as `unsorted_segment_sum/mean/max` or `tensor_scatter_nd_update/add`.
+    prefix, _, last = short.rpartition("_")
+    for m in re.finditer(rf"(?<!\w){re.escape(prefix)}_(\w+(?:/\w+)*)", table):
+        if last in m.group(1).split("/"):
+            return
+    raise AssertionError(f"the README's table never names {name}")

@@ -32,6 +32,7 @@ from ._custom import custom_gradient
 from ._device import device
 from ._function import Function, function
 from ._functional import map_fn, meshgrid, vectorized_map
+from ._indexed_slices import IndexedSlices
 from ._module import Module, name_scope
 from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
 from ._print import print as print
@@ -40,6 +41,7 @@ from ._spec import TensorSpec
 from ._tape import GradientTape, UnconnectedGradients
 from .dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64
 
+atan2 = math.atan2
 mod = math.floormod
 realdiv = math.divide
 truediv = math.divide
@@ -55,4 +57,5 @@ __all__ = [
 ]  # fmt: skip
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
 __all__ += ["case", "cond", "switch_case", "while_loop"]
-__all__ += ["TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid", "vectorized_map"]
+__all__ += ["IndexedSlices", "TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid"]
+__all__ += ["atan2", "vectorized_map"]

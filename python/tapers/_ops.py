@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 from . import _core
 from ._core import Tensor
+from ._indexed_slices import IndexedSlices
 
 newaxis = None
 
@@ -38,8 +39,11 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: Any = 
     return out
 
 
-def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Any = None) -> Tensor:
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Any = None) -> Any:
     """Rescales ``t`` so its L2 norm (over ``axes``) is at most ``clip_norm``.
+
+    An ``IndexedSlices`` stays sparse: its ``values`` are clipped, as in
+    TensorFlow (so rows repeated in ``indices`` count once each in the norm).
 
     Parameters
     ----------
@@ -54,9 +58,11 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Any = None) -> 
 
     Returns
     -------
-    Tensor
+    Tensor or IndexedSlices
         ``t * clip_norm / max(norm, clip_norm)``, differentiable.
     """
+    if isinstance(t, IndexedSlices):
+        return t._with_values(clip_by_norm(t.values, clip_norm, axes))
     t = _core.convert_to_tensor(t)
     l2sum = _core.reduce_sum(t * t, axes, keepdims=True)
     pred = l2sum > 0
@@ -71,8 +77,9 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
 
     Parameters
     ----------
-    t_list : sequence of Tensor-like or None
-        The tensors; None entries are skipped.
+    t_list : sequence of Tensor-like, IndexedSlices or None
+        The tensors; None entries are skipped; an ``IndexedSlices`` counts
+        its ``values`` (as TensorFlow's).
     name : str, optional
         Accepted for TensorFlow compatibility and ignored.
 
@@ -81,7 +88,7 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
     Tensor
         A scalar.
     """
-    ts = [_core.convert_to_tensor(t) for t in t_list if t is not None]
+    ts = [_core.convert_to_tensor(_values_of(t)) for t in t_list if t is not None]
     if not ts:
         return _core.constant(0.0)
     total = _core.reduce_sum(ts[0] * ts[0])
@@ -95,8 +102,9 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
 
     Parameters
     ----------
-    t_list : sequence of Tensor-like or None
-        The tensors (typically gradients); None entries stay None.
+    t_list : sequence of Tensor-like, IndexedSlices or None
+        The tensors (typically gradients); None entries stay None; an
+        ``IndexedSlices`` comes back as one with its ``values`` scaled.
     clip_norm : float or scalar Tensor
         The largest global norm allowed.
     use_norm : float or scalar Tensor, optional
@@ -114,11 +122,18 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
     norm = global_norm(t_list) if use_norm is None else _core.convert_to_tensor(use_norm)
     clip = _core.convert_to_tensor(clip_norm, dtype_hint=norm.dtype)
     scale = clip * _core.minimum(1.0 / norm, 1.0 / clip)
-    out: list[Tensor | None] = []
+    out: list[Any] = []
     for t in t_list:
         if t is None:
             out.append(None)
+        elif isinstance(t, IndexedSlices):
+            out.append(t._with_values(t.values * _core.cast(scale, t.dtype)))
         else:
             t = _core.convert_to_tensor(t)
             out.append(t * _core.cast(scale, t.dtype))
     return out, norm
+
+
+def _values_of(t: Any) -> Any:
+    # What a norm of `t` counts: an IndexedSlices' values (TensorFlow's rule).
+    return t.values if isinstance(t, IndexedSlices) else t

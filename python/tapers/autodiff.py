@@ -23,6 +23,7 @@ from typing import Any
 
 from . import _nest
 from ._core import Tensor, Variable, convert_to_tensor, zeros_like
+from ._indexed_slices import IndexedSlices
 from ._tape import GradientTape, UnconnectedGradients
 
 __all__ = ["ForwardAccumulator"]
@@ -127,6 +128,9 @@ class ForwardAccumulator:
         with GradientTape(watch_accessed_variables=False) as outer:
             outer.watch(u)
             vjps = self._tape.gradient(target, self._primals, output_gradients=u)
+            # A primal read through a gather has a sparse VJP: its dense form,
+            # recorded on `outer`, is what the second VJP differentiates.
+            vjps = [convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in vjps]
         pairs = [(g, v) for g, v in zip(vjps, self._tangents) if g is not None]
         if not pairs:
             return None

@@ -86,7 +86,10 @@ def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: Any =
 
     del name
     is_number = isinstance(ord, (int, float)) and not isinstance(ord, bool)
-    if not (ord in ("euclidean", "fro") or (is_number and (ord > 0 or _math.isinf(ord) and ord > 0))):
+    # "fro" names a matrix norm: TensorFlow accepts it only over two axes.
+    matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
+    names = ("euclidean", "fro") if matrix else ("euclidean",)
+    if not (ord in names or (is_number and (ord > 0 or _math.isinf(ord) and ord > 0))):
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
     norm = _core.linalg.norm(tensor, ord=ord, axis=axis, keepdims=True)
     return _core.divide(tensor, norm), norm
@@ -97,8 +100,9 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
 
     Parameters
     ----------
-    t_list : sequence of Tensor-like or None
-        The tensors (one float dtype); ``None`` entries are skipped, as TensorFlow skips them.
+    t_list : sequence of Tensor-like, IndexedSlices or None
+        The tensors (one float dtype); ``None`` entries are skipped, as TensorFlow skips them; an
+        ``IndexedSlices`` counts its ``values`` (repeated rows each once), as in TensorFlow.
     name : str, optional
         Accepted for TensorFlow compatibility and ignored.
 
@@ -118,5 +122,8 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
     del name
     if not isinstance(t_list, Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    from ._indexed_slices import IndexedSlices
+
+    t_list = [v.values if isinstance(v, IndexedSlices) else v for v in t_list]
     halves = [_core.multiply(_core.reduce_sum(_core.square(v)), 0.5) for v in t_list if v is not None]
     return _core.sqrt(_core.multiply(_core.reduce_sum(_core.stack(halves)), 2.0))

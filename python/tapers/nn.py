@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _core, errors, random
+from . import _core, _ops, errors, random
 from ._core import Tensor
 from ._core.nn import *  # noqa: F403
 from ._core.nn import __all__ as __all__
@@ -172,6 +172,14 @@ def conv1d(
     del name
     if data_format != "NWC":
         raise ValueError(f"tapers supports data_format='NWC' only, got {data_format!r}")
+    if padding not in ("SAME", "VALID"):
+        # TF's attr check of the underlying Conv2D op (InvalidArgumentError).
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
+            '"SAME", "VALID", "EXPLICIT"',
+        )
 
     def width(v: Any) -> int:
         items = [int(v)] if isinstance(v, int) else [int(d) for d in v]
@@ -206,7 +214,8 @@ def depthwise_conv2d(
     filter : Tensor-like
         ``[kh, kw, channels, multiplier]``.
     strides : list of int
-        ``[1, sh, sw, 1]`` (or an int or a pair).
+        ``[1, sh, sw, 1]`` (4 ints, as TensorFlow requires: anything else is
+        ``InvalidArgumentError``).
     padding : str
         ``"SAME"`` or ``"VALID"``.
     data_format : str, optional
@@ -234,6 +243,10 @@ def depthwise_conv2d(
             None,
             f"input and filter must have the same depth: input shape {list(x.shape)}, filter shape "
             f"{list(f.shape)} [Op:DepthwiseConv2dNative]",
+        )
+    if isinstance(strides, int) or len(list(strides)) != 4:
+        raise errors.InvalidArgumentError(
+            None, None, "Sliding window strides field must specify 4 or 5 dimensions [Op:DepthwiseConv2dNative]"
         )
     st = _pair(strides, "strides")
     dil = None if dilations is None else _pair(dilations, "dilations")
@@ -310,7 +323,82 @@ def conv2d_transpose(
     return grad
 
 
+def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: Any = None) -> Tensor:
+    """Rows ``ids`` of an embedding table (``tf.nn.embedding_lookup``).
+
+    Parameters
+    ----------
+    params : Tensor, Variable, or list of them
+        The table, or its shards along axis 0 split as TensorFlow 2 splits
+        them (the ``"div"`` strategy: shard ``p`` holds a contiguous block of
+        rows, the first ``rows % len(params)`` shards one more than the rest).
+    ids : integer Tensor-like
+        Row indices, any shape.
+    max_norm : float, optional
+        Rows whose L2 norm exceeds it are rescaled to it (after the lookup).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Shape ``ids.shape + params.shape[1:]``. The gradient with respect to
+        the table is an ``IndexedSlices`` (one per shard), as in TensorFlow:
+        an embedding step does not allocate the table.
+
+    Raises
+    ------
+    ValueError
+        ``params`` is an empty list.
+    """
+    del name
+    if isinstance(params, (list, tuple)):
+        if not params:
+            raise ValueError("Need at least one param")
+        if len(params) == 1:
+            params = params[0]
+    if isinstance(params, (list, tuple)):
+        out = _sharded_lookup(list(params), _core.convert_to_tensor(ids))
+    else:
+        out = _core.gather(params, ids)
+    if max_norm is not None:
+        ids_rank = len(_core.convert_to_tensor(ids).shape)
+        out = _ops.clip_by_norm(out, max_norm, axes=list(range(ids_rank, len(out.shape))))
+    return out
+
+
+def _sharded_lookup(params: list[Any], ids: Tensor) -> Tensor:
+    # TensorFlow 2's "div" partitioning: one gather per shard (so each shard
+    # gets its own sparse gradient), stitched back into the order of `ids`.
+    import numpy as np
+
+    flat = np.asarray(ids.numpy()).reshape(-1).astype(np.int64)
+    sizes = [int(p.shape[0]) for p in params]
+    n, parts = sum(sizes), len(params)
+    per, extras = n // parts, n % parts
+    if per == 0:
+        assign = flat // (per + 1)
+        local = flat % (per + 1)
+    else:
+        assign = np.maximum(flat // (per + 1), (flat - extras) // per)
+        local = np.where(assign < extras, flat % (per + 1), (flat - extras) % per)
+    pieces, order = [], []
+    for p in range(parts):
+        pos = np.nonzero(assign == p)[0]
+        if len(pos):
+            pieces.append(_core.gather(params[p], _core.constant(local[pos].astype(np.dtype(ids.dtype.name)))))
+            order.append(pos)
+    if not pieces:
+        rows = _core.gather(params[0], _core.constant(np.zeros(0, np.dtype(ids.dtype.name))))
+    else:
+        stacked = pieces[0] if len(pieces) == 1 else _core.concat(pieces, 0)
+        inverse = np.empty(len(flat), np.int64)
+        inverse[np.concatenate(order)] = np.arange(len(flat))
+        rows = _core.gather(stacked, _core.constant(inverse))
+    return _core.reshape(rows, [*tuple(ids.shape), *tuple(params[0].shape)[1:]])
+
+
 __all__ = [
     *__all__, "avg_pool", "batch_normalization", "conv1d", "conv2d_transpose", "depthwise_conv2d", "dropout",
-    "max_pool", "moments", "swish",
+    "embedding_lookup", "max_pool", "moments", "swish",
 ]  # fmt: skip

@@ -25,6 +25,7 @@ from .. import math as _math
 from .. import nn as _nn
 from .._core import Tensor
 from .._ops import clip_by_value
+from ._lookup import resolve
 
 __all__ = [
     "celu", "deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "hard_silu", "hard_swish", "leaky_relu",
@@ -513,18 +514,14 @@ def get(identifier: Any) -> Callable[..., Any]:
     """
     if identifier is None:
         return linear
-    obj: Any
-    if isinstance(identifier, dict):
-        cfg = identifier.get("config")
-        obj = _BY_NAME.get(cfg) if isinstance(cfg, str) else None
-    elif isinstance(identifier, str):
-        obj = _BY_NAME.get(identifier)
-    else:
-        obj = identifier
-    if callable(obj):
-        fn: Callable[..., Any] = obj
-        return fn
-    raise ValueError(f"Could not interpret activation function identifier: {identifier}")
+
+    def from_dict(d: dict[str, Any]) -> Any:
+        # Keras' serialized activation: {"class_name": "function", "config": name}.
+        cfg = d.get("config")
+        return _BY_NAME.get(cfg) if isinstance(cfg, str) else None
+
+    fn: Callable[..., Any] = resolve(identifier, _BY_NAME, "activation function", from_dict, instantiate=False)
+    return fn
 
 
 def serialize(activation: Callable[..., Any]) -> Any:

@@ -21,7 +21,6 @@ Seeds behave as in Keras 3:
 
 from __future__ import annotations
 
-import inspect
 import math
 import threading
 from typing import Any
@@ -32,6 +31,7 @@ from .. import _core
 from .. import random as _random
 from .._core import Tensor
 from ..random import Generator
+from ._lookup import from_table, resolve
 from .backend import floatx
 
 __all__ = [
@@ -607,12 +607,9 @@ def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> An
     Initializer
         A new initializer.
     """
-    table: dict[str, Any] = {**_BY_NAME, **(custom_objects or {})}
-    if isinstance(config, str) and config in table:
-        return table[config]()
-    if isinstance(config, dict) and config.get("class_name") in table:
-        return table[config["class_name"]].from_config(config.get("config", {}))
-    raise ValueError(f"Could not interpret initializer identifier: {config}")
+    obj = from_table(config, _BY_NAME, custom_objects, "initializer")
+    # A bare name gives a new instance (a dict was read by `from_config` already).
+    return obj() if isinstance(config, str) else obj
 
 
 def get(identifier: Any) -> Any:
@@ -640,12 +637,7 @@ def get(identifier: Any) -> Any:
     """
     if identifier is None:
         return None
-    obj: Any
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = _BY_NAME.get(identifier)
-    elif isinstance(identifier, (Tensor, np.ndarray, np.generic)):
+    if isinstance(identifier, (Tensor, np.ndarray, np.generic)):
         value = identifier
 
         def initialize_fn(shape: Any, dtype: Any = None) -> Tensor:
@@ -656,11 +648,5 @@ def get(identifier: Any) -> Any:
                 )
             return _core.cast(_core.convert_to_tensor(value), _dtype(dtype))
 
-        obj = initialize_fn
-    else:
-        obj = identifier
-    if callable(obj):
-        if inspect.isclass(obj):
-            obj = obj()
-        return obj
-    raise ValueError(f"Could not interpret initializer identifier: {identifier}")
+        return initialize_fn
+    return resolve(identifier, _BY_NAME, "initializer", deserialize)

@@ -24,7 +24,6 @@ variables that produced it).
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 import threading
@@ -36,6 +35,7 @@ from .. import math as _math
 from .. import nn as _nn
 from .._core import Tensor
 from .._ops import clip_by_value
+from ._lookup import from_table, resolve
 from .activations import _logits_of
 from .backend import floatx, unique_name
 
@@ -1329,15 +1329,7 @@ def deserialize(name: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     Loss or callable
         The loss object or function.
     """
-    table = {**_BY_NAME, **(custom_objects or {})}
-    if isinstance(name, dict):
-        cls = table.get(str(name.get("class_name")))
-        if not (inspect.isclass(cls) and issubclass(cls, Loss)):
-            raise ValueError(f"Could not interpret loss identifier: {name}")
-        return cls.from_config(name.get("config", {}))
-    if isinstance(name, str) and name in table:
-        return table[name]
-    raise ValueError(f"Could not interpret loss identifier: {name}")
+    return from_table(name, _BY_NAME, custom_objects, "loss", Loss)
 
 
 def get(identifier: Any) -> Any:
@@ -1365,14 +1357,4 @@ def get(identifier: Any) -> Any:
     """
     if identifier is None:
         return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = _BY_NAME.get(identifier)
-    else:
-        obj = identifier
-    if callable(obj):
-        if inspect.isclass(obj):
-            obj = obj()
-        return obj
-    raise ValueError(f"Could not interpret loss identifier: {identifier}")
+    return resolve(identifier, _BY_NAME, "loss", deserialize)

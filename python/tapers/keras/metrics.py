@@ -15,12 +15,12 @@ shapes of the targets and predictions.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, Callable
 
 from .. import _core
 from .._core import Tensor, Variable
 from . import losses as _losses
+from ._lookup import from_table, resolve
 from .backend import floatx, unique_name
 
 __all__ = [
@@ -914,14 +914,7 @@ def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> An
     Metric or type
         A metric object (from a dict) or the named class.
     """
-    table = {**_BY_NAME, **(custom_objects or {})}
-    if isinstance(config, dict):
-        cls = table.get(str(config.get("class_name")))
-        if inspect.isclass(cls) and issubclass(cls, Metric):
-            return cls.from_config(config.get("config", {}))
-    elif isinstance(config, str) and config in table:
-        return table[config]
-    raise ValueError(f"Could not interpret metric identifier: {config}")
+    return from_table(config, _BY_NAME, custom_objects, "metric", Metric)
 
 
 def get(identifier: Any) -> Any:
@@ -947,17 +940,7 @@ def get(identifier: Any) -> Any:
     """
     if identifier is None:
         return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = _BY_NAME.get(identifier)
-    else:
-        obj = identifier
-    if callable(obj):
-        if inspect.isclass(obj):
-            obj = obj()
-        return obj
-    raise ValueError(f"Could not interpret metric identifier: {identifier}")
+    return resolve(identifier, _BY_NAME, "metric", deserialize)
 
 
 def is_binary_or_sparse_categorical(y_true: Any, y_pred: Any) -> tuple[bool, bool]:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable
 
 from .. import _core, _ops
 from .._core import Tensor, Variable
+from .._indexed_slices import IndexedSlices
 from .._tape import GradientTape
 from ..dtypes import int64
 from . import schedules
@@ -125,7 +126,9 @@ class Optimizer:
         for _, v in kept:
             if not isinstance(v, Variable):
                 raise TypeError(f"apply_gradients expects (gradient, Variable) pairs, got {type(v).__name__}")
-        if kept:
+        if any(isinstance(g, IndexedSlices) for g, _ in kept):
+            self._apply_with_slices(kept)
+        elif kept:
             grads = self._clip([_core.convert_to_tensor(g) for g, _ in kept])
             variables = [v for _, v in kept]
             lr = self.learning_rate
@@ -144,6 +147,110 @@ class Optimizer:
                 self._step(grads, variables, lr, step, wd)
         self.iterations.assign_add(1)
         return self.iterations
+
+    def _clip_with_slices(self, grads: list[Any]) -> list[Any]:
+        # Keras 3's clipping of a list holding IndexedSlices (its TensorFlow
+        # backend): `clipvalue` and `clipnorm` scale the values and stay
+        # sparse; `global_clipnorm` returns dense tensors. Norms measure the
+        # values (a repeated row counts once per occurrence).
+        def dense(g: Any) -> Tensor:
+            return _core.convert_to_tensor(g)
+
+        if self.clipnorm is not None and self.clipnorm > 0:
+            out = []
+            for g in grads:
+                if isinstance(g, IndexedSlices):
+                    l2 = _core.sqrt(_core.reduce_sum(_core.square(g.values)))
+                    c = _core.cast(self.clipnorm, g.dtype)
+                    out.append(g._with_values(g.values * c / _core.maximum(l2, c)))
+                else:
+                    out.append(_ops.clip_by_norm(g, self.clipnorm))
+            return out
+        if self.global_clipnorm is not None and self.global_clipnorm > 0:
+            squares = [_core.reduce_sum(_core.square(g.values if isinstance(g, IndexedSlices) else g)) for g in grads]
+            norm = _core.sqrt(_core.reduce_sum(_core.stack(squares)))
+            clip = float(self.global_clipnorm)
+            scale = clip * _core.minimum(1.0 / norm, 1.0 / clip) + (norm - norm)
+            return [dense(g) * _core.cast(scale, g.dtype) for g in grads]
+        if self.clipvalue is not None and self.clipvalue > 0:
+            v = self.clipvalue
+            return [
+                g._with_values(_ops.clip_by_value(g.values, -v, v))
+                if isinstance(g, IndexedSlices)
+                else _ops.clip_by_value(g, -v, v)
+                for g in grads
+            ]
+        return [g if isinstance(g, IndexedSlices) else dense(g) for g in grads]
+
+    def _apply_with_slices(self, kept: list[tuple[Any, Variable]]) -> None:
+        # A step where some gradients are IndexedSlices (gathers of embedding
+        # tables), with Keras 3's rules for them: plain SGD scatters the rows
+        # into the variable; Adam and RMSprop feed the summed rows to their
+        # first moments and the summed squared rows to their second moments
+        # (Keras squares each row before adding repeats); SGD with momentum
+        # is dense in Keras and runs the dense kernel. Dense gradients take
+        # the usual fused kernel.
+        grads = self._clip_with_slices([g for g, _ in kept])
+        lr = self.learning_rate
+        wd = float(self.weight_decay or 0.0)
+        dense_pairs: list[tuple[Tensor, Variable]] = []
+        for g, v in zip(grads, (v for _, v in kept)):
+            if isinstance(g, IndexedSlices) and self._kind == "sgd" and self._hyper.get("momentum", 0.0):
+                g = _core.convert_to_tensor(g)
+            if not isinstance(g, IndexedSlices):
+                dense_pairs.append((_core.convert_to_tensor(g), v))
+                continue
+            decay = wd if id(v) not in self._exclude else 0.0
+            if decay:
+                v.assign_sub(v * _core.cast(decay * lr, v.dtype))
+            self._sparse_step(g, v, lr)
+        for decayed in (False, True):
+            pairs = [(g, v) for g, v in dense_pairs if (id(v) not in self._exclude) == decayed]
+            self._step([g for g, _ in pairs], [v for _, v in pairs], lr, None, wd if decayed else 0.0)
+
+    def _sparse_step(self, g: IndexedSlices, var: Variable, lr: float) -> None:
+        # One variable's update with an IndexedSlices gradient (Keras 3's
+        # formulas on the TensorFlow backend).
+        dt = var.dtype
+        values = _core.cast(g.values, dt)
+        rows = _core.expand_dims(g.indices, 1)
+        if self._kind == "sgd":
+            var.assign(_core.tensor_scatter_nd_add(var, rows, values * _core.cast(-lr, dt)))
+            return
+        g_sum = _core.convert_to_tensor(g._with_values(values))
+        sq_sum = _core.convert_to_tensor(g._with_values(_core.square(values)))
+        h = self._hyper
+        slots = self._slots_for(var)
+        if self._kind == "adam":
+            b1, b2, eps = h["beta_1"], h["beta_2"], h["epsilon"]
+            t = float(int(self.iterations.numpy()) + 1)
+            alpha = lr * (1.0 - b2**t) ** 0.5 / (1.0 - b1**t)
+            m, vel = slots[0], slots[1]
+            m.assign_add((g_sum - m) * _core.cast(1.0 - b1, dt))
+            vel.assign_add((sq_sum - vel) * _core.cast(1.0 - b2, dt))
+            denom_v = vel.value()
+            if h.get("amsgrad"):
+                slots[2].assign(_core.maximum(slots[2], vel))
+                denom_v = slots[2].value()
+            var.assign_sub(m * _core.cast(alpha, dt) / (_core.sqrt(denom_v) + _core.cast(eps, dt)))
+            return
+        # rmsprop
+        rho, momentum, eps = h["rho"], h["momentum"], h["epsilon"]
+        vel = slots[0]
+        vel.assign(vel * _core.cast(rho, dt) + sq_sum * _core.cast(1.0 - rho, dt))
+        if h.get("centered"):
+            avg = slots[-1]
+            avg.assign(avg * _core.cast(rho, dt) + g_sum * _core.cast(1.0 - rho, dt))
+            denom = vel - _core.square(avg) + _core.cast(eps, dt)
+        else:
+            denom = vel + _core.cast(eps, dt)
+        increment = g_sum * _core.cast(lr, dt) / _core.sqrt(denom)
+        if momentum > 0:
+            mom = slots[1]
+            mom.assign(mom * _core.cast(momentum, dt) + increment)
+            var.assign_sub(mom)
+        else:
+            var.assign_sub(increment)
 
     def apply(self, grads: Iterable[Any], trainable_variables: Iterable[Variable]) -> Variable:
         """Keras 3's form of :meth:`apply_gradients`: gradients and variables as two lists of the same length."""

@@ -245,6 +245,21 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
         };
     }
     let from_numpy = is_numpy_value(obj)?;
+    // Objects that convert themselves (`tapers.IndexedSlices`, densified as
+    // TensorFlow's registered conversion does, recorded on active tapes).
+    if !from_numpy {
+        if let Ok(f) = obj.getattr(pyo3::intern!(obj.py(), "__tapers_tensor__")) {
+            let t = f.call0()?;
+            if t.cast::<PyTensor>().is_err() {
+                return Err(PyTypeError::new_err(format!(
+                    "__tapers_tensor__ of {} returned {}, not a tapers.Tensor",
+                    obj.get_type().name()?,
+                    t.get_type().name()?
+                )));
+            }
+            return to_tensor(&t, want);
+        }
+    }
     let sequence_like = from_numpy
         || obj.is_instance_of::<PyList>()
         || obj.is_instance_of::<PyTuple>()

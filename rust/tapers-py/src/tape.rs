@@ -8,7 +8,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use tapers::{CallbackError, Error, GradientTape, PendingSpend, Source, Tensor, Unconnected};
+use tapers::{
+    CallbackError, Error, Gradient, GradientTape, PendingSpend, Source, Tensor, Unconnected,
+};
 
 use crate::convert::{to_tensor, Want};
 use crate::errors::IntoPyResult;
@@ -60,7 +62,7 @@ fn seed_variable_targets(
     targets: &[Tensor],
     sources: &[Source],
     og: Option<&[Tensor]>,
-    grads: &mut [Option<Tensor>],
+    grads: &mut [Option<Gradient>],
 ) -> PyResult<()> {
     for (j, tv) in target_vars.iter().enumerate() {
         let Some(tv) = tv else { continue };
@@ -73,10 +75,11 @@ fn seed_variable_targets(
                 Some(og) => og[j].clone(),
                 None => Tensor::ones(targets[j].shape(), targets[j].dtype()).py()?,
             };
-            grads[k] = Some(match grads[k].take() {
-                Some(g) => tapers::ops::add(&g, &seed).py()?,
+            // A sparse gradient meeting the dense seed becomes dense, as in TF.
+            grads[k] = Some(Gradient::Dense(match grads[k].take() {
+                Some(g) => tapers::ops::add(&g.into_dense().py()?, &seed).py()?,
                 None => seed,
-            });
+            }));
         }
     }
     Ok(())
@@ -119,7 +122,7 @@ impl PyTape {
         sources: &[Source],
         og: Option<&[Tensor]>,
         zero: bool,
-    ) -> PyResult<(Vec<Option<Tensor>>, PendingSpend)> {
+    ) -> PyResult<(Vec<Option<Gradient>>, PendingSpend)> {
         let unconnected = if zero {
             Unconnected::Zero
         } else {
@@ -136,10 +139,10 @@ impl PyTape {
         let big = !small || targets.iter().any(|t| t.numel() >= DETACH_THRESHOLD);
         if big {
             crate::interrupt::run(py, long, |cancel| {
-                tape.gradient_pending(targets, sources, og, unconnected, cancel)
+                tape.gradient_pending_sparse(targets, sources, og, unconnected, cancel)
             })
         } else {
-            tape.gradient_pending(targets, sources, og, unconnected, None)
+            tape.gradient_pending_sparse(targets, sources, og, unconnected, None)
                 .py()
         }
     }
@@ -153,7 +156,7 @@ impl PyTape {
         sources: &Bound<'_, PyList>,
         output_gradients: Option<&Bound<'_, PyList>>,
         zero: bool,
-    ) -> PyResult<(Vec<Option<Tensor>>, PendingSpend)> {
+    ) -> PyResult<(Vec<Option<Gradient>>, PendingSpend)> {
         let target_vars: Vec<Option<tapers::Variable>> =
             targets.iter().map(|t| variable_of(&t)).collect();
         let targets: Vec<Tensor> = targets
@@ -203,13 +206,41 @@ impl PyTape {
     }
 }
 
-fn to_py_list<'py>(py: Python<'py>, grads: Vec<Option<Tensor>>) -> PyResult<Bound<'py, PyList>> {
+/// A gradient as Python sees it: a Tensor, or for a sparse one TensorFlow's
+/// `tapers.IndexedSlices` (built by the Python class, which owns its API).
+fn grad_out(py: Python<'_>, g: Option<Gradient>) -> PyResult<Py<PyAny>> {
+    match g {
+        None => Ok(py.None()),
+        Some(Gradient::Dense(t)) => out(py, Ok(t)),
+        Some(Gradient::Sparse(s)) => {
+            let values = out(py, Ok(s.values.clone()))?;
+            let indices = out(py, s.indices_tensor())?;
+            // int32, as TensorFlow's shape ops give, unless a dim needs 64 bits.
+            let n = s.dense_shape.len();
+            let small: Option<Vec<i32>> = s
+                .dense_shape
+                .iter()
+                .map(|&d| i32::try_from(d).ok())
+                .collect();
+            let dense_shape = match small {
+                Some(dims) => out(py, Tensor::from_vec(dims, &[n]))?,
+                None => {
+                    let dims: Vec<i64> = s.dense_shape.iter().map(|&d| d as i64).collect();
+                    out(py, Tensor::from_vec(dims, &[n]))?
+                }
+            };
+            let cls = py
+                .import(intern!(py, "tapers._indexed_slices"))?
+                .getattr(intern!(py, "IndexedSlices"))?;
+            Ok(cls.call1((values, indices, dense_shape))?.unbind())
+        }
+    }
+}
+
+fn to_py_list<'py>(py: Python<'py>, grads: Vec<Option<Gradient>>) -> PyResult<Bound<'py, PyList>> {
     let items = grads
         .into_iter()
-        .map(|g| match g {
-            Some(g) => out(py, Ok(g)),
-            None => Ok(py.None()),
-        })
+        .map(|g| grad_out(py, g))
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, items)
 }
@@ -435,10 +466,7 @@ impl PyTape {
                 if let Some(tv) = variable_of(target) {
                     seed_variable_targets(&[Some(tv)], &[t], &[s], None, &mut g)?;
                 }
-                let g = match g.into_iter().next().flatten() {
-                    Some(g) => out(py, Ok(g))?,
-                    None => py.None(),
-                };
+                let g = grad_out(py, g.into_iter().next().flatten())?;
                 crate::interrupt::settle(py, spend)?;
                 return Ok(g);
             }
@@ -506,7 +534,7 @@ impl PyTape {
         let js = py
             .detach(|| tape.jacobian(&t, &sources, unconnected, parallel_iterations))
             .py()?;
-        to_py_list(py, js)
+        to_py_list(py, js.into_iter().map(|j| j.map(Gradient::Dense)).collect())
     }
 
     /// Per-example Jacobian of `target` with respect to `source`.

@@ -12,7 +12,8 @@ impl PyTape {
     /// ``passes`` (backward passes run), ``row_passes`` (of those, vectorized
     /// Jacobian passes carrying many rows), ``rules`` (gradient rules run),
     /// ``fused_regions`` and ``fused_ops`` (large elementwise regions run as
-    /// one fused rule, and the recorded ops they held).
+    /// one fused rule, and the recorded ops they held), ``sparse_gathers``
+    /// (gathers of rows whose gradient stayed an ``IndexedSlices``).
     fn last_pass_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.tape.last_pass_stats();
         let d = PyDict::new(py);
@@ -21,6 +22,7 @@ impl PyTape {
         d.set_item("rules", s.rules)?;
         d.set_item("fused_regions", s.fused_regions)?;
         d.set_item("fused_ops", s.fused_ops)?;
+        d.set_item("sparse_gathers", s.sparse_gathers)?;
         Ok(d)
     }
 }

@@ -68,7 +68,7 @@ pub mod optim;
 mod tape;
 mod variable;
 
-pub use autodiff::{Explanation, PassStats, Source, Unconnected};
+pub use autodiff::{Explanation, Gradient, IndexedSlices, PassStats, Source, Unconnected};
 pub use dims::{tuple_string, Dims, ShapeDisplay};
 pub use dtype::{DType, ToF64};
 pub use error::{CallbackError, Error, ErrorKind, Result};

@@ -41,6 +41,27 @@ pub trait Op: Send + Sync + 'static {
     fn pointwise(&self) -> Option<&'static dyn Pointwise> {
         None
     }
+
+    /// For a gather of rows along axis 0 whose gradient TensorFlow keeps
+    /// sparse (`IndexedSlices`): the rows taken, the size of axis 0 and the
+    /// dtype of the user's indices. The backward pass then hands the output
+    /// gradient on as the values of a sparse gradient instead of running the
+    /// dense rule, so an embedding step never allocates the whole table.
+    fn sparse_rows(&self) -> Option<SparseRows> {
+        None
+    }
+}
+
+/// What [`Op::sparse_rows`] reports: rows `idx` of a tensor with `n` rows,
+/// indexed by the user with integers of `index_dtype`.
+#[derive(Clone, Debug)]
+pub struct SparseRows {
+    /// The rows taken, in order (repeats allowed).
+    pub idx: Arc<Vec<usize>>,
+    /// The size of axis 0 of the gathered tensor.
+    pub n: usize,
+    /// The dtype of the user's indices (int32 or int64).
+    pub index_dtype: crate::dtype::DType,
 }
 
 /// A recorded op's description: a `static` for ops without attributes,

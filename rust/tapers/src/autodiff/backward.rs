@@ -20,9 +20,8 @@ use parking_lot::Mutex;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
-use super::Source;
+use super::{Gradient, IndexedSlices, Source};
 use crate::error::{Error, Result};
-use crate::ops;
 use crate::record::{Entry, Origin};
 use crate::tensor::{Tensor, TensorId};
 
@@ -52,6 +51,9 @@ pub struct PassStats {
     pub fused_regions: usize,
     /// Recorded ops contracted into those regions.
     pub fused_ops: usize,
+    /// Gathers of rows whose gradient was delivered sparse (TensorFlow's
+    /// `IndexedSlices`): no dense gradient of the gathered tensor was built.
+    pub sparse_gathers: usize,
 }
 
 /// [`PassStats`] being counted, possibly from several threads.
@@ -62,6 +64,7 @@ pub(crate) struct PassCounter {
     rules: AtomicUsize,
     fused_regions: AtomicUsize,
     fused_ops: AtomicUsize,
+    sparse_gathers: AtomicUsize,
 }
 
 impl PassCounter {
@@ -73,6 +76,7 @@ impl PassCounter {
             rules: self.rules.load(Ordering::Relaxed),
             fused_regions: self.fused_regions.load(Ordering::Relaxed),
             fused_ops: self.fused_ops.load(Ordering::Relaxed),
+            sparse_gathers: self.sparse_gathers.load(Ordering::Relaxed),
         }
     }
 }
@@ -85,23 +89,14 @@ const PARALLEL_WORK: usize = 1 << 20;
 /// latest-recorded down (the sequential sweep's delivery order).
 const SEED: usize = usize::MAX;
 
-/// Sums contributions in the order given, in one pass.
-fn sum_all(parts: &[Tensor]) -> Result<Tensor> {
-    match parts {
-        [one] => Ok(one.clone()),
-        [a, b] => ops::add(a, b),
-        _ => ops::add_n(parts),
-    }
-}
-
-/// Sums `(key, contribution)` pairs in canonical order (descending key).
-fn sum_keyed(mut parts: Keyed) -> Result<Tensor> {
+/// Sums `(key, contribution)` pairs in canonical order (descending key):
+/// dense ones in one pass, sparse ones concatenated as TensorFlow does.
+fn sum_keyed(mut parts: Keyed) -> Result<Gradient> {
     if parts.len() == 1 {
         return Ok(parts.pop().expect("one part").1);
     }
     parts.sort_by_key(|p| std::cmp::Reverse(p.0));
-    let ts: SmallVec<[Tensor; 4]> = parts.into_iter().map(|(_, t)| t).collect();
-    sum_all(&ts)
+    Gradient::sum(parts.into_iter().map(|(_, t)| t).collect())
 }
 
 /// The sources' ids. A training step has a handful of sources, searched
@@ -139,6 +134,9 @@ struct Plan<'a> {
     /// Set by another thread to stop the pass between two rules.
     cancel: Option<&'a AtomicBool>,
     source_ids: IdSet,
+    /// Whether gathers of rows may deliver sparse gradients (not in
+    /// Jacobian passes, whose gradients carry row dims).
+    sparse: bool,
     /// Entry is on a path from a source to a target.
     needed: Flags,
     leads: Flags,
@@ -165,19 +163,24 @@ impl Plan<'_> {
     fn apply(
         &self,
         e: &Entry,
-        grads: SmallVec<[Option<Tensor>; 1]>,
-    ) -> Result<Option<Vec<Option<Tensor>>>> {
+        grads: SmallVec<[Option<Gradient>; 1]>,
+    ) -> Result<Option<Vec<Option<Gradient>>>> {
         if grads.iter().all(Option::is_none) {
             return Ok(None);
         }
         if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Cancelled);
         }
+        if let Some(g) = self.sparse_step(e, &grads)? {
+            self.stats.rules.fetch_add(1, Ordering::Relaxed);
+            let keep = self.needs(e)[0];
+            return Ok(Some(vec![g.filter(|_| keep)]));
+        }
         let grads: SmallVec<[Tensor; 1]> = grads
             .into_iter()
             .zip(&e.outputs)
             .map(|(g, o)| match g {
-                Some(g) => Ok(g),
+                Some(g) => g.into_dense(),
                 None => Tensor::zeros(&o.shape, o.dtype),
             })
             .collect::<Result<_>>()?;
@@ -192,13 +195,50 @@ impl Plan<'_> {
                 e.inputs.len()
             )));
         }
-        let mut input_grads = input_grads;
-        for (g, n) in input_grads.iter_mut().zip(needs) {
-            if !n {
-                *g = None;
-            }
-        }
+        let input_grads = input_grads
+            .into_iter()
+            .zip(needs)
+            .map(|(g, n)| g.filter(|_| n).map(Gradient::Dense))
+            .collect();
         Ok(Some(input_grads))
+    }
+
+    /// TensorFlow's sparse steps: a gather of rows (`Op::sparse_rows`) hands
+    /// its output gradient on as the values of an `IndexedSlices`, and a
+    /// variable read or `identity` passes a sparse gradient through as it
+    /// is. `None` for every other entry (its rule then runs on dense
+    /// gradients, a sparse one being converted first, as TensorFlow's
+    /// gradient functions convert theirs).
+    fn sparse_step(
+        &self,
+        e: &Entry,
+        grads: &[Option<Gradient>],
+    ) -> Result<Option<Option<Gradient>>> {
+        if !self.sparse || e.inputs.len() != 1 || grads.len() != 1 {
+            return Ok(None);
+        }
+        if let Some(rows) = e.op.sparse_rows() {
+            let values = match &grads[0] {
+                Some(g) => g.clone().into_dense()?,
+                None => return Ok(None),
+            };
+            self.stats.sparse_gathers.fetch_add(1, Ordering::Relaxed);
+            let dense_shape = std::iter::once(rows.n)
+                .chain(values.shape()[1..].iter().copied())
+                .collect();
+            return Ok(Some(Some(Gradient::Sparse(IndexedSlices {
+                values,
+                indices: rows.idx,
+                index_dtype: rows.index_dtype,
+                dense_shape,
+            }))));
+        }
+        match (&grads[0], e.name()) {
+            (Some(Gradient::Sparse(s)), "ReadVariableOp" | "Identity") => {
+                Ok(Some(Some(Gradient::Sparse(s.clone()))))
+            }
+            _ => Ok(None),
+        }
     }
 }
 
@@ -210,6 +250,7 @@ impl<'a> Plan<'a> {
         sources: &[Source],
         cancel: Option<&'a AtomicBool>,
         stats: &'a PassCounter,
+        sparse: bool,
     ) -> Self {
         let n = entries.len();
         let source_ids = IdSet::new(
@@ -240,6 +281,7 @@ impl<'a> Plan<'a> {
             stats,
             cancel,
             source_ids,
+            sparse,
             needed: smallvec::smallvec![false; n],
             leads: smallvec::smallvec![false; n],
         };
@@ -261,10 +303,10 @@ impl<'a> Plan<'a> {
 /// Each source's gradient from what the pass delivered.
 fn collect(
     sources: &[Source],
-    finished: &FxHashMap<TensorId, Tensor>,
+    finished: &FxHashMap<TensorId, Gradient>,
     pending: &Pending,
     unconnected: Unconnected,
-) -> Result<Vec<Option<Tensor>>> {
+) -> Result<Vec<Option<Gradient>>> {
     sources
         .iter()
         .map(|s| {
@@ -281,13 +323,14 @@ fn collect(
             match (g, unconnected) {
                 (Some(g), _) => Ok(Some(g)),
                 (None, Unconnected::None) => Ok(None),
-                (None, Unconnected::Zero) => s.zeros().map(Some),
+                (None, Unconnected::Zero) => s.zeros().map(|z| Some(Gradient::Dense(z))),
             }
         })
         .collect()
 }
 
 /// One backward pass (see the module docs); `stats` counts what it did.
+/// Every gradient comes back dense.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     entries: &[Entry],
@@ -299,7 +342,37 @@ pub(crate) fn run(
     cancel: Option<&AtomicBool>,
     stats: &PassCounter,
 ) -> Result<Vec<Option<Tensor>>> {
-    let plan = Plan::new(entries, target_origins, sources, cancel, stats);
+    run_grads(
+        entries,
+        target_origins,
+        targets,
+        sources,
+        output_gradients,
+        unconnected,
+        cancel,
+        stats,
+        false,
+    )?
+    .into_iter()
+    .map(|g| g.map(Gradient::into_dense).transpose())
+    .collect()
+}
+
+/// [`run`], where with `sparse` a source read only through gathers of rows
+/// gets TensorFlow's sparse gradient ([`Gradient::Sparse`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_grads(
+    entries: &[Entry],
+    target_origins: &[Origin],
+    targets: &[Tensor],
+    sources: &[Source],
+    output_gradients: Option<&[Tensor]>,
+    unconnected: Unconnected,
+    cancel: Option<&AtomicBool>,
+    stats: &PassCounter,
+    sparse: bool,
+) -> Result<Vec<Option<Gradient>>> {
+    let plan = Plan::new(entries, target_origins, sources, cancel, stats, sparse);
     // Fuse elementwise regions, unless an outer tape must record each rule.
     let recording = crate::record::is_recording();
     let fused = if recording {
@@ -313,7 +386,7 @@ pub(crate) fn run(
             stats.fused_ops.fetch_add(f.ops, Ordering::Relaxed);
             (
                 f.entries.as_slice(),
-                Plan::new(&f.entries, target_origins, sources, cancel, stats),
+                Plan::new(&f.entries, target_origins, sources, cancel, stats, sparse),
             )
         }
         None => (entries, plan),
@@ -331,7 +404,7 @@ pub(crate) fn run(
             Some(og) => og[k].clone(),
             None => Tensor::ones(t.shape(), t.dtype())?,
         };
-        seeds.push((t.id(), seed));
+        seeds.push((t.id(), Gradient::Dense(seed)));
     }
 
     let work: usize = (0..entries.len())
@@ -371,7 +444,7 @@ pub(crate) fn run_rows(
     seed: Tensor,
     stats: &PassCounter,
 ) -> Result<Option<Vec<Option<Tensor>>>> {
-    let plan = Plan::new(entries, target_origins, sources, None, stats);
+    let plan = Plan::new(entries, target_origins, sources, None, stats, false);
     let all_handle_rows = (0..entries.len())
         .filter(|&i| plan.needed[i])
         .all(|i| entries[i].op.carries_rows());
@@ -379,46 +452,49 @@ pub(crate) fn run_rows(
         return Ok(None);
     }
     let seeds: Seeds = if target.dtype().is_floating() {
-        smallvec::smallvec![(target.id(), seed)]
+        smallvec::smallvec![(target.id(), Gradient::Dense(seed))]
     } else {
         Seeds::new()
     };
     let (finished, pending) = run_sequential(&plan, seeds)?;
     stats.passes.fetch_add(1, Ordering::Relaxed);
     stats.row_passes.fetch_add(1, Ordering::Relaxed);
-    collect(sources, &finished, &pending, Unconnected::None).map(Some)
+    let grads = collect(sources, &finished, &pending, Unconnected::None)?;
+    grads
+        .into_iter()
+        .map(|g| g.map(Gradient::into_dense).transpose())
+        .collect::<Result<_>>()
+        .map(Some)
 }
 
 /// Each target's seed (its output gradient).
-type Seeds = SmallVec<[(TensorId, Tensor); 2]>;
+type Seeds = SmallVec<[(TensorId, Gradient); 2]>;
 
 /// Contributions keyed by the consumer that delivered them (usually one).
-type Keyed = SmallVec<[(usize, Tensor); 2]>;
+type Keyed = SmallVec<[(usize, Gradient); 2]>;
 type Pending = FxHashMap<TensorId, Keyed>;
 
 /// One reverse sweep on the calling thread.
-fn run_sequential(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Tensor>, Pending)> {
+fn run_sequential(
+    plan: &Plan<'_>,
+    seeds: Seeds,
+) -> Result<(FxHashMap<TensorId, Gradient>, Pending)> {
     let mut pending: Pending = FxHashMap::default();
     for (id, s) in seeds {
         pending.entry(id).or_default().push((SEED, s));
     }
-    let mut finished: FxHashMap<TensorId, Tensor> = FxHashMap::default();
+    let mut finished: FxHashMap<TensorId, Gradient> = FxHashMap::default();
     for i in (0..plan.entries.len()).rev() {
         if !plan.needed[i] {
             continue;
         }
         let e = &plan.entries[i];
-        let mut grads: SmallVec<[Option<Tensor>; 1]> = SmallVec::with_capacity(e.outputs.len());
+        let mut grads: SmallVec<[Option<Gradient>; 1]> = SmallVec::with_capacity(e.outputs.len());
         for o in &e.outputs {
             let g = match pending.remove(&o.id) {
                 // Delivered in canonical order already: seed, then descending consumers.
                 Some(mut parts) if parts.len() == 1 => parts.pop().map(|(_, t)| t),
-                Some(parts) => Some(sum_all(
-                    &parts
-                        .into_iter()
-                        .map(|(_, t)| t)
-                        .collect::<SmallVec<[Tensor; 4]>>(),
-                )?),
+                Some(parts) => Some(Gradient::sum(parts.into_iter().map(|(_, t)| t).collect())?),
                 None => None,
             };
             if let (Some(g), true) = (&g, plan.source_ids.contains(&o.id)) {
@@ -445,7 +521,7 @@ struct Node {
 }
 
 /// Dependency-counting scheduler on rayon.
-fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Tensor>, Pending)> {
+fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Gradient>, Pending)> {
     let entries = plan.entries;
     let n = entries.len();
     let nodes: Vec<Node> = entries
@@ -478,7 +554,7 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Te
             None => leaves.lock().entry(id).or_default().push((SEED, s)),
         }
     }
-    let finished: Mutex<FxHashMap<TensorId, Tensor>> = Mutex::new(FxHashMap::default());
+    let finished: Mutex<FxHashMap<TensorId, Gradient>> = Mutex::new(FxHashMap::default());
     let failed = AtomicBool::new(false);
     let error: Mutex<Option<Error>> = Mutex::new(None);
 
@@ -489,7 +565,8 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Te
         let e = &ctx.plan.entries[i];
         let result = (|| -> Result<()> {
             let slots = std::mem::take(&mut *ctx.nodes[i].slots.lock());
-            let mut grads: SmallVec<[Option<Tensor>; 1]> = SmallVec::with_capacity(e.outputs.len());
+            let mut grads: SmallVec<[Option<Gradient>; 1]> =
+                SmallVec::with_capacity(e.outputs.len());
             for (o, parts) in e.outputs.iter().zip(slots) {
                 let g = if parts.is_empty() {
                     None
@@ -535,7 +612,7 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Te
         nodes: &'a [Node],
         producer: &'a FxHashMap<TensorId, (usize, usize)>,
         leaves: &'a Mutex<Pending>,
-        finished: &'a Mutex<FxHashMap<TensorId, Tensor>>,
+        finished: &'a Mutex<FxHashMap<TensorId, Gradient>>,
         failed: &'a AtomicBool,
         error: &'a Mutex<Option<Error>>,
     }

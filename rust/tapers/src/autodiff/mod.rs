@@ -9,14 +9,17 @@ mod fuse;
 pub(crate) mod inspect;
 pub(crate) mod jacobian;
 
-pub(crate) use backward::run;
+pub(crate) use backward::run_grads;
 pub(crate) use backward::PassCounter;
 pub use backward::{PassStats, Unconnected};
 pub(crate) use inspect::explain_in;
 pub use inspect::Explanation;
 
+use std::sync::Arc;
+
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::ops;
 use crate::record::Variable;
 use crate::tensor::{Tensor, TensorId};
 
@@ -59,5 +62,113 @@ impl From<&Tensor> for Source {
 impl From<&Variable> for Source {
     fn from(v: &Variable) -> Source {
         Source::Variable(v.clone())
+    }
+}
+
+/// A sparse gradient, TensorFlow's `IndexedSlices`: row `k` of `values` is
+/// the gradient of row `indices[k]` of a tensor of shape `dense_shape`
+/// (rows may repeat; they add up when densified). A gather of a large
+/// embedding table along axis 0 gets one, so its gradient costs the rows
+/// read, not the table.
+#[derive(Clone, Debug)]
+pub struct IndexedSlices {
+    /// The gradient rows: shape `[indices.len(), dense_shape[1..]...]`.
+    pub values: Tensor,
+    /// The row of the dense tensor each row of `values` belongs to.
+    pub indices: Arc<Vec<usize>>,
+    /// The dtype the indices are reported in (the user's: int32 or int64).
+    pub index_dtype: DType,
+    /// The shape of the dense tensor.
+    pub dense_shape: Vec<usize>,
+}
+
+impl IndexedSlices {
+    /// The dense tensor (rows summed where indices repeat), recorded on any
+    /// active tape as TensorFlow's conversion is.
+    pub fn to_dense(&self) -> Result<Tensor> {
+        ops::scatter_add(&self.values, 0, self.indices.clone(), self.dense_shape[0])
+    }
+
+    /// The indices as a 1-D tensor of [`IndexedSlices::index_dtype`].
+    pub fn indices_tensor(&self) -> Result<Tensor> {
+        let n = self.indices.len();
+        match self.index_dtype {
+            DType::I32 => Tensor::from_vec(
+                self.indices.iter().map(|&i| i as i32).collect::<Vec<i32>>(),
+                &[n],
+            ),
+            _ => Tensor::from_vec(
+                self.indices.iter().map(|&i| i as i64).collect::<Vec<i64>>(),
+                &[n],
+            ),
+        }
+    }
+
+    /// TensorFlow's aggregation of sparse gradients: values and indices
+    /// concatenated in the order given; int32 indices become int64 when
+    /// they meet int64 ones.
+    fn concat(parts: &[&IndexedSlices]) -> Result<IndexedSlices> {
+        let values: Vec<Tensor> = parts.iter().map(|p| p.values.clone()).collect();
+        let indices: Vec<usize> = parts
+            .iter()
+            .flat_map(|p| p.indices.iter().copied())
+            .collect();
+        let index_dtype = if parts.iter().all(|p| p.index_dtype == parts[0].index_dtype) {
+            parts[0].index_dtype
+        } else {
+            DType::I64
+        };
+        Ok(IndexedSlices {
+            values: ops::concat(&values, 0)?,
+            indices: Arc::new(indices),
+            index_dtype,
+            dense_shape: parts[0].dense_shape.clone(),
+        })
+    }
+}
+
+/// A gradient as the backward pass delivers it: dense, or sparse rows.
+#[derive(Clone, Debug)]
+pub enum Gradient {
+    /// A tensor of the source's shape.
+    Dense(Tensor),
+    /// Rows of it ([`IndexedSlices`]).
+    Sparse(IndexedSlices),
+}
+
+impl Gradient {
+    /// The dense tensor (a sparse gradient is converted).
+    pub fn into_dense(self) -> Result<Tensor> {
+        match self {
+            Gradient::Dense(t) => Ok(t),
+            Gradient::Sparse(s) => s.to_dense(),
+        }
+    }
+
+    /// TensorFlow's aggregation (`AggregateIndexedSlicesGradients`): all
+    /// sparse parts concatenate; any dense part makes the sum dense.
+    pub(crate) fn sum(parts: Vec<Gradient>) -> Result<Gradient> {
+        if parts.len() == 1 {
+            return Ok(parts.into_iter().next().expect("one part"));
+        }
+        let sparse: Vec<&IndexedSlices> = parts
+            .iter()
+            .filter_map(|p| match p {
+                Gradient::Sparse(s) => Some(s),
+                Gradient::Dense(_) => None,
+            })
+            .collect();
+        if sparse.len() == parts.len() {
+            return IndexedSlices::concat(&sparse).map(Gradient::Sparse);
+        }
+        let dense: Vec<Tensor> = parts
+            .into_iter()
+            .map(Gradient::into_dense)
+            .collect::<Result<_>>()?;
+        match dense.as_slice() {
+            [a, b] => ops::add(a, b),
+            _ => ops::add_n(&dense),
+        }
+        .map(Gradient::Dense)
     }
 }

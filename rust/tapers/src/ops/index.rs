@@ -44,7 +44,39 @@ pub fn index_first(x: &Tensor, index: isize) -> Result<Tensor> {
 
 describe_attr_op!(SliceOp { ranges: Vec<(usize, usize)> }, "Slice", |op, [x]| slice_ranges(x, &op.ranges));
 describe_attr_op!(Pad { paddings: Vec<(usize, usize)>, value: f64 }, "Pad", |op, [x]| pad(x, &op.paddings, op.value));
-describe_attr_op!(GatherV2 { axis: usize, idx: Arc<Vec<usize>> }, "GatherV2", |op, [x]| take(x, op.axis, op.idx.clone()));
+/// The description of `GatherV2` with its attributes; `sparse` is the
+/// indices' dtype when the gradient stays sparse (`tf.gather` along axis 0).
+pub(crate) struct GatherV2 {
+    axis: usize,
+    idx: Arc<Vec<usize>>,
+    n: usize,
+    sparse: Option<DType>,
+}
+
+impl crate::op::Op for GatherV2 {
+    fn name(&self) -> &'static str {
+        "GatherV2"
+    }
+
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let [x] = super::args("GatherV2", inputs)?;
+        Ok(vec![take_with(
+            x,
+            self.axis,
+            self.idx.clone(),
+            self.sparse,
+        )?])
+    }
+
+    fn sparse_rows(&self) -> Option<crate::op::SparseRows> {
+        let index_dtype = self.sparse?;
+        (self.axis == 0).then(|| crate::op::SparseRows {
+            idx: self.idx.clone(),
+            n: self.n,
+            index_dtype,
+        })
+    }
+}
 describe_attr_op!(
     ScatterAdd { axis: usize, idx: Arc<Vec<usize>>, n: usize },
     "ScatterAdd",
@@ -146,6 +178,17 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor
 
 /// Takes positions `idx` along `axis` (repeats allowed).
 pub fn take(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>) -> Result<Tensor> {
+    take_with(x, axis, idx, None)
+}
+
+/// [`take`]; with `sparse` (the user's index dtype) and `axis` 0, the
+/// backward pass keeps the gradient sparse ([`crate::op::Op::sparse_rows`]).
+fn take_with(
+    x: &Tensor,
+    axis: usize,
+    idx: Arc<Vec<usize>>,
+    sparse: Option<DType>,
+) -> Result<Tensor> {
     if axis >= x.rank() {
         return Err(Error::invalid(format!(
             "take: axis {axis} out of range for rank {}",
@@ -167,6 +210,8 @@ pub fn take(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>) -> Result<Tensor> {
     let op = GatherV2 {
         axis,
         idx: idx.clone(),
+        n,
+        sparse,
     };
     record(op, &[x], &[&out], || {
         let idx = idx.clone();
@@ -301,7 +346,9 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize)
         .map(|&d| d as isize)
         .collect();
     if bd == 0 {
-        let taken = take(params, ax, Arc::new(vals))?;
+        // Along axis 0 the gradient is TensorFlow's IndexedSlices.
+        let sparse = (ax == 0).then(|| indices.dtype());
+        let taken = take_with(params, ax, Arc::new(vals), sparse)?;
         return ops::reshape(&taken, &out_shape);
     }
     // Batched: fold the batch dims into the gathered axis with offsets.

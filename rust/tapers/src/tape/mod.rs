@@ -15,7 +15,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use smallvec::SmallVec;
 
-use crate::autodiff::{self, Explanation, PassCounter, PassStats, Source, Unconnected};
+use crate::autodiff::{self, Explanation, Gradient, PassCounter, PassStats, Source, Unconnected};
 use crate::error::{Error, Result};
 use crate::record::{Entry, Input, Origin, Output, Recorder, TapeData, Variable};
 use crate::tensor::{Tensor, TensorId};
@@ -385,6 +385,77 @@ impl GradientTape {
         unconnected: Unconnected,
         cancel: Option<&AtomicBool>,
     ) -> Result<(Vec<Option<Tensor>>, PendingSpend)> {
+        let (grads, spend) = self.pass(
+            targets,
+            sources,
+            output_gradients,
+            unconnected,
+            cancel,
+            false,
+        )?;
+        let grads = grads
+            .into_iter()
+            .map(|g| g.map(Gradient::into_dense).transpose())
+            .collect::<Result<_>>()?;
+        Ok((grads, spend))
+    }
+
+    /// [`gradient_pending`](Self::gradient_pending) as TensorFlow returns
+    /// it: a source read only through gathers of rows along axis 0
+    /// (`tf.gather`, `embedding_lookup`) gets a sparse gradient
+    /// ([`Gradient::Sparse`], TensorFlow's `IndexedSlices`), so the pass
+    /// allocates the rows read rather than the whole table; every other
+    /// gradient is [`Gradient::Dense`].
+    ///
+    /// ```
+    /// use tapers::{ops, Gradient, GradientTape, Tensor, Unconnected, Variable};
+    /// let table = Variable::new(Tensor::from_vec(vec![1.0f32; 8], &[4, 2]).unwrap());
+    /// let tape = GradientTape::new();
+    /// let y = {
+    ///     let _r = tape.record().unwrap();
+    ///     let ids = Tensor::from_vec(vec![3i32, 1], &[2]).unwrap();
+    ///     ops::reduce_sum(&ops::gather(&table.read(), &ids, 0, 0).unwrap(), None, false).unwrap()
+    /// };
+    /// let (g, spend) = tape
+    ///     .gradient_pending_sparse(&[y], &[(&table).into()], None, Unconnected::None, None)
+    ///     .unwrap();
+    /// spend.commit();
+    /// match g[0].as_ref().unwrap() {
+    ///     Gradient::Sparse(s) => {
+    ///         assert_eq!(*s.indices, vec![3, 1]);
+    ///         assert_eq!(s.values.shape(), &[2, 2]);
+    ///         assert_eq!(s.dense_shape, vec![4, 2]);
+    ///     }
+    ///     Gradient::Dense(_) => panic!("dense"),
+    /// }
+    /// ```
+    pub fn gradient_pending_sparse(
+        &self,
+        targets: &[Tensor],
+        sources: &[Source],
+        output_gradients: Option<&[Tensor]>,
+        unconnected: Unconnected,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(Vec<Option<Gradient>>, PendingSpend)> {
+        self.pass(
+            targets,
+            sources,
+            output_gradients,
+            unconnected,
+            cancel,
+            true,
+        )
+    }
+
+    fn pass(
+        &self,
+        targets: &[Tensor],
+        sources: &[Source],
+        output_gradients: Option<&[Tensor]>,
+        unconnected: Unconnected,
+        cancel: Option<&AtomicBool>,
+        sparse: bool,
+    ) -> Result<(Vec<Option<Gradient>>, PendingSpend)> {
         if let Some(og) = output_gradients {
             if og.len() != targets.len() {
                 return Err(Error::invalid(format!(
@@ -406,7 +477,7 @@ impl GradientTape {
         }
         // Why sources got `None`, kept for `explain` once the tape is spent
         // (nothing when every source got a gradient).
-        let explain = |grads: &Vec<Option<Tensor>>, data: &TapeData, entries: &[Entry]| {
+        let explain = |grads: &Vec<Option<Gradient>>, data: &TapeData, entries: &[Entry]| {
             grads
                 .iter()
                 .zip(sources)
@@ -415,7 +486,7 @@ impl GradientTape {
                 .collect()
         };
         self.with_snapshot_pending(targets, explain, |entries, origins, stats| {
-            autodiff::run(
+            autodiff::run_grads(
                 entries,
                 origins,
                 targets,
@@ -424,6 +495,7 @@ impl GradientTape {
                 unconnected,
                 cancel,
                 stats,
+                sparse,
             )
         })
     }
