@@ -275,6 +275,26 @@ COLLECTIVES = textwrap.dedent(
         loss = s_var * s_var
     gs, gu = dist.DistributedGradientTape(tape).gradient(loss, [s_var, unused])
     assert gs.shape == () and float(gs) == 3.0 and gu is None
+
+    # A sparse gradient (a gather of table rows) stays sparse: every rank's rows are gathered, in rank
+    # order, values averaged over the ranks; reduced dense gradients come back beside it as before.
+    table, bias = tf.Variable(np.ones((1000, 3), np.float32)), tf.Variable(1.0)
+    ids = tf.constant([r, 10 + r, 10 + r][: r + 2])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.gather(table, ids)) * float(r + 1) + bias * bias
+    dtape = dist.DistributedGradientTape(tape)
+    gt, gb = dtape.gradient(loss, [table, bias])
+    assert isinstance(gt, tf.IndexedSlices), type(gt)
+    assert gt.indices.numpy().tolist() == [0, 10, 1, 11, 11], gt.indices
+    assert gt.values.numpy()[:, 0].tolist() == [0.5, 0.5, 1.0, 1.0, 1.0] and gt.values.shape == (5, 3)
+    assert gt.dense_shape.numpy().tolist() == [1000, 3] and float(gb) == 2.0
+    dense_sum = np.zeros((1000, 3), np.float32)
+    np.add.at(dense_sum, gt.indices.numpy(), gt.values.numpy())
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.gather(table, ids)) * float(r + 1) + bias * bias
+    gd, _ = dist.DistributedGradientTape(tape, sparse_as_dense=True).gradient(loss, [table, bias])
+    assert not isinstance(gd, tf.IndexedSlices) and gd.shape == (1000, 3)
+    np.testing.assert_array_equal(gd.numpy(), dense_sum)
     sys.stdout.write(f"ok {r}\n")
     """
 )

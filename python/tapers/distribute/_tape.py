@@ -22,8 +22,9 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core, _nest
+from .._indexed_slices import IndexedSlices
 from ..errors import InvalidArgumentError
-from ._collective import Average, ReduceOp, _check_op, _mpi_op
+from ._collective import Average, ReduceOp, _check_op, _mpi_op, allgather
 from ._world import _check_same, _fingerprint, _need_init, _state, _wait
 
 DEFAULT_BUCKET_BYTES = 1 << 20
@@ -62,7 +63,7 @@ class _Plan:
                 self.buckets.append(_Bucket(list(current), [layout[i][0] for i in current], current_dtype))
 
         for i, entry in enumerate(layout):
-            if entry is None:
+            if entry is None or entry[0] == "sparse":  # no gradient, or gathered rather than reduced
                 continue
             shape, dtype_name = entry
             dtype = np.dtype(dtype_name)
@@ -140,6 +141,13 @@ class DistributedGradientTape:
     bucket_bytes : int, default 1 MiB
         The most bytes one allreduce of several tensors carries; a tensor of
         at least half of it is reduced alone, straight from its buffer.
+    sparse_as_dense : bool, default False
+        What to do with sparse gradients (``IndexedSlices``, from a gather or
+        an embedding lookup), as Horovod's: by default every rank's rows are
+        gathered (``allgather`` of the values and of the indices; the result
+        is an ``IndexedSlices`` holding all ranks' rows, values divided by the
+        number of ranks for ``Average``), so no rank materializes the table;
+        ``True`` converts them to dense tensors, reduced with the others.
 
     Attributes
     ----------
@@ -158,13 +166,18 @@ class DistributedGradientTape:
 
     Notes
     -----
-    Differences from Horovod: no compression, no sparse gradients (tapers'
-    gradients are dense), and buckets are formed per call in source order
+    Differences from Horovod: no compression, and buckets are formed per call in source order
     rather than by a background thread's timing, so every run is the same.
     Other attributes (``watch``, ``jacobian``...) are the wrapped tape's.
     """
 
-    def __init__(self, tape: Any, op: ReduceOp = Average, bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> None:
+    def __init__(
+        self,
+        tape: Any,
+        op: ReduceOp = Average,
+        bucket_bytes: int = DEFAULT_BUCKET_BYTES,
+        sparse_as_dense: bool = False,
+    ) -> None:
         _need_init("DistributedGradientTape")
         self._op = _check_op(op)
         if self._op not in (ReduceOp.AVERAGE, ReduceOp.SUM):
@@ -173,6 +186,7 @@ class DistributedGradientTape:
             raise ValueError(f"bucket_bytes must be positive; got {bucket_bytes}")
         self._tape = tape
         self._bucket_bytes = int(bucket_bytes)
+        self._sparse_as_dense = bool(sparse_as_dense)
         self.last_stats: dict[str, float] = {}
 
     def __getattr__(self, name: str) -> Any:
@@ -213,8 +227,19 @@ class DistributedGradientTape:
 
     def _combine(self, flat: list[Any]) -> list[Any]:
         t0 = time.perf_counter()
-        arrays: list[Any] = [None if g is None else g.numpy() for g in flat]
-        layout = tuple(None if a is None else (a.shape, a.dtype) for a in arrays)
+        sparse = [i for i, g in enumerate(flat) if isinstance(g, IndexedSlices)]
+        if sparse and self._sparse_as_dense:
+            flat = [_core.convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in flat]
+            sparse = []
+        # Sparse gradients are marked in the layout (their row counts may differ between ranks) and
+        # gathered after the dense ones are reduced.
+        arrays: list[Any] = [None if g is None or isinstance(g, IndexedSlices) else g.numpy() for g in flat]
+        for i in sparse:
+            arrays[i] = None
+        layout = tuple(
+            ("sparse", flat[i].dtype.name) if i in sparse else None if a is None else (a.shape, a.dtype)
+            for i, a in enumerate(arrays)
+        )
         plan = _plans.get(layout, self._bucket_bytes)
         _state.gradient_calls += 1
         call = _state.gradient_calls
@@ -250,6 +275,8 @@ class DistributedGradientTape:
             for i, shape, a, z in zip(b.indices, b.shapes, b.offsets[:-1], b.offsets[1:]):
                 out[i] = _core.convert_to_tensor(buf[a:z].reshape(shape))  # the one copy out
             copied_out += b.nbytes
+        for i in sparse:
+            out[i] = self._gather_slices(flat[i])
         t2 = time.perf_counter()
         self.last_stats = {
             "buckets": len(plan.buckets),
@@ -265,9 +292,24 @@ class DistributedGradientTape:
         return out
 
 
+    def _gather_slices(self, g: IndexedSlices) -> IndexedSlices:
+        """Every rank's rows of a sparse gradient, in rank order (Horovod's allgather of slices)."""
+        values = allgather(g.values)
+        if self._op is ReduceOp.AVERAGE:
+            values = _core.convert_to_tensor(values.numpy() / np.asarray(_state.size, values.numpy().dtype))
+        return IndexedSlices(values, allgather(g.indices), g.dense_shape)
+
+
 def _layout_mismatch(layouts: list[Any]) -> Exception:
     def describe(layout: tuple[Any, ...]) -> str:
-        return "[" + ", ".join("None" if e is None else f"{list(e[0])} {e[1]}" for e in layout) + "]"
+        def entry(e: Any) -> str:
+            if e is None:
+                return "None"
+            if e[0] == "sparse":
+                return f"IndexedSlices {e[1]}"
+            return f"{list(e[0])} {e[1]}"
+
+        return "[" + ", ".join(entry(e) for e in layout) + "]"
 
     rows = "; ".join(f"rank {r}: {describe(lay)}" for r, lay in enumerate(layouts))
     return InvalidArgumentError(
