@@ -77,6 +77,9 @@ class _Inputs:
                 except TypeError:
                     key.append(("P", type(leaf), id(leaf)))
         self.key = tuple(key)
+        # A call of tensors alone, each once: the graph's inputs are the
+        # arguments themselves, which the fast path (`_Graph.run_args`) checks.
+        self.only_tensors = not kwargs and len(self.tensors) == len(args) and all(type(a) is Tensor for a in args)
         packed = _nest.pack_sequence_as((list(args), kwargs), converted)
         self.args: tuple[Any, ...] = tuple(packed[0])
         self.kwargs: dict[str, Any] = packed[1]
@@ -101,6 +104,8 @@ class _Entry:
         self.fixed: list[Any] = [None if isinstance(v, Tensor) else (v,) for v in flat]
         self.guard_failures = 0
         self.eager = False
+        # The result is the graph's one output itself (no structure to rebuild).
+        self.single = structure is _LEAF and self.fixed == [None]
 
     def rebuild(self, outputs: Sequence[Tensor]) -> Any:
         it = iter(outputs)
@@ -180,6 +185,9 @@ class Function:
         self._warned_eager = False
         self._warned_retracing = False
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
+        # The entry of the latest call made of tensor arguments alone: the next
+        # such call tries it first, with no signature computed in Python.
+        self._fast: _Entry | None = None
 
     @property
     def python_function(self) -> Callable[..., Any]:
@@ -227,13 +235,22 @@ class Function:
         return ConcreteFunction(self, inputs.key, entry)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self._fast
+        if fast is not None and not kwargs:
+            # The graph checks the arguments (tensors of the traced shapes and
+            # dtypes, no trace active) and replays, or answers None.
+            out = fast.graph.run_args(args, fast.single)
+            if out is not None:
+                return out if fast.single else fast.rebuild(out)
         if _core._is_tracing():
             # Inside another function's trace: the calls are part of that trace.
             return self._python_function(*args, **kwargs)
         inputs = _Inputs(args, kwargs)
         entry = self._cache.get(inputs.key)
         if entry is None:
-            return self._trace(inputs)
+            result = self._trace(inputs)
+            self._note_fast(inputs)
+            return result
         if entry.eager:
             return self._python_function(*inputs.args, **inputs.kwargs)
         outputs = entry.graph.run(inputs.tensors, inputs.variables)
@@ -250,8 +267,15 @@ class Function:
             failures = entry.guard_failures
             result = self._trace(inputs)
             self._cache[inputs.key].guard_failures = failures
+            self._note_fast(inputs)
             return result
+        self._note_fast(inputs)
         return entry.rebuild(outputs)
+
+    def _note_fast(self, inputs: _Inputs) -> None:
+        """Makes this call's entry the fast path's, if its arguments are tensors alone."""
+        entry = self._cache.get(inputs.key)
+        self._fast = entry if inputs.only_tensors and entry is not None and not entry.eager else None
 
     def _warn_eager(self, why: str) -> None:
         if not self._warned_eager:

@@ -300,8 +300,9 @@ pub(crate) fn run(
     stats: &PassCounter,
 ) -> Result<Vec<Option<Tensor>>> {
     let plan = Plan::new(entries, target_origins, sources, cancel, stats);
-    // Fuse elementwise regions, unless an outer tape must record each rule.
-    let recording = crate::record::is_recording();
+    // Fuse elementwise regions, unless an outer tape must record each rule
+    // (a tracer alone records each region as one op).
+    let recording = crate::record::tapes_recording();
     let fused = if recording {
         None
     } else {
@@ -344,8 +345,13 @@ pub(crate) fn run(
                 .sum::<usize>()
         })
         .sum();
-    // An outer tape records the rules in order: then the pass runs here.
-    let work = if recording { 0 } else { work };
+    // An outer tape records the rules in order (and a tracer records them
+    // in one order): then the pass runs here.
+    let work = if recording || crate::record::is_tracing() {
+        0
+    } else {
+        work
+    };
     let (finished, pending) = crate::kernels::parallel(work, PARALLEL_WORK, |par| {
         if par {
             run_parallel(&plan, seeds)

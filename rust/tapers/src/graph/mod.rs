@@ -37,6 +37,9 @@ use crate::record::{set_tracer, Effect, Tracer};
 use crate::tensor::{Storage, Tensor, TensorId};
 use crate::variable::Variable;
 
+mod plan;
+pub use plan::PlanStats;
+
 /// One recorded step, with values named by id (while tracing) or by slot
 /// (in a finished graph).
 #[derive(Clone)]
@@ -268,6 +271,7 @@ pub struct Graph {
     slots: usize,
     created: Vec<Variable>,
     unreplayable: Option<String>,
+    plan: plan::Plan,
 }
 
 impl std::fmt::Debug for Graph {
@@ -377,7 +381,8 @@ impl Graph {
             .into_iter()
             .filter_map(|g| slot_of.get(&g.id()).map(|&s| (s, g)))
             .collect();
-        Graph {
+        let mut g = Graph {
+            plan: plan::Plan::default(),
             variables: Vec::new(),
             inputs: inputs
                 .iter()
@@ -393,7 +398,14 @@ impl Graph {
             slots: next as usize,
             created,
             unreplayable,
-        }
+        };
+        g.plan = plan::Plan::new(&g);
+        g
+    }
+
+    /// What the graph's execution plan does on each replay.
+    pub fn plan_stats(&self) -> &PlanStats {
+        self.plan.stats()
     }
 
     /// The traced inputs' shapes and dtypes.
@@ -498,7 +510,7 @@ impl Graph {
         // Pending writes, in first-write order.
         let mut pending: Vec<(Variable, Tensor)> = Vec::new();
         let mut index: FxHashMap<TensorId, usize> = FxHashMap::default();
-        for n in &self.nodes {
+        for (i, n) in self.nodes.iter().enumerate() {
             match n {
                 Node::Op {
                     op,
@@ -549,6 +561,7 @@ impl Graph {
                     }
                 }
             }
+            self.plan.release(i, &mut vals);
         }
         for (s, seen) in &self.guards {
             if !same_value(&get(&vals, *s), seen) {
