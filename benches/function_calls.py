@@ -4,7 +4,8 @@ Usage: ``python3 benches/function_calls.py WORKLOAD MODE N`` where WORKLOAD is
 ``scalar`` (``y = x*x`` record + gradient; MODE ``eager``, ``fast``, or ``slow``:
 the compiled call with its fast path cleared before each call, so the signature is
 computed in Python) or ``digits`` (the digits demo's training step, batch 32, Adam;
-MODE ``eager`` or ``compiled``). Instructions per call are the difference of two runs
+MODE ``eager`` or ``compiled``) or ``elementwise`` (``sum(tanh(x)*exp(-x*x)+x)`` on
+4M float32, value and gradient; MODE ``eager`` or ``compiled``). Instructions per call are the difference of two runs
 (N large and small) divided by the difference of N::
 
     RAYON_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind \\
@@ -56,9 +57,21 @@ def digits(mode: str) -> Callable[[], Any]:
     return lambda: step(xb, yb)
 
 
+def elementwise(mode: str) -> Callable[[], Any]:
+    x = tf.constant(np.random.default_rng(0).normal(size=4_000_000).astype(np.float32))
+
+    def tp() -> Any:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(tf.tanh(x) * tf.exp(-x * x) + x)
+        return y, t.gradient(y, x)
+
+    return tf.function(tp) if mode == "compiled" else tp
+
+
 def main() -> None:
     workload, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    call = {"scalar": scalar, "digits": digits}[workload](mode)
+    call = {"scalar": scalar, "digits": digits, "elementwise": elementwise}[workload](mode)
     for _ in range(3):
         call()
     for _ in range(n):
