@@ -42,6 +42,25 @@ def have(mod: str) -> bool:
     return mod in PEERS and importlib.util.find_spec(mod) is not None
 
 
+def fallbacks(*fns: object) -> float:
+    """Calls of compiled steps that did not replay a graph: signatures that run
+    eagerly (an op a graph cannot replay, or guards that kept failing), plus
+    guard failures (each retraces)."""
+    n = 0
+    for f in fns:
+        for entry in getattr(f, "_cache", {}).values():
+            n += entry.guard_failures + (1 if entry.eager else 0)
+    return float(n)
+
+
+def jax_cpu() -> object:
+    """jax on the CPU with float32 (the peer of a compiled step)."""
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+
+    return jax
+
+
 # ---------------------------------------------------------------- workloads
 def scalar_loop() -> dict[str, float]:
     out: dict[str, float] = {}
@@ -54,6 +73,9 @@ def scalar_loop() -> dict[str, float]:
         return t.gradient(y, x)
 
     out["tapers"] = median_time(tp)
+    ftp = tf.function(tp)
+    out["tapers.function"] = median_time(ftp)
+    out["fallbacks"] = fallbacks(ftp)
     a = np.array(3.0, dtype=np.float32)
     out["numpy (bare 0-d op)"] = median_time(lambda: a * a)
     if have("torch"):
@@ -76,6 +98,12 @@ def scalar_loop() -> dict[str, float]:
             return t.gradient(y, xr)
 
         out["tensorflow"] = median_time(rtf)
+        out["tensorflow (tf.function)"] = median_time(real_tf.function(rtf))
+    if have("jax"):
+        jax = jax_cpu()
+        jg = jax.jit(jax.grad(lambda v: v * v))
+        xj = jax.numpy.asarray(3.0, dtype=np.float32)
+        out["jax.jit"] = median_time(lambda: jg(xj).block_until_ready())
     return out
 
 
@@ -126,9 +154,17 @@ def mlp_inputs():
     return x, labels, ws
 
 
-def tapers_mlp_step_fn():
+def tapers_mlp_step_fn(form: str = "fused", compiled: bool = False) -> Callable[[], object]:
+    """One SGD step of the MLP, eager or under ``tf.function``.
+
+    ``form="fused"`` uses the library's helpers (``relu``,
+    ``sparse_softmax_cross_entropy_with_logits``, an optimizer); ``form="user"``
+    is the step as TensorFlow users write it by hand: ``tf.maximum(z, 0.0)``,
+    a max-shifted logsumexp loss against one-hot labels, ``v.assign_sub(lr * g)``
+    per variable."""
     x, labels, ws = mlp_inputs()
     xt, yt = tf.constant(x), tf.constant(labels.astype(np.int32))
+    onehot = tf.constant(np.eye(10, dtype=np.float32)[labels])
     vs = [tf.Variable(w) for w in ws]
     bs = [tf.Variable(tf.zeros([w.shape[1]])) for w in ws]
     params = vs + bs
@@ -144,11 +180,30 @@ def tapers_mlp_step_fn():
         opt.apply_gradients(zip(grads, params))
         return loss
 
-    return step
+    def user_step():
+        with tf.GradientTape() as tape:
+            h = tf.maximum(xt @ vs[0] + bs[0], 0.0)
+            h = tf.maximum(h @ vs[1] + bs[1], 0.0)
+            logits = h @ vs[2] + bs[2]
+            z = logits - tf.reduce_max(logits, axis=1, keepdims=True)
+            logp = z - tf.math.log(tf.reduce_sum(tf.exp(z), axis=1, keepdims=True))
+            loss = -tf.reduce_mean(tf.reduce_sum(onehot * logp, axis=1))
+        grads = tape.gradient(loss, params)
+        for v, g in zip(params, grads):
+            v.assign_sub(0.01 * g)
+        return loss
+
+    fn = step if form == "fused" else user_step
+    return tf.function(fn) if compiled else fn
 
 
 def mlp() -> dict[str, float]:
     out: dict[str, float] = {"tapers": median_time(tapers_mlp_step_fn())}
+    out["tapers (TF-user form)"] = median_time(tapers_mlp_step_fn("user"))
+    compiled = [tapers_mlp_step_fn(form, compiled=True) for form in ("fused", "user")]
+    out["tapers.function"] = median_time(compiled[0])
+    out["tapers.function (TF-user form)"] = median_time(compiled[1])
+    out["fallbacks"] = fallbacks(*compiled)
     x, labels, ws0 = mlp_inputs()
     ws = [w.copy() for w in ws0]
     bs = [np.zeros(w.shape[1], np.float32) for w in ws]
@@ -208,6 +263,29 @@ def mlp() -> dict[str, float]:
             ropt.apply_gradients(zip(tape.gradient(loss, rv), rv))
 
         out["tensorflow (eager)"] = median_time(rtf)
+        out["tensorflow (tf.function)"] = median_time(real_tf.function(rtf))
+    if have("jax"):
+        jax = jax_cpu()
+        jnp = jax.numpy
+
+        def jloss(p, xj, oh):
+            h = jnp.maximum(xj @ p[0] + p[3], 0.0)
+            h = jnp.maximum(h @ p[1] + p[4], 0.0)
+            return -jnp.mean(jnp.sum(oh * jax.nn.log_softmax(h @ p[2] + p[5]), axis=1))
+
+        def jstep(p, xj, oh):
+            loss, g = jax.value_and_grad(jloss)(p, xj, oh)
+            return [a - 0.01 * b for a, b in zip(p, g)], loss
+
+        js = jax.jit(jstep, donate_argnums=0)
+        state = [[jnp.asarray(w) for w in ws0] + [jnp.zeros(w.shape[1], jnp.float32) for w in ws0]]
+        xj, ohj = jnp.asarray(x), jnp.asarray(onehot)
+
+        def jrun():
+            state[0], loss = js(state[0], xj, ohj)
+            loss.block_until_ready()
+
+        out["jax.jit"] = median_time(jrun)
     return out
 
 
@@ -222,6 +300,16 @@ def elementwise() -> dict[str, float]:
         return t.gradient(y, x)
 
     out = {"tapers": median_time(tp, min_time=1.0)}
+
+    @tf.function
+    def ftp():
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(tf.tanh(x) * tf.exp(-x * x) + x)
+        return y, t.gradient(y, x)
+
+    out["tapers.function"] = median_time(ftp, min_time=1.0)
+    out["fallbacks"] = fallbacks(ftp)
 
     def np_fb():
         t = np.tanh(xv)
@@ -242,12 +330,14 @@ def elementwise() -> dict[str, float]:
 
         out["torch"] = median_time(th, min_time=1.0)
     if have("jax"):
-        import jax
-        import jax.numpy as jnp
+        jax = jax_cpu()
+        jnp = jax.numpy
 
         g = jax.grad(lambda a: jnp.sum(jnp.tanh(a) * jnp.exp(-a * a) + a))
         xj = jnp.asarray(xv)
         out["jax (eager grad)"] = median_time(lambda: g(xj).block_until_ready(), min_time=1.0)
+        jg = jax.jit(jax.value_and_grad(lambda a: jnp.sum(jnp.tanh(a) * jnp.exp(-a * a) + a)))
+        out["jax.jit"] = median_time(lambda: jg(xj)[1].block_until_ready(), min_time=1.0)
     return out
 
 
@@ -315,11 +405,12 @@ def jacobian() -> dict[str, float]:
     return out
 
 
-def threads(both: bool = True) -> dict[str, float]:
-    """One MLP training loop's steps/s, then (if `both`) two loops' on two threads."""
+def threads(both: bool = True, compiled: bool = False) -> dict[str, float]:
+    """One MLP training loop's steps/s, then (if `both`) two loops' on two threads
+    (each step compiled with ``tf.function`` when `compiled`)."""
     steps = 20 if QUICK else 300
     # Models are built and warmed up before the clock starts.
-    fns = [tapers_mlp_step_fn() for _ in range(2 if both else 1)]
+    fns = [tapers_mlp_step_fn(compiled=compiled) for _ in range(2 if both else 1)]
     for f in fns:
         for _ in range(5):
             f()
@@ -340,7 +431,10 @@ def threads(both: bool = True) -> dict[str, float]:
     for t in ths:
         t.join()
     two = 2 * steps / (time.perf_counter() - t0)
-    return {"1 thread (steps/s)": one, "2 threads (steps/s)": two, "scaling": two / one}
+    res = {"1 thread (steps/s)": one, "2 threads (steps/s)": two, "scaling": two / one}
+    if compiled:
+        res["fallbacks"] = fallbacks(*fns)
+    return res
 
 
 WORKLOADS: dict[str, Callable[[], dict[str, float]]] = {
@@ -355,6 +449,7 @@ WORKLOADS: dict[str, Callable[[], dict[str, float]]] = {
     "jacobian": jacobian,
     "threads": threads,
     "one_thread": lambda: threads(both=False),
+    "function_threads": lambda: threads(compiled=True),
 }
 
 
@@ -397,6 +492,7 @@ def main() -> None:
         help="run each workload this many times (fresh processes) and report medians",
     )
     p.add_argument("--one", help=argparse.SUPPRESS)
+    p.add_argument("--only", help="comma-separated workloads to run and print raw (e.g. scalar,mlp)")
     args = p.parse_args()
     QUICK = args.quick
     PEERS.update(x.strip() for x in args.peers.split(",") if x.strip())
@@ -404,6 +500,11 @@ def main() -> None:
         import json
 
         print(json.dumps(WORKLOADS[args.one]()))
+        return
+    if args.only:
+        # A few workloads only (for A/B runs of one change).
+        for name in args.only.split(","):
+            print(name, run_isolated(name, args), flush=True)
         return
     peers = {m: have(m) for m in sorted(PEERS)}
     print(
@@ -417,12 +518,23 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- |")
 
     def rows(name: str, res: dict[str, float], unit: str = "us", scale: float = 1e6) -> None:
+        """One row per tapers variant (eager, ``tapers.function``, hand-written forms)
+        and peer, and the compiled steps' eager fallbacks."""
         if not res:
             return
-        base = res["tapers"]
-        for k, v in res.items():
-            if k != "tapers":
-                print(f"| {name} | {base * scale:.1f} {unit} | {k} | {v * scale:.1f} {unit} | {base / v:.2f} |")
+        mine = [k for k in res if k.startswith("tapers")]
+        peers = [k for k in res if not k.startswith("tapers") and k != "fallbacks"]
+        for m in mine:
+            label = name if m == "tapers" else f"{name}: {m[len('tapers') :].strip() or m}"
+            for k in peers:
+                v, base = res[k], res[m]
+                print(f"| {label} | {base * scale:.1f} {unit} | {k} | {v * scale:.1f} {unit} | {base / v:.2f} |")
+            if m != "tapers" and "tapers" in res:
+                base, v = res[m], res["tapers"]
+                ratio = base / v
+                print(f"| {label} | {base * scale:.1f} {unit} | tapers eager | {v * scale:.1f} {unit} | {ratio:.2f} |")
+        if "fallbacks" in res:
+            print(f"| {name}: eager fallbacks of compiled steps | {res['fallbacks']:.0f} | | | |")
 
     rows("y = x*x record + gradient", run_isolated("scalar", args))
     rows("100-op scalar chain (per op)", {k: v / 100 for k, v in run_isolated("chain100", args).items()})
@@ -438,10 +550,11 @@ def main() -> None:
     if ew and bw:
         # Bytes that must move: read x, write the gradient (float32).
         bound = 2 * 4_000_000 * 4 / bw
-        print(
-            f"| elementwise 4M vs memory-bandwidth bound | {ew['tapers'] * 1e3:.1f} ms | copy bandwidth "
-            f"{bw / 1e9:.1f} GB/s | bound {bound * 1e3:.2f} ms | {ew['tapers'] / bound:.1f}x bound |"
-        )
+        for k in [k for k in ew if k.startswith("tapers")]:
+            print(
+                f"| elementwise 4M vs memory-bandwidth bound: {k} | {ew[k] * 1e3:.1f} ms | copy bandwidth "
+                f"{bw / 1e9:.1f} GB/s | bound {bound * 1e3:.2f} ms | {ew[k] / bound:.1f}x bound |"
+            )
     mm = run_isolated("matmul", args)
     if mm:
         print(
@@ -471,6 +584,14 @@ def main() -> None:
                 f"{th['2 threads (steps/s)'] / (2 * core):.2f} (ceiling of the ratio above: "
                 f"{2 * core / th['1 thread (steps/s)']:.2f}x) |"
             )
+    fth = run_isolated("function_threads", args, {"RAYON_NUM_THREADS": "1"})
+    if fth:
+        print(
+            f"| two threads, each its own compiled MLP step (tapers.function, RAYON_NUM_THREADS=1) | "
+            f"{fth['2 threads (steps/s)']:.0f} steps/s | one thread | {fth['1 thread (steps/s)']:.0f} steps/s | "
+            f"{fth['scaling']:.2f}x |"
+        )
+        print(f"| compiled threads: eager fallbacks | {fth['fallbacks']:.0f} | | | |")
 
 
 if __name__ == "__main__":

@@ -208,9 +208,9 @@ def test_mismatched_gradients_raise_on_every_rank(tmp_path):
 @needs_mpi
 def test_a_skipped_gradient_call_is_named(tmp_path):
     r = launch(2, str(WORKER), str(tmp_path), "--skip", "3", timeout=30)
-    assert r.returncode != 0
-    assert "the ranks reached different collectives" in r.stderr
-    assert "rank 1 in the end of the script (gradient calls so far: 9)" in r.stderr, r.stderr
+    assert r.returncode != 0, r.stdout + r.stderr
+    assert "the ranks reached different collectives" in r.stderr, r.stdout + r.stderr
+    assert "rank 1 in the end of the script (gradient calls so far: 9)" in r.stderr, r.stdout + r.stderr
 
 
 COLLECTIVES = textwrap.dedent(

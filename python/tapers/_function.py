@@ -91,6 +91,9 @@ class _Inputs:
         # The key without the tensors' shapes, and the shapes (relaxed signatures).
         self.base = tuple(base)
         self.shapes: tuple[tuple[int, ...], ...] = tuple(tuple(t.shape) for t in self.tensors)
+        # A call of tensors alone, each once: the graph's inputs are the
+        # arguments themselves, which the fast path (`_Graph.run_args`) checks.
+        self.only_tensors = not kwargs and len(self.tensors) == len(args) and all(type(a) is Tensor for a in args)
         packed = _nest.pack_sequence_as((list(args), kwargs), converted)
         self.args: tuple[Any, ...] = tuple(packed[0])
         self.kwargs: dict[str, Any] = packed[1]
@@ -146,11 +149,11 @@ class _TracingDetector:
         self._call_count = 0
         self._warnings = 0
 
-    def called_without_tracing(self) -> None:
+    def called_without_tracing(self, calls: int = 1) -> None:
         if not self._calls_per_tracings:
             self._calls_per_tracings = [0]
-        self._calls_per_tracings[-1] += 1
-        self._call_count += 1
+        self._calls_per_tracings[-1] += calls
+        self._call_count += calls
 
     def called_with_tracing(self, function: Any) -> None:
         self._call_count += 1
@@ -195,6 +198,8 @@ class _Entry:
         self.fixed: list[Any] = [None if isinstance(v, Tensor) else (v,) for v in flat]
         self.guard_failures = 0
         self.eager = False
+        # The result is the graph's one output itself (no structure to rebuild).
+        self.single = structure is _LEAF and self.fixed == [None]
 
     def rebuild(self, outputs: Sequence[Tensor]) -> Any:
         it = iter(outputs)
@@ -283,6 +288,10 @@ class Function:
         self._warned_eager = False
         self._detector = _detector or _TracingDetector()
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
+        # The entry of the latest call made of tensor arguments alone: the next
+        # such call tries it first, with no signature computed in Python.
+        self._fast: _Entry | None = None
+        self._untraced_fast_calls = 0
 
     @property
     def python_function(self) -> Callable[..., Any]:
@@ -413,9 +422,20 @@ class Function:
         return ConcreteFunction(self, trace, trace.graphs[inputs.shapes])
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self._fast
+        if fast is not None and not kwargs:
+            # The graph checks the arguments (tensors of the traced shapes and
+            # dtypes, no trace active) and replays, or answers None.
+            out = fast.graph.run_args(args, fast.single)
+            if out is not None:
+                self._untraced_fast_calls += 1  # told to the retracing detector at the next slow call
+                return out if fast.single else fast.rebuild(out)
         if _core._is_tracing():
             # Inside another function's trace: the calls are part of that trace.
             return self._python_function(*args, **kwargs)
+        if self._untraced_fast_calls:
+            self._detector.called_without_tracing(self._untraced_fast_calls)
+            self._untraced_fast_calls = 0
         count = self._tracing_count
         result = self._call(self._inputs(args, kwargs))
         if self._tracing_count == count:
@@ -428,7 +448,9 @@ class Function:
         trace, new = self._lookup(inputs)
         entry = trace.graphs.get(inputs.shapes)
         if entry is None:
-            return self._trace(inputs, trace, count=new)
+            result = self._trace(inputs, trace, count=new)
+            self._note_fast(inputs, trace.graphs.get(inputs.shapes))
+            return result
         if entry.eager:
             return self._python_function(*inputs.args, **inputs.kwargs)
         outputs = entry.graph.run(inputs.tensors, inputs.variables)
@@ -445,8 +467,14 @@ class Function:
             failures = entry.guard_failures
             result = self._trace(inputs, trace, count=True)
             trace.graphs[inputs.shapes].guard_failures = failures
+            self._note_fast(inputs, trace.graphs.get(inputs.shapes))
             return result
+        self._note_fast(inputs, entry)
         return entry.rebuild(outputs)
+
+    def _note_fast(self, inputs: _Inputs, entry: _Entry | None) -> None:
+        """Makes this call's entry the fast path's, if its arguments are tensors alone."""
+        self._fast = entry if inputs.only_tensors and entry is not None and not entry.eager else None
 
     def _warn_eager(self, why: str) -> None:
         if not self._warned_eager:

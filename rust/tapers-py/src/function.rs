@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
 
 use tapers::graph::{Graph, Tracing};
 use tapers::{Tensor, Variable};
@@ -111,6 +112,63 @@ impl PyGraph {
                     .collect::<PyResult<_>>()?,
             )),
         }
+    }
+
+    /// A call's fast path: when `args` are tensors matching the traced
+    /// inputs one to one (shape and dtype) and no trace is active, replays
+    /// with the GIL released and returns the single output itself (`single`)
+    /// or the list of outputs; `None` when the arguments do not match or a
+    /// guard failed (nothing written: the caller takes the general path).
+    /// Only for graphs of signatures made of tensor arguments alone.
+    fn run_args(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        single: bool,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let specs = self.graph.inputs();
+        if args.len() != specs.len() || tapers::graph::is_tracing() {
+            return Ok(None);
+        }
+        let mut ins = Vec::with_capacity(specs.len());
+        for (a, spec) in args.iter().zip(specs) {
+            let Ok(t) = a.cast::<PyTensor>() else {
+                return Ok(None);
+            };
+            let t = &t.get().inner;
+            if t.dtype() != spec.dtype || t.shape() != spec.shape.as_slice() {
+                return Ok(None);
+            }
+            ins.push(t.clone());
+        }
+        let g = &self.graph;
+        let outs = py.detach(|| g.try_run_with(&ins, &[])).py()?;
+        let Some(outs) = outs else { return Ok(None) };
+        if single && outs.len() == 1 {
+            let t = outs.into_iter().next().expect("one output");
+            return Ok(Some(PyTensor::wrap(py, t)?.into_any().unbind()));
+        }
+        let list = PyList::empty(py);
+        for t in outs {
+            list.append(PyTensor::wrap(py, t)?)?;
+        }
+        Ok(Some(list.into_any().unbind()))
+    }
+
+    /// What the graph's execution plan does on each replay: nodes, fused
+    /// backward regions, pointwise gradient passes, values released early,
+    /// the most values alive at once, values computed.
+    #[getter]
+    fn plan_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.graph.plan_stats();
+        let d = PyDict::new(py);
+        d.set_item("nodes", s.nodes)?;
+        d.set_item("fused_regions", s.fused_regions)?;
+        d.set_item("pointwise_grads", s.pointwise_grads)?;
+        d.set_item("released_early", s.released_early)?;
+        d.set_item("peak_live", s.peak_live)?;
+        d.set_item("computed", s.computed)?;
+        Ok(d)
     }
 
     /// The first op recorded that a replay cannot run again, if any.

@@ -373,8 +373,9 @@ pub(crate) fn run_grads(
     sparse: bool,
 ) -> Result<Vec<Option<Gradient>>> {
     let plan = Plan::new(entries, target_origins, sources, cancel, stats, sparse);
-    // Fuse elementwise regions, unless an outer tape must record each rule.
-    let recording = crate::record::is_recording();
+    // Fuse elementwise regions, unless an outer tape must record each rule
+    // (a tracer alone records each region as one op).
+    let recording = crate::record::tapes_recording();
     let fused = if recording {
         None
     } else {
@@ -417,8 +418,13 @@ pub(crate) fn run_grads(
                 .sum::<usize>()
         })
         .sum();
-    // An outer tape records the rules in order: then the pass runs here.
-    let work = if recording { 0 } else { work };
+    // An outer tape records the rules in order (and a tracer records them
+    // in one order): then the pass runs here.
+    let work = if recording || crate::record::is_tracing() {
+        0
+    } else {
+        work
+    };
     let (finished, pending) = crate::kernels::parallel(work, PARALLEL_WORK, |par| {
         if par {
             run_parallel(&plan, seeds)

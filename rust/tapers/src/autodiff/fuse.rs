@@ -52,6 +52,7 @@ const CHUNK: usize = 1 << 12;
 /// One op of a region: its local derivative, the slot of its output
 /// gradient and the slots its inputs' gradients accumulate in (`None` for a
 /// leaf that wants no gradient).
+#[derive(Clone)]
 struct Step {
     /// The op's local derivative (`None`: a full sum, whose gradient every
     /// element receives as is).
@@ -259,7 +260,92 @@ impl Op for FusedElementwise {
 
 impl BackwardFn for FusedRule {
     fn backward(&self, grads: &[Tensor], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
-        let g = &grads[0];
+        let out = self.apply(&grads[0], needs)?;
+        if crate::record::is_tracing() {
+            self.trace(&grads[0], needs, &out);
+        }
+        Ok(out)
+    }
+}
+
+/// A fused region's rule as one traced op (a pass that only a tracer sees
+/// fuses as eager's does): its inputs are the head's gradient and every
+/// step's saved values in order, its outputs the wanted leaves' gradients.
+/// A replay runs the same chunk kernels on the values of that replay.
+struct TracedRegion {
+    /// The rule with no saved values (their counts per step in `saved`).
+    rule: FusedRule,
+    saved: Vec<usize>,
+    needs: Vec<bool>,
+}
+
+impl Op for TracedRegion {
+    fn name(&self) -> &'static str {
+        "FusedElementwiseGrad"
+    }
+
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let want = 1 + self.saved.iter().sum::<usize>();
+        if inputs.len() != want {
+            return Err(Error::invalid(format!(
+                "FusedElementwiseGrad takes {want} inputs, {} were given",
+                inputs.len()
+            )));
+        }
+        let mut rest = inputs[1..].iter();
+        let mut rule = FusedRule {
+            steps: self.rule.steps.clone(),
+            ..self.rule.shell()
+        };
+        for (step, &n) in rule.steps.iter_mut().zip(&self.saved) {
+            step.saved = rest.by_ref().take(n).cloned().collect();
+        }
+        Ok(rule
+            .apply(&inputs[0], &self.needs)?
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+}
+
+impl FusedRule {
+    /// This rule's shape without its steps.
+    fn shell(&self) -> FusedRule {
+        FusedRule {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            seed_shape: self.seed_shape.clone(),
+            steps: Vec::new(),
+            slots: self.slots,
+            leaves: self.leaves,
+        }
+    }
+
+    /// Tells the active tracer that this region ran on `g` and gave `out`.
+    fn trace(&self, g: &Tensor, needs: &[bool], out: &[Option<Tensor>]) {
+        let mut inputs: Vec<&Tensor> = vec![g];
+        inputs.extend(self.steps.iter().flat_map(|s| s.saved.iter()));
+        let outputs: Vec<&Tensor> = out.iter().flatten().collect();
+        let steps = self
+            .steps
+            .iter()
+            .map(|s| Step {
+                saved: SmallVec::new(),
+                ..s.clone()
+            })
+            .collect();
+        let op = TracedRegion {
+            rule: FusedRule {
+                steps,
+                ..self.shell()
+            },
+            saved: self.steps.iter().map(|s| s.saved.len()).collect(),
+            needs: needs.to_vec(),
+        };
+        crate::record::trace_op(&crate::op::OpRef::Shared(Arc::new(op)), &inputs, &outputs);
+    }
+
+    fn apply(&self, g: &Tensor, needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
         match (g.storage(), self.dtype) {
             (Storage::F32(_), DType::F32) if g.shape() == &self.seed_shape[..] => {
                 Ok(self.run::<f32>(g, needs))

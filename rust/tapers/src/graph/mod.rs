@@ -40,7 +40,9 @@ use crate::tensor::{Storage, Tensor, TensorId};
 use crate::variable::Variable;
 
 pub mod control;
+mod plan;
 pub use control::{cond, cond_fn, trace_branch, while_loop, while_loop_fn, Branch};
+pub use plan::PlanStats;
 
 /// One recorded step, with values named by id (while tracing) or by slot
 /// (in a finished graph).
@@ -273,6 +275,7 @@ pub struct Graph {
     slots: usize,
     created: Vec<Variable>,
     unreplayable: Option<String>,
+    plan: plan::Plan,
 }
 
 impl std::fmt::Debug for Graph {
@@ -382,7 +385,8 @@ impl Graph {
             .into_iter()
             .filter_map(|g| slot_of.get(&g.id()).map(|&s| (s, g)))
             .collect();
-        Graph {
+        let mut g = Graph {
+            plan: plan::Plan::default(),
             variables: Vec::new(),
             inputs: inputs
                 .iter()
@@ -398,7 +402,14 @@ impl Graph {
             slots: next as usize,
             created,
             unreplayable,
-        }
+        };
+        g.plan = plan::Plan::new(&g);
+        g
+    }
+
+    /// What the graph's execution plan does on each replay.
+    pub fn plan_stats(&self) -> &PlanStats {
+        self.plan.stats()
     }
 
     /// The traced inputs' shapes and dtypes.
@@ -503,7 +514,7 @@ impl Graph {
         // Pending writes, in first-write order.
         let mut pending: Vec<(Variable, Tensor)> = Vec::new();
         let mut index: FxHashMap<TensorId, usize> = FxHashMap::default();
-        for n in &self.nodes {
+        for (i, n) in self.nodes.iter().enumerate() {
             match n {
                 Node::Op {
                     op,
@@ -554,6 +565,7 @@ impl Graph {
                     }
                 }
             }
+            self.plan.release(i, &mut vals);
         }
         for (s, seen) in &self.guards {
             if !same_value(&get(&vals, *s), seen) {

@@ -409,7 +409,7 @@ fn one_element(p: &dyn Pointwise, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Opti
 /// shapes agree, the formula on tensors otherwise. A seed known to be all
 /// ones also takes the tensor form, where `1 * v` shares `v`'s elements.
 pub(crate) fn contribution(
-    p: &dyn Pointwise,
+    p: &'static dyn Pointwise,
     k: usize,
     g: &Tensor,
     v: [&Tensor; 2],
@@ -417,12 +417,41 @@ pub(crate) fn contribution(
     if p.passes_through(k) {
         return Ok(g.clone());
     }
-    if !g.is_all_ones() && !record::is_recording() {
+    if !g.is_all_ones() && !record::tapes_recording() {
         if let Some(t) = one_pass(p, k, g, v) {
+            if record::is_tracing() {
+                // A trace keeps the pass as one node, replayed with this kernel.
+                let op = crate::op::OpRef::Shared(Arc::new(Contribution { p, k }));
+                record::trace_op(&op, &[g, v[0], v[1]], &[&t]);
+            }
             return Ok(t);
         }
     }
     p.tensors(k, g, v)
+}
+
+/// Input `k`'s gradient contribution through a pointwise op, as one traced
+/// op: a graph (`crate::graph`) replays the chunk kernel eager's rule runs,
+/// not the formula's public ops one pass each.
+struct Contribution {
+    p: &'static dyn Pointwise,
+    k: usize,
+}
+
+impl Op for Contribution {
+    fn name(&self) -> &'static str {
+        "PointwiseGrad"
+    }
+
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        match inputs {
+            [g, a, b] => Ok(vec![contribution(self.p, self.k, g, [a, b])?]),
+            _ => Err(crate::error::Error::invalid(format!(
+                "PointwiseGrad takes 3 inputs (gradient and two saved values), {} were given",
+                inputs.len()
+            ))),
+        }
+    }
 }
 
 /// Records an elementwise op described by `op`, whose description has a

@@ -147,6 +147,20 @@ pub fn is_recording() -> bool {
     })
 }
 
+/// Whether any tape records on this thread; a tracer alone does not count.
+/// Work no tape differentiates may then take a kernel that is no public op,
+/// as long as it tells an active tracer about itself as one replayable op
+/// (`crate::graph` replays it with the same kernel, so with the same bits).
+#[inline]
+pub fn tapes_recording() -> bool {
+    ACTIVE.with(|a| {
+        a.borrow()
+            .tapes
+            .iter()
+            .any(|t| t.live.load(Ordering::Acquire))
+    })
+}
+
 /// Records `outputs = op(inputs)` on every active tape that tracks one of its
 /// floating inputs (inputs as `(id, dtype)`: a variable's read names its
 /// handle).

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-pub use active::{is_recording, record_op, RecordingContext};
+pub use active::{is_recording, record_op, tapes_recording, RecordingContext};
 pub(crate) use active::{record_cut, record_entry, set_tracer, variable_accessed, Recorder};
 pub use data::CutReason;
 pub(crate) use data::TapeData;

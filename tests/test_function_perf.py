@@ -1,0 +1,193 @@
+"""``tapers.function``'s speed-ups are engaged, and replays keep eager's bits.
+
+Each test checks both: the plan or the call path reports that the faster route ran
+(fused backward regions and pointwise gradient passes in the graph, values released
+early, the per-call fast path taken), and every replayed value equals eager's bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import tapers as tf
+from tapers import _function
+
+
+def only_graph(f):
+    """The one graph a compiled function traced (one signature, one shape)."""
+    graphs = [entry.graph for trace in f._traces for entry in trace.graphs.values()]
+    assert len(graphs) == 1, graphs
+    return graphs[0]
+
+
+def bits(x: Any) -> bytes:
+    return np.asarray(x).tobytes()
+
+
+def _value_and_grad(x: Any) -> Any:
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(tf.tanh(x) * tf.exp(-x * x) + x)
+    return y, t.gradient(y, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_elementwise_backward_replays_as_one_fused_region(dtype: Any) -> None:
+    # Above the fusion threshold (65,536 elements): eager fuses the backward pass
+    # into one chunked region, and so does the trace, as one node.
+    f = tf.function(_value_and_grad)
+    rng = np.random.default_rng(0)
+    for k in range(3):
+        x = tf.constant(rng.normal(size=70_000).astype(dtype))
+        want, got = _value_and_grad(x), f(x)
+        for a, b in zip(want, got):
+            assert bits(a.numpy()) == bits(b.numpy()), f"call {k}"
+    g = only_graph(f)
+    assert g.op_names.count("FusedElementwiseGrad") == 1
+    stats = g.plan_stats
+    assert stats["fused_regions"] == 1
+    # The backward pass is that one node: no op of a derivative formula replays.
+    assert g.op_names == ["Tanh", "Neg", "Mul", "Exp", "Mul", "AddV2", "Sum", "FusedElementwiseGrad"]
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_small_pointwise_gradients_replay_as_one_pass_each() -> None:
+    @tf.function
+    def f(x: Any) -> Any:
+        return _value_and_grad(x)
+
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        x = tf.constant(rng.normal(size=(4, 5)).astype(np.float32))
+        for a, b in zip(_value_and_grad(x), f(x)):
+            assert bits(a.numpy()) == bits(b.numpy())
+    g = only_graph(f)
+    stats = g.plan_stats
+    # Tanh, Exp, the two Muls and Neg: one chunk-kernel pass per wanted input.
+    assert stats["pointwise_grads"] >= 5 and stats["fused_regions"] == 0
+    assert "PointwiseGrad" in g.op_names
+
+
+def _mlp_step(form: str) -> tuple[Callable[[], Any], list[Any]]:
+    rng = np.random.default_rng(2)
+    x = tf.constant(rng.normal(size=(16, 12)).astype(np.float32))
+    labels = rng.integers(0, 3, 16)
+    yt = tf.constant(labels.astype(np.int32))
+    onehot = tf.constant(np.eye(3, dtype=np.float32)[labels])
+    shapes = [(12, 8), (8, 3)]
+    ws = [tf.Variable(rng.normal(size=s).astype(np.float32) * 0.3) for s in shapes]
+    bs = [tf.Variable(np.zeros(s[1], np.float32)) for s in shapes]
+    params = ws + bs
+    opt = tf.optimizers.SGD(0.1, momentum=0.9)
+
+    def fused() -> Any:
+        with tf.GradientTape() as tape:
+            h = tf.nn.relu(x @ ws[0] + bs[0])
+            logits = h @ ws[1] + bs[1]
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yt, logits=logits))
+        opt.apply_gradients(zip(tape.gradient(loss, params), params))
+        return loss
+
+    def user() -> Any:
+        with tf.GradientTape() as tape:
+            h = tf.maximum(x @ ws[0] + bs[0], 0.0)
+            logits = h @ ws[1] + bs[1]
+            z = logits - tf.reduce_max(logits, axis=1, keepdims=True)
+            logp = z - tf.math.log(tf.reduce_sum(tf.exp(z), axis=1, keepdims=True))
+            loss = -tf.reduce_mean(tf.reduce_sum(onehot * logp, axis=1))
+        for v, g in zip(params, tape.gradient(loss, params)):
+            v.assign_sub(0.1 * g)
+        return loss
+
+    return (fused if form == "fused" else user), params
+
+
+@pytest.mark.parametrize("form", ["fused", "user"])
+def test_training_steps_replay_bitwise_and_release_values_early(form: str) -> None:
+    eager, eager_params = _mlp_step(form)
+    step, params = _mlp_step(form)
+    compiled = tf.function(step)
+    for k in range(4):
+        le, lf = eager(), compiled()
+        assert bits(le.numpy()) == bits(lf.numpy()), f"loss at step {k}"
+        for a, b in zip(eager_params, params):
+            assert bits(a.numpy()) == bits(b.numpy()), f"variable after step {k}"
+    g = only_graph(compiled)
+    stats = g.plan_stats
+    # Liveness: activations go once the backward pass has read them, so far
+    # fewer values are alive at once than the step computes.
+    assert stats["released_early"] > 0
+    assert stats["peak_live"] < stats["computed"]
+    assert stats["pointwise_grads"] > 0
+    assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_calls_of_tensors_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    @tf.function
+    def f(x: Any) -> Any:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = x * x
+        return t.gradient(y, x)
+
+    x = tf.constant(3.0)
+    assert float(f(x)) == 6.0
+    assert f._fast is not None
+
+    # Engaged: no signature is computed in Python for a matching call.
+    def no_signature(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the fast path computed a signature")
+
+    with monkeypatch.context() as m:
+        m.setattr(_function, "_Inputs", no_signature)
+        for v in (4.0, -2.5):
+            assert float(f(tf.constant(v))) == 2 * v
+    # Calls the fast path does not fit take the general path: another shape
+    # traces again; a numpy array of the traced shape and dtype reuses the graph.
+    assert f(tf.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
+    assert f.experimental_get_tracing_count() == 2
+    assert float(f(np.array(1.5, np.float32))) == 3.0
+    assert float(f(tf.constant(5.0))) == 10.0
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_fast_path_respects_guards_and_structures() -> None:
+    traces: list[int] = []
+
+    @tf.function
+    def f(x: Any, y: Any) -> Any:
+        traces.append(1)
+        # A value read into Python: a guard.
+        if float(tf.reduce_sum(x)) > 0:
+            return {"out": x + y, "n": 1}
+        return {"out": x - y, "n": 2}
+
+    one, two = tf.constant([1.0, 2.0]), tf.constant([10.0, 20.0])
+    assert f(one, two)["out"].numpy().tolist() == [11.0, 22.0]
+    r = f(one, two)
+    assert r["out"].numpy().tolist() == [11.0, 22.0] and r["n"] == 1
+    assert len(traces) == 1
+    # The guard fails on the fast path: the call traces again, as on the general path.
+    r = f(-one, two)
+    assert r["out"].numpy().tolist() == [-11.0, -22.0] and r["n"] == 2
+    assert len(traces) == 2
+
+
+def test_fast_path_errors_leave_variables_untouched() -> None:
+    v = tf.Variable(10, dtype=tf.int64)
+
+    @tf.function
+    def step(d: Any) -> Any:
+        v.assign_sub(1)
+        return tf.math.floordiv(v.read_value(), d)
+
+    assert int(step(tf.constant(3, dtype=tf.int64))) == 3
+    assert step._fast is not None
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+        step(tf.constant(0, dtype=tf.int64))
+    assert int(v.numpy()) == 9
+    assert int(step(tf.constant(2, dtype=tf.int64))) == 4
+    assert int(v.numpy()) == 8 and step.experimental_get_tracing_count() == 1
