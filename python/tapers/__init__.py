@@ -23,6 +23,7 @@ from . import (
     random,
     train,
 )
+from ._complex import complex
 
 # The ops TensorFlow has at top level, Tensor and Variable: the binding's list.
 from ._core import *  # noqa: F403
@@ -37,7 +38,27 @@ from ._print import print as print
 from ._shape import TensorShape
 from ._spec import TensorSpec
 from ._tape import GradientTape, UnconnectedGradients
-from .dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64
+from .dtypes import (
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 
 mod = math.floormod
 realdiv = math.divide
@@ -53,4 +74,6 @@ __all__ = [
     "truediv", "Module", "keras", "name_scope", "distribute", "Function", "function",
 ]  # fmt: skip
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
+__all__ += ["complex", "bfloat16", "complex64", "complex128", "float16", "half"]
+__all__ += ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]
 __all__ += ["TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid", "vectorized_map"]
