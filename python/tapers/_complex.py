@@ -22,7 +22,22 @@ def _tensor(x: Any) -> Tensor:
 def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TensorFlow's name
     """``real + 1j * imag`` with broadcasting: float32 parts give complex64, float64 parts complex128.
 
-    Raises ``TypeError`` (TF's message) when the parts' dtypes differ or are not float32/float64.
+    Parameters
+    ----------
+    real, imag : tensor-like
+        The parts, both float32 or both float64.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    Tensor
+        complex64 or complex128.
+
+    Raises
+    ------
+    TypeError
+        When the parts' dtypes differ or are not float32/float64 (TF's message).
     """
     re, im = _tensor(real), _tensor(imag)
     if re.dtype != im.dtype or re.dtype not in (float32, float64):
@@ -41,14 +56,40 @@ def _numeric(x: Tensor) -> None:
 
 
 def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
-    """The real part of a complex tensor (float32 for complex64, float64 for complex128); a real tensor itself."""
+    """The real part of a complex tensor.
+
+    Parameters
+    ----------
+    input : tensor-like
+        Any numeric tensor.
+    name : str, optional
+        Ignored.
+
+    Returns
+    -------
+    Tensor
+        float32 for complex64, float64 for complex128; a real tensor is returned as it is.
+    """
     x = _tensor(input)
     _numeric(x)
     return constant(np.real(x.numpy())) if x.dtype.is_complex else x
 
 
 def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
-    """The imaginary part of a complex tensor; zeros of the same dtype for a real tensor."""
+    """The imaginary part of a complex tensor.
+
+    Parameters
+    ----------
+    input : tensor-like
+        Any numeric tensor.
+    name : str, optional
+        Ignored.
+
+    Returns
+    -------
+    Tensor
+        float32 for complex64, float64 for complex128; zeros of the same dtype for a real tensor.
+    """
     x = _tensor(input)
     _numeric(x)
     if x.dtype.is_complex:
@@ -57,15 +98,40 @@ def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TensorF
 
 
 def conj(x: Any, name: str | None = None) -> Tensor:
-    """The complex conjugate; a real tensor itself."""
+    """The complex conjugate.
+
+    Parameters
+    ----------
+    x : tensor-like
+        Any numeric tensor.
+    name : str, optional
+        Ignored.
+
+    Returns
+    -------
+    Tensor
+        Same dtype; a real tensor is returned as it is.
+    """
     t = _tensor(x)
     _numeric(t)
     return constant(np.conj(t.numpy())) if t.dtype.is_complex else t
 
 
 def angle(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
-    """The argument (phase) of each element: ``atan2(imag, real)``; for a real float tensor, pi where it
-    is negative and 0 elsewhere (TF's rule)."""
+    """The argument (phase) of each element: ``atan2(imag, real)``.
+
+    Parameters
+    ----------
+    input : tensor-like
+        A complex or real floating tensor (integers: TF's ``TypeError``).
+    name : str, optional
+        Ignored.
+
+    Returns
+    -------
+    Tensor
+        The real dtype; for a real tensor, pi where it is negative and 0 elsewhere (TF's rule).
+    """
     x = _tensor(input)
     _numeric(x)
     if x.dtype.is_complex:
