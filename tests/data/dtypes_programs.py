@@ -224,7 +224,9 @@ def run(expr: str, tf: Any, printer: Any = printed_py) -> dict[str, Any]:
         return str(printer(tf, x))
 
     try:
-        r = eval(expr, {"tf": tf, "np": np, "printed": printed})  # noqa: S307 - fixed program text
+        # numpy warns when the sources' astype overflows (1e10 to float16 is inf, as intended).
+        with np.errstate(all="ignore"):
+            r = eval(expr, {"tf": tf, "np": np, "printed": printed})  # noqa: S307 - fixed program text
     except Exception as e:  # noqa: BLE001 - the class and message are the outcome
         return {"t": "error", "class": type(e).__name__, "message": str(e)}
     if hasattr(r, "numpy") and hasattr(r, "dtype") and hasattr(r, "shape"):
