@@ -182,6 +182,9 @@ NOT_IN_TABLE = {
         + ["cumulative_logsumexp", "moments", "batch_normalization", "conv1d", "depthwise_conv2d", "conv2d_transpose"],
         "index, segment or window arguments: test_ops_common.py (TF fixtures, finite differences)",
     ),
+    **dict.fromkeys(
+        ["real", "imag", "conj", "angle"], "complex values, not recorded on tapes: test_dtypes.py (TF fixtures)"
+    ),
 }
 
 

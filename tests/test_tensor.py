@@ -55,8 +55,8 @@ class TestCreation:
     def test_unsupported_values(self):
         with pytest.raises(TypeError):
             tf.constant("text")
-        with pytest.raises(TypeError, match="float16"):
-            tf.constant(np.ones(2, dtype=np.float16))
+        with pytest.raises(TypeError, match="tapers supports dtypes .*; got a numpy array of dtype str"):
+            tf.constant(np.array(["a"]))
         with pytest.raises(TypeError):
             tf.constant(object())
 

@@ -23,6 +23,7 @@ from . import (
     random,
     train,
 )
+from ._complex import complex
 from ._control import case, cond, switch_case, while_loop
 
 # The ops TensorFlow has at top level, Tensor and Variable: the binding's list.
@@ -39,7 +40,27 @@ from ._print import print as print
 from ._shape import TensorShape
 from ._spec import TensorSpec
 from ._tape import GradientTape, UnconnectedGradients
-from .dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64
+from .dtypes import (
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 
 atan2 = math.atan2
 mod = math.floormod
@@ -59,3 +80,5 @@ __all__ = [
 __all__ += ["case", "cond", "switch_case", "while_loop"]
 __all__ += ["IndexedSlices", "TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid"]
 __all__ += ["atan2", "vectorized_map"]
+__all__ += ["complex", "bfloat16", "complex64", "complex128", "float16", "half"]
+__all__ += ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]

@@ -4,8 +4,9 @@ Unlike Python's ``print`` of a tensor (its ``repr``), this prints only values:
 ``[0 1 2 ... 7 8 9]`` with at most ``summarize`` entries at each end of every
 axis, floats with the shortest of 6 (float32) or 15 (float64) significant
 digits that round-trips, else 9 or 17 (TensorFlow's C++ formatting), bools as
-``1``/``0``. Structures (lists, tuples, dicts) print as Python prints them, with
-each tensor in them formatted so.
+``1``/``0``, float16/bfloat16 as float32, complex numbers as ``?``. Structures
+(lists, tuples, dicts) print as Python prints them, with each tensor in them
+formatted so.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ def _float_text(v: Any, digits: int, more: int, kind: type) -> str:
 def _scalar_text(v: Any) -> str:
     if isinstance(v, np.bool_):
         return "1" if v else "0"
-    if isinstance(v, np.float32):
-        return _float_text(v, 6, 9, np.float32)
+    if isinstance(v, np.complexfloating):
+        return "?"  # TensorFlow's print op has no complex formatting
+    if isinstance(v, (np.float32, np.float16)) or type(v).__name__ == "bfloat16":
+        # float16/bfloat16 print as the float32 they widen to.
+        return _float_text(np.float32(v), 6, 9, np.float32)
     if isinstance(v, np.floating):
         return _float_text(v, 15, 17, np.float64)
     return str(v)

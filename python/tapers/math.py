@@ -1,5 +1,6 @@
 """``tapers.math``: elementwise math and reductions, as ``tf.math``."""
 
+from ._complex import angle, conj, imag, real
 from ._core.math import *  # noqa: F403
 from ._core.math import __all__ as __all__
 from ._core.math import divide, floormod
@@ -7,4 +8,4 @@ from ._core.math import divide, floormod
 mod = floormod
 truediv = divide
 
-__all__ = [*__all__, "mod", "truediv"]
+__all__ = [*__all__, "angle", "conj", "imag", "mod", "real", "truediv"]

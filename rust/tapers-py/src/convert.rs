@@ -10,18 +10,44 @@ use numpy::{PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use tapers::Num;
 use tapers::{ops, DType, Tensor};
 
 use crate::errors::IntoPyResult;
 use crate::tensor::PyTensor;
 use crate::variable::PyVariable;
 
-const ALL: [DType; 5] = [DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool];
+use DType as D;
 
 fn index_of(d: DType) -> usize {
-    ALL.iter().position(|&x| x == d).expect("all dtypes listed")
+    D::ALL
+        .iter()
+        .position(|&x| x == d)
+        .expect("all dtypes listed")
+}
+
+/// The error for a dtype tapers does not have (strings, quantized types, ...).
+pub fn unsupported_dtype(what: &str) -> PyErr {
+    let names: Vec<&str> = D::ALL.iter().map(|d| d.name()).collect();
+    PyTypeError::new_err(format!(
+        "tapers supports dtypes {}; got {what}",
+        names.join(", ")
+    ))
+}
+
+/// Imports `ml_dtypes`, which gives numpy its `bfloat16` (as TensorFlow does).
+pub fn need_ml_dtypes(py: Python<'_>) -> PyResult<()> {
+    static DONE: PyOnceLock<()> = PyOnceLock::new();
+    DONE.get_or_try_init(py, || {
+        py.import("ml_dtypes").map(|_| ()).map_err(|_| {
+            pyo3::exceptions::PyImportError::new_err(
+                "bfloat16 tensors need the ml_dtypes package for numpy interop (pip install ml_dtypes)",
+            )
+        })
+    })
+    .map(|_| ())
 }
 
 /// The `tapers.float32`-style object for a dtype.
@@ -29,7 +55,8 @@ pub fn dtype_object(py: Python<'_>, d: DType) -> PyResult<Bound<'_, PyAny>> {
     static OBJS: PyOnceLock<Vec<Py<PyAny>>> = PyOnceLock::new();
     let objs = OBJS.get_or_try_init(py, || {
         let m = py.import("tapers.dtypes")?;
-        ALL.iter()
+        D::ALL
+            .iter()
             .map(|d| Ok(m.getattr(d.name())?.unbind()))
             .collect::<PyResult<Vec<_>>>()
     })?;
@@ -55,11 +82,7 @@ pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
             .getattr("name")?
             .extract()?
     };
-    DType::from_name(&name).ok_or_else(|| {
-        PyTypeError::new_err(format!(
-            "tapers supports dtypes float32, float64, int32, int64 and bool; got {name}"
-        ))
-    })
+    DType::from_name(&name).ok_or_else(|| unsupported_dtype(&name))
 }
 
 /// How strictly a requested dtype applies.
@@ -82,9 +105,10 @@ fn cannot_convert(obj: &Bound<'_, PyAny>, d: DType) -> PyErr {
         .repr()
         .map(|r| r.to_string())
         .unwrap_or_else(|_| "value".into());
+    // TF names the dtype as its kernels do ("float", "half", ...).
     PyTypeError::new_err(format!(
         "Cannot convert {r} to EagerTensor of dtype {}",
-        d.name()
+        d.kernel_name()
     ))
 }
 
@@ -101,28 +125,56 @@ fn to_f32(v: f64) -> PyResult<f32> {
 }
 
 fn scalar_exact(obj: &Bound<'_, PyAny>, d: DType) -> PyResult<Tensor> {
+    // TF's conversion takes a Python bool as 0/1 for these dtypes only, and
+    // refuses it for the others ("Cannot convert True to EagerTensor of
+    // dtype uint8").
+    let takes_bool = matches!(
+        d,
+        D::F32 | D::F64 | D::I32 | D::I64 | D::Bool | D::U64 | D::F16 | D::C128
+    );
     if obj.is_instance_of::<PyBool>() {
+        if !takes_bool {
+            return Err(cannot_convert(obj, d));
+        }
         return Ok(Tensor::scalar_of(d, obj.extract::<bool>()? as u8 as f64));
     }
     if obj.is_instance_of::<PyInt>() {
         return match d {
-            DType::F32 => Ok(Tensor::scalar(obj.extract::<f64>()? as f32)),
-            DType::F64 => Ok(Tensor::scalar(obj.extract::<f64>()?)),
-            DType::I32 => obj
+            D::F32 => Ok(Tensor::scalar(obj.extract::<f64>()? as f32)),
+            D::I32 => obj
                 .extract::<i32>()
                 .map(Tensor::scalar)
                 .map_err(|_| cannot_convert(obj, d)),
-            DType::I64 => obj
+            D::I64 => obj
                 .extract::<i64>()
                 .map(Tensor::scalar)
                 .map_err(|_| cannot_convert(obj, d)),
-            DType::Bool => Err(cannot_convert(obj, d)),
+            D::Bool => Err(cannot_convert(obj, d)),
+            // TF wraps a Python int into the smaller integer types
+            // (`tf.constant(300, dtype=tf.uint8)` is 44).
+            d if d.is_integer() => {
+                let v: i128 = if d == D::U64 {
+                    obj.extract::<u64>().map_err(|_| cannot_convert(obj, d))? as i128
+                } else {
+                    obj.extract::<i128>().map_err(|_| cannot_convert(obj, d))?
+                };
+                Ok(Tensor::scalar_num(d, Num::Int(v)))
+            }
+            d => Ok(Tensor::scalar_num(d, Num::Float(obj.extract::<f64>()?))),
+        };
+    }
+    if obj.is_instance_of::<PyComplex>() {
+        let c = obj.cast::<PyComplex>()?;
+        return if d.is_complex() {
+            Ok(Tensor::scalar_num(d, Num::Complex(c.real(), c.imag())))
+        } else {
+            Err(cannot_convert(obj, d))
         };
     }
     let v: f64 = obj.extract()?;
     match d {
-        DType::F32 => Ok(Tensor::scalar(to_f32(v)?)),
-        DType::F64 => Ok(Tensor::scalar(v)),
+        D::F32 => Ok(Tensor::scalar(to_f32(v)?)),
+        d if d.is_float() || d.is_complex() => Ok(Tensor::scalar_num(d, Num::Float(v))),
         _ => Err(cannot_convert(obj, d)),
     }
 }
@@ -142,6 +194,12 @@ fn scalar_default(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             ))
         });
     }
+    if let Ok(c) = obj.cast::<PyComplex>() {
+        return Ok(Tensor::scalar_num(
+            D::C128,
+            Num::Complex(c.real(), c.imag()),
+        ));
+    }
     Ok(Tensor::scalar(to_f32(obj.extract::<f64>()?)?))
 }
 
@@ -155,13 +213,9 @@ fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     let np_name: String = arr.dtype().getattr("name")?.extract()?;
     let a = arr.as_any();
     match DType::from_name(&np_name) {
-        Some(DType::F32) => copy_array::<f32>(a),
-        Some(DType::F64) => copy_array::<f64>(a),
-        Some(DType::I32) => copy_array::<i32>(a),
-        Some(DType::I64) => copy_array::<i64>(a),
-        Some(DType::Bool) => copy_array::<bool>(a),
-        None => Err(PyTypeError::new_err(format!(
-            "tapers supports dtypes float32, float64, int32, int64 and bool; got a numpy array of dtype {np_name}"
+        Some(d) => tapers::with_dtype!(d, T => copy_array::<T>(a)),
+        None => Err(unsupported_dtype(&format!(
+            "a numpy array of dtype {np_name}"
         ))),
     }
 }
@@ -229,6 +283,7 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
     if obj.is_exact_instance_of::<PyFloat>()
         || obj.is_exact_instance_of::<PyInt>()
         || obj.is_exact_instance_of::<PyBool>()
+        || obj.is_exact_instance_of::<PyComplex>()
     {
         return match want {
             Want::Any => scalar_default(obj),
@@ -305,7 +360,12 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, want: Want) -> PyResult<Tensor> {
             // not (TF: "Cannot convert [1.0, 2.0] to EagerTensor of dtype
             // int32"); an empty list converts to anything.
             let nonempty = arr.len() > 0;
-            let lossy = kind == "f" && d.is_integer() && !from_numpy && nonempty;
+            let lossy = (kind == "f" && d.is_integer() || kind == "c" && !d.is_complex())
+                && !from_numpy
+                && nonempty;
+            if d == D::BF16 {
+                need_ml_dtypes(obj.py())?;
+            }
             let bad_bool = (d == DType::Bool) != (kind == "b") && !from_numpy && nonempty;
             if lossy || bad_bool {
                 return match want {

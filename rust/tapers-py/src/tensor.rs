@@ -7,7 +7,7 @@ use pyo3::pyclass::CompareOp;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple};
 
-use tapers::{ops, tuple_string, DType, Storage, Tensor};
+use tapers::{ops, tuple_string, DType, Tensor};
 
 use crate::call::{call, Work};
 use crate::convert::{binary_operands, dtype_object, to_tensor, Want};
@@ -74,14 +74,11 @@ pub fn to_numpy<'py>(t: &Tensor, owner: Bound<'py, PyAny>) -> PyResult<Bound<'py
     // or reallocates a buffer that a `Tensor` shares (copy-on-write would copy
     // first). The array is made read-only below, so numpy cannot write either.
     // Exercised by tests/test_numpy.py::test_numpy_is_zero_copy_and_readonly.
+    if t.dtype() == tapers::DType::BF16 {
+        crate::convert::need_ml_dtypes(owner.py())?;
+    }
     let arr = unsafe {
-        match t.storage() {
-            Storage::F32(a) => PyArray::borrow_from_array(a, owner).into_any(),
-            Storage::F64(a) => PyArray::borrow_from_array(a, owner).into_any(),
-            Storage::I32(a) => PyArray::borrow_from_array(a, owner).into_any(),
-            Storage::I64(a) => PyArray::borrow_from_array(a, owner).into_any(),
-            Storage::Bool(a) => PyArray::borrow_from_array(a, owner).into_any(),
-        }
+        tapers::with_storage!(t.storage(), a => PyArray::borrow_from_array(a, owner).into_any())
     };
     let kw = PyDict::new(arr.py());
     kw.set_item("write", false)?;
@@ -98,6 +95,14 @@ pub fn numpy_value<'py>(t: &Tensor, owner: Bound<'py, PyAny>) -> PyResult<Bound<
     } else {
         Ok(arr)
     }
+}
+
+/// The one element of a one-element tensor, exactly.
+pub fn scalar_num(t: &Tensor) -> PyResult<tapers::Num> {
+    use tapers::Scalar;
+    tapers::with_storage!(t.storage(), a => a.iter().next().map(|v| v.to_num())).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err("an empty tensor has no scalar value")
+    })
 }
 
 /// TensorFlow's `numpy_text`.
@@ -198,21 +203,39 @@ macro_rules! number_protocol {
                 $crate::tensor::scalar_check(&t)?;
                 t.to_f64_scalar().py()
             }
-            fn __int__(slf: &Bound<'_, Self>) -> PyResult<i64> {
+            fn __int__(slf: &Bound<'_, Self>) -> PyResult<i128> {
                 let t = $crate::tensor::read_out(slf.as_any())?;
                 $crate::tensor::scalar_check(&t)?;
-                let v = t.to_f64_scalar().py()?;
-                if !v.is_finite() {
-                    return Err(pyo3::exceptions::PyValueError::new_err(format!("cannot convert float {v} to integer")));
+                // Integers exactly (uint64 and int64 beyond 2^53 included).
+                match $crate::tensor::scalar_num(&t)? {
+                    tapers::Num::Int(i) => Ok(i),
+                    n => {
+                        let v = n.re();
+                        if !v.is_finite() {
+                            return Err(pyo3::exceptions::PyValueError::new_err(format!("cannot convert float {v} to integer")));
+                        }
+                        Ok(v.trunc() as i128)
+                    }
                 }
-                Ok(v.trunc() as i64)
+            }
+            fn __complex__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+                let t = $crate::tensor::read_out(slf.as_any())?;
+                $crate::tensor::scalar_check(&t)?;
+                let (re, im) = match $crate::tensor::scalar_num(&t)? {
+                    tapers::Num::Complex(re, im) => (re, im),
+                    n => (n.re(), 0.0),
+                };
+                Ok(pyo3::types::PyComplex::from_doubles(slf.py(), re, im).into_any().unbind())
             }
             fn __index__(slf: &Bound<'_, Self>) -> PyResult<i64> {
                 let t = $crate::tensor::read_out(slf.as_any())?;
                 if !t.dtype().is_integer() || t.rank() != 0 {
                     return Err(PyTypeError::new_err("only integer scalar tensors can be converted to a scalar index"));
                 }
-                Ok(t.to_f64_scalar().py()? as i64)
+                match $crate::tensor::scalar_num(&t)? {
+                    tapers::Num::Int(i) => Ok(i as i64),
+                    n => Ok(n.re() as i64),
+                }
             }
             fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
                 let t = $crate::tensor::read_out(slf.as_any())?;

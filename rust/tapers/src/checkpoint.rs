@@ -18,33 +18,98 @@ use safetensors::SafeTensors;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::{Storage, Tensor};
+use crate::tensor::Tensor;
+use crate::{with_dtype, with_storage};
 
-fn st_dtype(d: DType) -> Dtype {
-    match d {
-        DType::F32 => Dtype::F32,
-        DType::F64 => Dtype::F64,
-        DType::I32 => Dtype::I32,
-        DType::I64 => Dtype::I64,
-        DType::Bool => Dtype::BOOL,
+/// The safetensors dtype of each tapers dtype it can store (it has no complex128).
+const ST_DTYPES: [(DType, Dtype); 14] = [
+    (DType::F32, Dtype::F32),
+    (DType::F64, Dtype::F64),
+    (DType::I32, Dtype::I32),
+    (DType::I64, Dtype::I64),
+    (DType::Bool, Dtype::BOOL),
+    (DType::U8, Dtype::U8),
+    (DType::I8, Dtype::I8),
+    (DType::I16, Dtype::I16),
+    (DType::U16, Dtype::U16),
+    (DType::U32, Dtype::U32),
+    (DType::U64, Dtype::U64),
+    (DType::F16, Dtype::F16),
+    (DType::BF16, Dtype::BF16),
+    (DType::C64, Dtype::C64),
+];
+
+fn st_dtype(d: DType) -> Result<Dtype> {
+    ST_DTYPES
+        .iter()
+        .find(|p| p.0 == d)
+        .map(|p| p.1)
+        .ok_or_else(|| Error::invalid(format!("checkpoint: safetensors cannot store {d} tensors")))
+}
+
+/// Little-endian bytes of one element, and back.
+trait Le: Sized + Copy {
+    const N: usize;
+    fn put(self, out: &mut Vec<u8>);
+    fn get(b: &[u8]) -> Self;
+}
+
+macro_rules! le {
+    ($($t:ty),*) => {$(
+        impl Le for $t {
+            const N: usize = std::mem::size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.try_into().expect("chunks_exact gives N bytes"))
+            }
+        }
+    )*};
+}
+le!(
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    crate::dtype::f16,
+    crate::dtype::bf16
+);
+
+impl<T: Le> Le for num_complex::Complex<T> {
+    const N: usize = 2 * T::N;
+    fn put(self, out: &mut Vec<u8>) {
+        self.re.put(out);
+        self.im.put(out);
+    }
+    fn get(b: &[u8]) -> Self {
+        num_complex::Complex::new(T::get(&b[..T::N]), T::get(&b[T::N..]))
+    }
+}
+
+impl Le for bool {
+    const N: usize = 1;
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(self as u8);
+    }
+    fn get(b: &[u8]) -> Self {
+        b[0] == 1
     }
 }
 
 /// Little-endian bytes of a tensor, row-major.
 fn to_bytes(t: &Tensor) -> Vec<u8> {
-    fn le<T: Copy, const N: usize>(
-        a: impl Iterator<Item = T>,
-        f: impl Fn(T) -> [u8; N],
-    ) -> Vec<u8> {
-        a.flat_map(f).collect()
-    }
-    match t.storage() {
-        Storage::F32(a) => le(a.iter().copied(), f32::to_le_bytes),
-        Storage::F64(a) => le(a.iter().copied(), f64::to_le_bytes),
-        Storage::I32(a) => le(a.iter().copied(), i32::to_le_bytes),
-        Storage::I64(a) => le(a.iter().copied(), i64::to_le_bytes),
-        Storage::Bool(a) => a.iter().map(|&b| b as u8).collect(),
-    }
+    with_storage!(t.storage(), a => {
+        let mut out = Vec::with_capacity(t.numel() * t.dtype().size_of());
+        a.iter().for_each(|v| v.put(&mut out));
+        out
+    })
 }
 
 /// Writes `tensors` (name, value) and string `metadata` to `path`, replacing
@@ -68,7 +133,7 @@ pub fn save(
         .iter()
         .zip(&bytes)
         .map(|((name, t), b)| {
-            TensorView::new(st_dtype(t.dtype()), t.shape().to_vec(), b)
+            TensorView::new(st_dtype(t.dtype())?, t.shape().to_vec(), b)
                 .map(|v| (name.clone(), v))
                 .map_err(|e| Error::invalid(format!("checkpoint: tensor '{name}': {e}")))
         })
@@ -137,25 +202,19 @@ pub fn parse(bytes: &[u8]) -> Result<Loaded> {
                 ))
             })?;
         let shape = info.shape.clone();
-        let t = match info.dtype {
-            Dtype::F32 => Tensor::from_vec(decode(data, f32::from_le_bytes), &shape),
-            Dtype::F64 => Tensor::from_vec(decode(data, f64::from_le_bytes), &shape),
-            Dtype::I32 => Tensor::from_vec(decode(data, i32::from_le_bytes), &shape),
-            Dtype::I64 => Tensor::from_vec(decode(data, i64::from_le_bytes), &shape),
-            Dtype::BOOL => {
-                if let Some(b) = data.iter().find(|&&b| b > 1) {
-                    return Err(corrupt(format!("tensor '{name}': byte {b} is not a bool")));
-                }
-                Tensor::from_vec(data.iter().map(|&b| b == 1).collect::<Vec<bool>>(), &shape)
-            }
-            other => {
-                return Err(Error::invalid(format!(
-                    "checkpoint tensor '{name}' has dtype {other:?}, which tapers does not support \
-                     (float32, float64, int32, int64, bool)"
-                )))
+        let Some(&(dtype, _)) = ST_DTYPES.iter().find(|p| p.1 == info.dtype) else {
+            return Err(Error::invalid(format!(
+                "checkpoint tensor '{name}' has dtype {:?}, which tapers does not support",
+                info.dtype
+            )));
+        };
+        if dtype == DType::Bool {
+            if let Some(b) = data.iter().find(|&&b| b > 1) {
+                return Err(corrupt(format!("tensor '{name}': byte {b} is not a bool")));
             }
         }
-        .map_err(|e| corrupt(format!("tensor '{name}': {e}")))?;
+        let t = with_dtype!(dtype, T => Tensor::from_vec(decode::<T>(data), &shape))
+            .map_err(|e| corrupt(format!("tensor '{name}': {e}")))?;
         tensors.push((name, t));
     }
     Ok(Loaded {
@@ -164,8 +223,6 @@ pub fn parse(bytes: &[u8]) -> Result<Loaded> {
     })
 }
 
-fn decode<T, const N: usize>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-    data.chunks_exact(N)
-        .map(|c| f(c.try_into().expect("chunks_exact gives N bytes")))
-        .collect()
+fn decode<T: Le>(data: &[u8]) -> Vec<T> {
+    data.chunks_exact(T::N).map(T::get).collect()
 }

@@ -46,7 +46,7 @@
 // The layers, bottom to top; a module imports only from layers below it.
 // Vocabulary:
 mod dims;
-mod dtype;
+pub mod dtype;
 mod error;
 mod shape;
 // Storage and kernels (the only place that knows about cores):
@@ -70,7 +70,7 @@ mod variable;
 
 pub use autodiff::{Explanation, Gradient, IndexedSlices, PassStats, Source, Unconnected};
 pub use dims::{tuple_string, Dims, ShapeDisplay};
-pub use dtype::{DType, ToF64};
+pub use dtype::{DType, Num, Scalar, ToF64};
 pub use error::{CallbackError, Error, ErrorKind, Result};
 pub use record::{is_recording, record_op, BackwardFn, CutReason, Effect, RecordingContext};
 pub use shape::{broadcast_shapes, normalize_axis};

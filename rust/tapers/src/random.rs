@@ -112,7 +112,7 @@ impl Draw {
                         let v: Vec<i64> = (0..n).map(|_| rng.random_range(lo..hi)).collect();
                         ops::cast(&Tensor::from_vec(v, shape)?, dtype)
                     }
-                    DType::Bool => Err(Error::UnsupportedDType {
+                    _ => Err(Error::UnsupportedDType {
                         op: "RandomUniform",
                         dtype,
                         allowed: "float32, float64, int32, int64",

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use ndarray::{ArcArray, ArrayD, IxDyn};
 
-use crate::dtype::DType;
+use crate::dtype::{DType, Num, Scalar};
 use crate::error::{Error, Result};
 use crate::shape::{checked_numel, ShapeDisplay};
 
@@ -32,19 +32,44 @@ impl TensorId {
     }
 }
 
-/// The typed element storage of a tensor.
-#[derive(Clone)]
-pub enum Storage {
-    /// float32 elements.
-    F32(ArcArray<f32, IxDyn>),
-    /// float64 elements.
-    F64(ArcArray<f64, IxDyn>),
-    /// int32 elements.
-    I32(ArcArray<i32, IxDyn>),
-    /// int64 elements.
-    I64(ArcArray<i64, IxDyn>),
-    /// bool elements.
-    Bool(ArcArray<bool, IxDyn>),
+/// Lists every dtype as `(Variant, element type)` to a macro, so storage,
+/// dispatch and element impls are written once for all of them.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_dtype {
+    ([$($m:tt)*] $(($($args:tt)*))?) => {
+        $($m)*!{ $($($args)*)? ;
+            (F32, f32), (F64, f64), (I32, i32), (I64, i64), (Bool, bool),
+            (U8, u8), (I8, i8), (I16, i16), (U16, u16), (U32, u32), (U64, u64),
+            (F16, $crate::dtype::f16), (BF16, $crate::dtype::bf16),
+            (C64, $crate::dtype::c64), (C128, $crate::dtype::c128)
+        }
+    };
+}
+
+macro_rules! storage_enum {
+    (; $(($v:ident, $t:ty)),*) => {
+        /// The typed element storage of a tensor: one variant per [`DType`].
+        #[derive(Clone)]
+        pub enum Storage {
+            $(
+                #[doc = concat!("`", stringify!($t), "` elements.")]
+                $v(ArcArray<$t, IxDyn>),
+            )*
+        }
+
+        impl Storage {
+            /// The dtype of the elements.
+            #[inline]
+            pub fn dtype(&self) -> DType {
+                match self {
+                    $(Storage::$v(_) => DType::$v,)*
+                }
+            }
+        }
+
+        $(element!($t, $v);)*
+    };
 }
 
 /// Applies an expression to the array inside a [`Storage`], whatever its dtype.
@@ -52,12 +77,16 @@ pub enum Storage {
 #[doc(hidden)]
 macro_rules! with_storage {
     ($s:expr, $a:ident => $body:expr) => {
+        $crate::for_each_dtype!([$crate::with_storage_arms] ($s, $a => $body))
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_storage_arms {
+    ($s:expr, $a:ident => $body:expr; $(($v:ident, $t:ty)),*) => {
         match $s {
-            $crate::Storage::F32($a) => $body,
-            $crate::Storage::F64($a) => $body,
-            $crate::Storage::I32($a) => $body,
-            $crate::Storage::I64($a) => $body,
-            $crate::Storage::Bool($a) => $body,
+            $($crate::Storage::$v($a) => $body,)*
         }
     };
 }
@@ -67,29 +96,72 @@ macro_rules! with_storage {
 #[doc(hidden)]
 macro_rules! map_storage {
     ($s:expr, $a:ident => $body:expr) => {
+        $crate::for_each_dtype!([$crate::map_storage_arms] ($s, $a => $body))
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! map_storage_arms {
+    ($s:expr, $a:ident => $body:expr; $(($v:ident, $t:ty)),*) => {
         match $s {
-            $crate::Storage::F32($a) => $crate::Storage::F32($body),
-            $crate::Storage::F64($a) => $crate::Storage::F64($body),
-            $crate::Storage::I32($a) => $crate::Storage::I32($body),
-            $crate::Storage::I64($a) => $crate::Storage::I64($body),
-            $crate::Storage::Bool($a) => $crate::Storage::Bool($body),
+            $($crate::Storage::$v($a) => $crate::Storage::$v($body),)*
+        }
+    };
+}
+
+/// Like [`with_storage!`] for the real (ordered) dtypes, bool included; a
+/// complex storage goes to the `$other` arm.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_real_storage {
+    ($s:expr, $a:ident => $body:expr, $other:pat => $else:expr) => {
+        match $s {
+            $crate::Storage::F32($a) => $body,
+            $crate::Storage::F64($a) => $body,
+            $crate::Storage::I32($a) => $body,
+            $crate::Storage::I64($a) => $body,
+            $crate::Storage::Bool($a) => $body,
+            $crate::Storage::U8($a) => $body,
+            $crate::Storage::I8($a) => $body,
+            $crate::Storage::I16($a) => $body,
+            $crate::Storage::U16($a) => $body,
+            $crate::Storage::U32($a) => $body,
+            $crate::Storage::U64($a) => $body,
+            $crate::Storage::F16($a) => $body,
+            $crate::Storage::BF16($a) => $body,
+            $other => $else,
+        }
+    };
+}
+
+/// Runs `$body` with the type alias `$T` naming the element type of `dtype`:
+/// `with_dtype!(d, T => Tensor::full(shape, T::from_num(Num::Int(0))))`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_dtype {
+    ($d:expr, $T:ident => $body:expr) => {
+        $crate::for_each_dtype!([$crate::with_dtype_arms] ($d, $T => $body))
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_dtype_arms {
+    ($d:expr, $T:ident => $body:expr; $(($v:ident, $t:ty)),*) => {
+        match $d {
+            $($crate::DType::$v => {
+                #[allow(dead_code)]
+                type $T = $t;
+                #[allow(unused_imports)]
+                use $crate::{dtype::Scalar as _, Element as _};
+                $body
+            })*
         }
     };
 }
 
 impl Storage {
-    /// The dtype of the elements.
-    #[inline]
-    pub fn dtype(&self) -> DType {
-        match self {
-            Storage::F32(_) => DType::F32,
-            Storage::F64(_) => DType::F64,
-            Storage::I32(_) => DType::I32,
-            Storage::I64(_) => DType::I64,
-            Storage::Bool(_) => DType::Bool,
-        }
-    }
-
     /// The shape.
     #[inline]
     pub fn shape(&self) -> &[usize] {
@@ -98,7 +170,7 @@ impl Storage {
 }
 
 /// Element types a tensor can hold.
-pub trait Element: Copy + Send + Sync + 'static + fmt::Debug {
+pub trait Element: Copy + Send + Sync + 'static + fmt::Debug + Scalar + PartialEq {
     /// The dtype tag of this element type.
     const DTYPE: DType;
     /// Wraps an array of this type as storage.
@@ -123,11 +195,7 @@ macro_rules! element {
         }
     };
 }
-element!(f32, F32);
-element!(f64, F64);
-element!(i32, I32);
-element!(i64, I64);
-element!(bool, Bool);
+for_each_dtype!([storage_enum]);
 
 struct Inner {
     id: TensorId,
@@ -213,13 +281,7 @@ impl Tensor {
 
     /// Zeros of a shape and dtype.
     pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
-        match dtype {
-            DType::F32 => Tensor::full(shape, 0f32),
-            DType::F64 => Tensor::full(shape, 0f64),
-            DType::I32 => Tensor::full(shape, 0i32),
-            DType::I64 => Tensor::full(shape, 0i64),
-            DType::Bool => Tensor::full(shape, false),
-        }
+        with_dtype!(dtype, T => Tensor::full(shape, T::from_num(Num::Int(0))))
     }
 
     /// Ones of a shape and dtype.
@@ -228,37 +290,27 @@ impl Tensor {
         // elements are shared by all of them (tensors never change), each
         // seed still a tensor of its own.
         if shape.is_empty() {
-            static SCALAR: [std::sync::OnceLock<Storage>; 5] =
-                [const { std::sync::OnceLock::new() }; 5];
-            let (slot, make): (usize, fn() -> Storage) = match dtype {
-                DType::F32 => (0, || Storage::F32(ArcArray::from_elem(IxDyn(&[]), 1.0))),
-                DType::F64 => (1, || Storage::F64(ArcArray::from_elem(IxDyn(&[]), 1.0))),
-                DType::I32 => (2, || Storage::I32(ArcArray::from_elem(IxDyn(&[]), 1))),
-                DType::I64 => (3, || Storage::I64(ArcArray::from_elem(IxDyn(&[]), 1))),
-                DType::Bool => (4, || Storage::Bool(ArcArray::from_elem(IxDyn(&[]), true))),
-            };
-            let s = SCALAR[slot].get_or_init(make);
+            const N: usize = DType::ALL.len();
+            static SCALAR: [std::sync::OnceLock<Storage>; N] =
+                [const { std::sync::OnceLock::new() }; N];
+            let slot = DType::ALL.iter().position(|&d| d == dtype).unwrap_or(0);
+            let s = SCALAR[slot].get_or_init(|| {
+                with_dtype!(dtype, T => T::wrap(ArcArray::from_elem(IxDyn(&[]), T::from_num(Num::Int(1)))))
+            });
             return Ok(Tensor::with_hint(s.clone(), true));
         }
-        let s = match dtype {
-            DType::F32 => full_storage(shape, 1f32),
-            DType::F64 => full_storage(shape, 1f64),
-            DType::I32 => full_storage(shape, 1i32),
-            DType::I64 => full_storage(shape, 1i64),
-            DType::Bool => full_storage(shape, true),
-        }?;
+        let s = with_dtype!(dtype, T => full_storage(shape, T::from_num(Num::Int(1))))?;
         Ok(Tensor::with_hint(s, true))
     }
 
-    /// A scalar of `dtype` holding `v` (converted as `as` would).
+    /// A scalar of `dtype` holding `v` (converted by TensorFlow's cast rules).
     pub fn scalar_of(dtype: DType, v: f64) -> Tensor {
-        match dtype {
-            DType::F32 => Tensor::scalar(v as f32),
-            DType::F64 => Tensor::scalar(v),
-            DType::I32 => Tensor::scalar(v as i32),
-            DType::I64 => Tensor::scalar(v as i64),
-            DType::Bool => Tensor::scalar(v != 0.0),
-        }
+        Tensor::scalar_num(dtype, Num::Float(v))
+    }
+
+    /// A scalar of `dtype` holding `v` (converted by TensorFlow's cast rules).
+    pub fn scalar_num(dtype: DType, v: Num) -> Tensor {
+        with_dtype!(dtype, T => Tensor::scalar(T::from_num(v)))
     }
 
     /// The tensor's id on tapes.

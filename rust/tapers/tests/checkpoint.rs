@@ -88,11 +88,19 @@ fn bad_files_are_errors_not_panics() {
 
 #[test]
 fn unsupported_dtypes_are_named() {
-    // A float16 tensor, as PyTorch might write: header + 2 bytes.
+    // A float8 tensor, as PyTorch might write: header + 1 byte.
+    let header = br#"{"h":{"dtype":"F8_E5M2","shape":[1],"data_offsets":[0,1]}}"#;
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header);
+    bytes.push(60);
+    let err = checkpoint::parse(&bytes).unwrap_err().to_string();
+    assert!(err.contains("'h'") && err.contains("F8_E5M2"), "{err}");
+    // A float16 tensor loads (1.0 is 0x3c00).
     let header = br#"{"h":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}"#;
     let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
     bytes.extend_from_slice(header);
     bytes.extend_from_slice(&[0, 60]);
-    let err = checkpoint::parse(&bytes).unwrap_err().to_string();
-    assert!(err.contains("'h'") && err.contains("F16"), "{err}");
+    let loaded = checkpoint::parse(&bytes).unwrap();
+    assert_eq!(loaded.tensors[0].1.dtype(), tapers::DType::F16);
+    assert_eq!(loaded.tensors[0].1.to_f64_scalar().unwrap(), 1.0);
 }

@@ -413,7 +413,7 @@ macro_rules! numeric_unary {
                 a,
                 |$x: i64| $body,
             ))),
-            $crate::Storage::Bool(_) => Err($crate::Error::UnsupportedDType {
+            _ => Err($crate::Error::UnsupportedDType {
                 op: $op,
                 dtype: t.dtype(),
                 allowed: "float32, float64, int32, int64",
@@ -493,7 +493,11 @@ macro_rules! compare_binary {
                 $crate::kernels::zip_map($op, p, q, |$x: bool, $y: bool| $body)
                     .map($crate::Tensor::from_array)
             }
-            _ => unreachable!("dtypes were checked equal"),
+            _ => Err($crate::Error::UnsupportedDType {
+                op: $op,
+                dtype: a.dtype(),
+                allowed: "float32, float64, int32, int64, bool",
+            }),
         })
     }};
 }

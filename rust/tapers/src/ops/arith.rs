@@ -392,7 +392,7 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
         Storage::F64(_) => go!(F64),
         Storage::I32(_) => go!(I32),
         Storage::I64(_) => go!(I64),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op: "AddN",
                 dtype: first.dtype(),

@@ -12,7 +12,7 @@ use crate::kernels::zip3_map;
 use crate::op::Op;
 use crate::shape::{broadcast_shapes, ShapeDisplay};
 use crate::tensor::{Storage, Tensor};
-use crate::{map_storage, with_storage};
+use crate::{map_storage, with_dtype, with_storage};
 
 /// Resolves a TF-style shape with at most one `-1` against a number of elements.
 fn resolve_shape(numel: usize, shape: &[isize]) -> Result<Vec<usize>> {
@@ -227,19 +227,8 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
-    macro_rules! conv {
-        ($a:expr, $t:ty, |$v:ident| $e:expr) => {
-            $a.map(|&$v| $e).into_shared()
-        };
-    }
     let s = with_storage!(x.storage(), a => {
-        match dtype {
-            DType::F32 => Storage::F32(conv!(a, f32, |v| crate::dtype::ToF64::to_f64(v) as f32)),
-            DType::F64 => Storage::F64(conv!(a, f64, |v| crate::dtype::ToF64::to_f64(v))),
-            DType::I32 => Storage::I32(conv!(a, i32, |v| crate::dtype::ToF64::to_f64(v) as i32)),
-            DType::I64 => Storage::I64(conv!(a, i64, |v| crate::dtype::ToF64::to_f64(v) as i64)),
-            DType::Bool => Storage::Bool(conv!(a, bool, |v| crate::dtype::ToF64::to_f64(v) != 0.0)),
-        }
+        with_dtype!(dtype, T => T::wrap(a.map(|&v| T::from_num(v.to_num())).into_shared()))
     });
     let out = Tensor::from_storage(s);
     if x.dtype().is_floating() && dtype.is_floating() {
@@ -267,44 +256,10 @@ pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         allowed: "bool (condition)",
     })?;
     crate::kernels::same_dtype("SelectV2", a, b)?;
-    let out = match (a.storage(), b.storage()) {
-        (Storage::F32(p), Storage::F32(q)) => Tensor::from_array(zip3_map(
-            "SelectV2",
-            c,
-            p,
-            q,
-            |c, x, y| if c { x } else { y },
-        )?),
-        (Storage::F64(p), Storage::F64(q)) => Tensor::from_array(zip3_map(
-            "SelectV2",
-            c,
-            p,
-            q,
-            |c, x, y| if c { x } else { y },
-        )?),
-        (Storage::I32(p), Storage::I32(q)) => Tensor::from_array(zip3_map(
-            "SelectV2",
-            c,
-            p,
-            q,
-            |c, x, y| if c { x } else { y },
-        )?),
-        (Storage::I64(p), Storage::I64(q)) => Tensor::from_array(zip3_map(
-            "SelectV2",
-            c,
-            p,
-            q,
-            |c, x, y| if c { x } else { y },
-        )?),
-        (Storage::Bool(p), Storage::Bool(q)) => Tensor::from_array(zip3_map(
-            "SelectV2",
-            c,
-            p,
-            q,
-            |c, x, y| if c { x } else { y },
-        )?),
-        _ => unreachable!("dtypes checked equal"),
-    };
+    let out = with_storage!(a.storage(), p => {
+        let q = crate::Element::unwrap(b.storage()).expect("dtypes checked equal");
+        Tensor::from_array(zip3_map("SelectV2", c, p, q, |c, x, y| if c { x } else { y })?)
+    });
     let rank = out.rank();
     record(SelectV2, &[cond, a, b], &[&out], || {
         let (cond, sa, sb) = (cond.clone(), a.shape().to_vec(), b.shape().to_vec());
@@ -423,29 +378,17 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
             )));
         }
     }
-    macro_rules! cat {
-        ($variant:ident) => {{
-            let views: Vec<_> = values
-                .iter()
-                .map(|v| match v.storage() {
-                    Storage::$variant(a) => a.view(),
-                    _ => unreachable!("dtypes checked"),
-                })
-                .collect();
-            Storage::$variant(
-                ndarray::concatenate(ndarray::Axis(ax), &views)
-                    .map_err(|e| Error::invalid(e.to_string()))?
-                    .into_shared(),
-            )
-        }};
-    }
-    let out = Tensor::from_storage(match first.dtype() {
-        DType::F32 => cat!(F32),
-        DType::F64 => cat!(F64),
-        DType::I32 => cat!(I32),
-        DType::I64 => cat!(I64),
-        DType::Bool => cat!(Bool),
-    });
+    let out = Tensor::from_storage(with_dtype!(first.dtype(), T => {
+        let views: Vec<_> = values
+            .iter()
+            .map(|v| v.array::<T>().map(|a| a.view()))
+            .collect::<Result<_>>()?;
+        T::wrap(
+            ndarray::concatenate(ndarray::Axis(ax), &views)
+                .map_err(|e| Error::invalid(e.to_string()))?
+                .into_shared(),
+        )
+    }));
     {
         let sizes: Vec<usize> = values.iter().map(|v| v.shape()[ax]).collect();
         let ins: Vec<&Tensor> = values.iter().collect();

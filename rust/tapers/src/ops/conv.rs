@@ -209,7 +209,7 @@ pub fn patches(x: &Tensor, win: &Window, fill: f64) -> Result<Tensor> {
         Storage::F64(a) => Storage::F64(extract(a, &g, fill)),
         Storage::I32(a) => Storage::I32(extract(a, &g, fill as i32)),
         Storage::I64(a) => Storage::I64(extract(a, &g, fill as i64)),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op: "ExtractImagePatches",
                 dtype: x.dtype(),
@@ -241,7 +241,7 @@ pub fn patches_adjoint(p: &Tensor, input_shape: &[usize], win: &Window) -> Resul
         Storage::F64(a) => Storage::F64(accumulate(a, &g)),
         Storage::I32(a) => Storage::I32(accumulate(a, &g)),
         Storage::I64(a) => Storage::I64(accumulate(a, &g)),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op: "ExtractImagePatchesGrad",
                 dtype: p.dtype(),

@@ -154,13 +154,10 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor
         view.assign(a);
         out.into_shared()
     }
-    let out = Tensor::from_storage(match x.storage() {
-        Storage::F32(a) => Storage::F32(fill(a, &shape, paddings, value as f32)),
-        Storage::F64(a) => Storage::F64(fill(a, &shape, paddings, value)),
-        Storage::I32(a) => Storage::I32(fill(a, &shape, paddings, value as i32)),
-        Storage::I64(a) => Storage::I64(fill(a, &shape, paddings, value as i64)),
-        Storage::Bool(a) => Storage::Bool(fill(a, &shape, paddings, value != 0.0)),
-    });
+    let v = crate::dtype::Num::Float(value);
+    let out = Tensor::from_storage(crate::map_storage!(x.storage(), a => {
+        fill(a, &shape, paddings, crate::dtype::Scalar::from_num(v))
+    }));
     let op = Pad {
         paddings: paddings.to_vec(),
         value,
@@ -257,7 +254,7 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
         Storage::F64(a) => Storage::F64(scatter(a, &shape, axis, &idx)),
         Storage::I32(a) => Storage::I32(scatter(a, &shape, axis, &idx)),
         Storage::I64(a) => Storage::I64(scatter(a, &shape, axis, &idx)),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op: "ScatterAdd",
                 dtype: DType::Bool,

@@ -218,7 +218,7 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
         Storage::F64(a) => Storage::F64(sum_axes(a, &ax, keepdims)),
         Storage::I32(a) => Storage::I32(sum_axes(a, &ax, keepdims)),
         Storage::I64(a) => Storage::I64(sum_axes(a, &ax, keepdims)),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op: "Sum",
                 dtype: x.dtype(),
@@ -345,7 +345,7 @@ fn extremum(
         Storage::F64(a) => Storage::F64(pick!(a, f64::NEG_INFINITY, f64::INFINITY)),
         Storage::I32(a) => Storage::I32(pick!(a, i32::MIN, i32::MAX)),
         Storage::I64(a) => Storage::I64(pick!(a, i64::MIN, i64::MAX)),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op: name,
                 dtype: x.dtype(),
@@ -393,7 +393,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
         Storage::F64(a) => Storage::F64(fold_axes(a, &ax, keepdims, 1.0, |p, v| p * v)),
         Storage::I32(a) => Storage::I32(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
         Storage::I64(a) => Storage::I64(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op: "Prod",
                 dtype: x.dtype(),
@@ -563,13 +563,15 @@ fn arg_extremum(
             )
         }};
     }
-    Ok(Tensor::from_storage(match x.storage() {
-        Storage::F32(a) => arg!(a),
-        Storage::F64(a) => arg!(a),
-        Storage::I32(a) => arg!(a),
-        Storage::I64(a) => arg!(a),
-        Storage::Bool(a) => arg!(a),
-    }))
+    Ok(Tensor::from_storage(
+        crate::with_real_storage!(x.storage(), a => arg!(a), _ => {
+            return Err(Error::UnsupportedDType {
+                op: name,
+                dtype: x.dtype(),
+                allowed: "real numbers and bool",
+            })
+        }),
+    ))
 }
 
 /// Index (int64) of the largest element along `axis`; the first on ties.
@@ -653,7 +655,7 @@ fn scan_numeric(
         Storage::F64(a) => Storage::F64(go!(a, 0.0, 1.0, |p, v| p + v, |p, v| p * v)),
         Storage::I32(a) => Storage::I32(go!(a, 0, 1, i32::wrapping_add, i32::wrapping_mul)),
         Storage::I64(a) => Storage::I64(go!(a, 0, 1, i64::wrapping_add, i64::wrapping_mul)),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op: name,
                 dtype: x.dtype(),

@@ -189,10 +189,10 @@ pub fn unsorted_segment_max(data: &Tensor, ids: &Tensor, num_segments: i64) -> R
         Storage::F64(a) => Storage::F64(fold(a, &shape, &vals, f64::MIN)),
         Storage::I32(a) => Storage::I32(fold(a, &shape, &vals, i32::MIN)),
         Storage::I64(a) => Storage::I64(fold(a, &shape, &vals, i64::MIN)),
-        Storage::Bool(_) => {
+        _ => {
             return Err(Error::UnsupportedDType {
                 op,
-                dtype: DType::Bool,
+                dtype: rows.dtype(),
                 allowed: "float, double, int32, int64",
             })
         }

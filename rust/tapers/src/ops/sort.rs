@@ -49,10 +49,10 @@ impl Keys {
                     .collect(),
             ),
             Storage::I64(a) => Keys::I(a.iter().map(|&v| if negate { !v } else { v }).collect()),
-            Storage::Bool(_) => {
+            _ => {
                 return Err(Error::UnsupportedDType {
                     op,
-                    dtype: DType::Bool,
+                    dtype: x.dtype(),
                     allowed: "float, double, int32, int64",
                 })
             }
@@ -205,13 +205,11 @@ pub fn top_k(x: &Tensor, k: isize, sorted: bool) -> Result<(Tensor, Tensor)> {
 /// +0); `None` for NaN, which equals nothing (TF gives each NaN its own entry).
 fn unique_keys(x: &Tensor) -> Vec<Option<u64>> {
     let f = |v: f64| (!v.is_nan()).then(|| if v == 0.0 { 0u64 } else { v.to_bits() });
-    match x.storage() {
-        Storage::F32(a) => a.iter().map(|&v| f(v as f64)).collect(),
-        Storage::F64(a) => a.iter().map(|&v| f(v)).collect(),
-        Storage::I32(a) => a.iter().map(|&v| Some(v as i64 as u64)).collect(),
-        Storage::I64(a) => a.iter().map(|&v| Some(v as u64)).collect(),
-        Storage::Bool(a) => a.iter().map(|&v| Some(v as u64)).collect(),
-    }
+    use crate::dtype::{Num, Scalar};
+    crate::with_real_storage!(x.storage(), a => a.iter().map(|&v| match v.to_num() {
+        Num::Int(i) => Some(i as u64),
+        n => f(n.re()),
+    }).collect(), _ => unreachable!("unique refuses complex tensors first"))
 }
 
 /// `tf.unique(x, out_idx)`: the distinct values of a 1-D tensor in order of
@@ -226,6 +224,13 @@ pub fn unique(x: &Tensor, out_idx: DType) -> Result<(Tensor, Tensor)> {
             op: "Unique",
             dtype: out_idx,
             allowed: "int32, int64 (out_idx)",
+        });
+    }
+    if x.dtype().is_complex() {
+        return Err(Error::UnsupportedDType {
+            op: "Unique",
+            dtype: x.dtype(),
+            allowed: "real numbers and bool",
         });
     }
     let mut seen: HashMap<u64, usize> = HashMap::new();
