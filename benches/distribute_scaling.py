@@ -137,7 +137,7 @@ def main() -> None:
     p.add_argument("--warmup", type=int, default=30)
     p.add_argument("--batch", type=int, default=128, help="per-rank batch (default 128)")
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--bucket-bytes", type=int, default=1 << 20)
+    p.add_argument("--bucket-bytes", type=int, default=64 << 20)
     p.add_argument("--buckets", action="store_true", help="also compare bucket sizes on 2 ranks")
     args = p.parse_args()
     if args.worker:

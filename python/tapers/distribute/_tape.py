@@ -27,7 +27,10 @@ from ..errors import InvalidArgumentError
 from ._collective import Average, ReduceOp, _check_op, _mpi_op, allgather
 from ._world import _check_same, _fingerprint, _need_init, _state, _wait
 
-DEFAULT_BUCKET_BYTES = 1 << 20
+# Horovod's default fusion threshold. Measured on two ranks of one host (benches/distribute_scaling.py
+# --buckets, README): one packed bucket reduced in place beats several buckets, and a large tensor sent
+# from its own buffer costs MPICH the same copy as packing it.
+DEFAULT_BUCKET_BYTES = 64 << 20
 
 _WHAT = "DistributedGradientTape.gradient"
 
@@ -138,7 +141,7 @@ class DistributedGradientTape:
     op : ReduceOp, default Average
         ``Average`` (the mean gradient: each rank's loss is a mean over its
         part of the batch) or ``Sum``.
-    bucket_bytes : int, default 1 MiB
+    bucket_bytes : int, default 64 MiB (Horovod's fusion threshold)
         The most bytes one allreduce of several tensors carries; a tensor of
         at least half of it is reduced alone, straight from its buffer.
     sparse_as_dense : bool, default False
