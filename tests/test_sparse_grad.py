@@ -218,7 +218,8 @@ print(type(g).__name__, rss() - before)
 def test_embedding_step_does_not_allocate_the_table() -> None:
     # Resident memory around one gradient of a 128 MiB table: a dense
     # gradient would add 128 MiB; the sparse one adds a few rows.
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1] / "python"))
+    # The tapers this test imported (a source checkout's python/ or the installed wheel).
+    env = dict(os.environ, PYTHONPATH=str(Path(tf.__file__).resolve().parent.parent))
     out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     kind, grown = out.stdout.split()
