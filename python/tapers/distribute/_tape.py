@@ -237,11 +237,9 @@ class DistributedGradientTape:
         # Sparse gradients are marked in the layout (their row counts may differ between ranks) and
         # gathered after the dense ones are reduced.
         arrays: list[Any] = [None if g is None or isinstance(g, IndexedSlices) else g.numpy() for g in flat]
-        for i in sparse:
-            arrays[i] = None
         layout = tuple(
-            ("sparse", flat[i].dtype.name) if i in sparse else None if a is None else (a.shape, a.dtype)
-            for i, a in enumerate(arrays)
+            ("sparse", g.dtype.name) if isinstance(g, IndexedSlices) else None if a is None else (a.shape, a.dtype)
+            for g, a in zip(flat, arrays)
         )
         plan = _plans.get(layout, self._bucket_bytes)
         _state.gradient_calls += 1
@@ -294,12 +292,12 @@ class DistributedGradientTape:
         }
         return out
 
-
     def _gather_slices(self, g: IndexedSlices) -> IndexedSlices:
         """Every rank's rows of a sparse gradient, in rank order (Horovod's allgather of slices)."""
         values = allgather(g.values)
         if self._op is ReduceOp.AVERAGE:
-            values = _core.convert_to_tensor(values.numpy() / np.asarray(_state.size, values.numpy().dtype))
+            rows = values.numpy()
+            values = _core.convert_to_tensor(rows / np.asarray(_state.size, rows.dtype))
         return IndexedSlices(values, allgather(g.indices), g.dense_shape)
 
 
