@@ -35,7 +35,18 @@ from ._function import Function, function
 from ._functional import map_fn, meshgrid, vectorized_map
 from ._indexed_slices import IndexedSlices
 from ._module import Module, name_scope
-from ._ops import clip_by_global_norm, clip_by_norm, clip_by_value, newaxis
+from ._ops import (
+    clip_by_global_norm,
+    clip_by_norm,
+    clip_by_value,
+    newaxis,
+)
+
+# TF's `bad_indices_policy` (and gather_nd's `batch_dims`) over the core's ops: TF's
+# signatures put the policy where the core's ops take `name`.
+from ._ops import gather_nd as gather_nd
+from ._ops import scatter_nd as scatter_nd  # type: ignore[assignment]
+from ._ops import tensor_scatter_nd_add as tensor_scatter_nd_add  # type: ignore[assignment]
 from ._print import print as print
 from ._shape import TensorShape
 from ._spec import TensorSpec

@@ -1,8 +1,11 @@
-"""Ops written in Python on top of the core: clipping helpers and dropout."""
+"""Ops written in Python on top of the core: clipping helpers, dropout, and the
+``bad_indices_policy`` of the scatter/gather ops."""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
+
+import numpy as np
 
 from . import _core
 from ._core import Tensor
@@ -137,3 +140,155 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
 def _values_of(t: Any) -> Any:
     # What a norm of `t` counts: an IndexedSlices' values (TensorFlow's rule).
     return t.values if isinstance(t, IndexedSlices) else t
+
+
+_POLICIES = ("", "DEFAULT", "ERROR", "IGNORE")
+
+
+def _valid_rows(indices: Any, shape: Sequence[int], op: str, policy: str) -> Any:
+    """Checks ``policy`` (TF's spelling, case-sensitive) and, for ``IGNORE``,
+    returns which index rows address an element of ``shape`` (None otherwise)."""
+    if policy not in _POLICIES:
+        raise _errors().InvalidArgumentError(f"Unknown bad indices handling attribute: {policy} [Op:{op}]")
+    if policy != "IGNORE":
+        return None
+    idx = np.asarray(_core.convert_to_tensor(indices))
+    k = idx.shape[-1] if idx.ndim else 0
+    bounds = np.asarray(shape[:k], dtype=np.int64)
+    return np.all((idx >= 0) & (idx < bounds), axis=-1)
+
+
+def _errors() -> Any:
+    from . import errors
+
+    return errors
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str = "", name: Any = None) -> Tensor:
+    """Scatters ``updates`` into zeros of ``shape`` at ``indices`` (TensorFlow's
+    ``scatter_nd``); repeated indices add up.
+
+    Parameters
+    ----------
+    indices : int Tensor-like
+        Index rows, ``[..., K]``.
+    updates : Tensor-like
+        Values, ``indices.shape[:-1] + shape[K:]``.
+    shape : sequence of int
+        The output's shape.
+    bad_indices_policy : str
+        ``"IGNORE"`` skips index rows outside ``shape`` (their updates get a
+        zero gradient); ``""``, ``"DEFAULT"`` and ``"ERROR"`` raise
+        ``InvalidArgumentError`` on them, as TensorFlow's CPU kernel does.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Of ``shape`` and ``updates``' dtype.
+    """
+    dims = [int(d) for d in np.asarray(_core.convert_to_tensor(shape)).reshape(-1)]
+    valid = _valid_rows(indices, dims, "ScatterNd", bad_indices_policy)
+    if valid is not None and not valid.all():
+        idx = np.asarray(_core.convert_to_tensor(indices))
+        indices, updates = idx[valid], _core.boolean_mask(updates, valid)
+    return _core.scatter_nd(indices, updates, shape)
+
+
+def tensor_scatter_nd_add(
+    tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "", name: Any = None
+) -> Tensor:
+    """Adds ``updates`` to ``tensor`` at ``indices`` (TensorFlow's
+    ``tensor_scatter_nd_add``).
+
+    Parameters
+    ----------
+    tensor : Tensor-like
+        The values added to.
+    indices : int Tensor-like
+        Index rows, ``[..., K]``.
+    updates : Tensor-like
+        Values, ``indices.shape[:-1] + tensor.shape[K:]``.
+    bad_indices_policy : str
+        As in :func:`scatter_nd`.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Of ``tensor``'s shape and dtype.
+    """
+    tensor = _core.convert_to_tensor(tensor)
+    valid = _valid_rows(indices, tuple(tensor.shape), "TensorScatterAdd", bad_indices_policy)
+    if valid is not None and not valid.all():
+        idx = np.asarray(_core.convert_to_tensor(indices))
+        indices, updates = idx[valid], _core.boolean_mask(updates, valid)
+    return _core.tensor_scatter_nd_add(tensor, indices, updates)
+
+
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Any = None, bad_indices_policy: str = "") -> Tensor:
+    """Gathers slices of ``params`` at ``indices`` (TensorFlow's ``gather_nd``).
+
+    Parameters
+    ----------
+    params : Tensor-like
+        The values gathered from.
+    indices : int Tensor-like
+        Index rows ``[..., K]`` into ``params``' dims after the batch dims.
+    batch_dims : int
+        Leading dims shared by ``params`` and ``indices``: row ``i`` of a batch
+        indexes that batch's slice of ``params``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    bad_indices_policy : str
+        ``"IGNORE"`` gives zeros for index rows outside ``params`` (and no
+        gradient through them; TensorFlow's own gradient there cannot be made
+        dense); ``""``, ``"DEFAULT"`` and ``"ERROR"`` raise
+        ``InvalidArgumentError`` on them.
+
+    Returns
+    -------
+    Tensor
+        ``indices.shape[:-1] + params.shape[batch_dims + K:]``, differentiable
+        in ``params``.
+    """
+    if bad_indices_policy not in _POLICIES:
+        raise _errors().NotFoundError(
+            "Could not find device for node: {{node GatherNd}} = "
+            f'GatherNd[bad_indices_policy="{bad_indices_policy}"]'
+        )
+    b = int(batch_dims)
+    if bad_indices_policy != "IGNORE" and b == 0:
+        return _core.gather_nd(params, indices)
+    params = _core.convert_to_tensor(params)
+    idx = np.asarray(_core.convert_to_tensor(indices))
+    if b:
+        idx = _with_batch_coordinates(idx, b, tuple(params.shape))
+    if bad_indices_policy != "IGNORE":
+        return _core.gather_nd(params, idx)
+    valid = _valid_rows(idx, tuple(params.shape), "GatherNd", bad_indices_policy)
+    if valid.all():
+        return _core.gather_nd(params, idx)
+    safe = np.where(valid[..., None], idx, 0).astype(idx.dtype)
+    out = _core.gather_nd(params, safe)
+    mask = valid.reshape(valid.shape + (1,) * (len(out.shape) - valid.ndim))
+    return _core.where(mask, out, _core.zeros_like(out))
+
+
+def _with_batch_coordinates(idx: Any, b: int, params_shape: tuple[int, ...]) -> Any:
+    """Indices for ``batch_dims=b`` rewritten for ``batch_dims=0``: each index
+    row gets its position in the ``b`` leading (batch) dims prepended."""
+    if b < 0 or b >= idx.ndim or b > len(params_shape):
+        raise ValueError(
+            f"batch_dims={b} must be in [0, {min(idx.ndim - 1, len(params_shape))}] for indices of rank "
+            f"{idx.ndim} and params of rank {len(params_shape)}"
+        )
+    if tuple(idx.shape[:b]) != tuple(params_shape[:b]):
+        raise _errors().InvalidArgumentError(
+            f"Batch dimensions of params {list(params_shape[:b])} and indices {list(idx.shape[:b])} must be equal"
+        )
+    grids = np.meshgrid(*[np.arange(n, dtype=idx.dtype) for n in idx.shape[:-1]], indexing="ij")
+    batch = np.stack(grids[:b], axis=-1) if b else np.zeros(idx.shape[:-1] + (0,), idx.dtype)
+    return np.concatenate([batch, idx], axis=-1)
