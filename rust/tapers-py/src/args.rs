@@ -438,6 +438,8 @@ impl FromPyObject<'_, '_> for ChannelsLast {
 pub struct Ord {
     pub ord: ops::NormOrd,
     pub number: Option<String>,
+    /// `"fro"`: TensorFlow accepts it over a pair of axes only.
+    pub matrix_only: bool,
 }
 
 impl FromPyObject<'_, '_> for Ord {
@@ -445,12 +447,13 @@ impl FromPyObject<'_, '_> for Ord {
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
         if let Ok(s) = obj.cast::<PyString>() {
             return match s.to_cow()?.as_ref() {
-                "euclidean" | "fro" => Ok(Ord {
+                s @ ("euclidean" | "fro") => Ok(Ord {
                     ord: ops::NormOrd::Euclidean,
                     number: None,
+                    matrix_only: s == "fro",
                 }),
                 s => Err(PyValueError::new_err(format!(
-                    "'ord' must be a supported vector norm, got {s:?}"
+                    "'ord' must be a supported vector norm, got {s}"
                 ))),
             };
         }
@@ -471,6 +474,7 @@ impl FromPyObject<'_, '_> for Ord {
         Ok(Ord {
             ord,
             number: Some(obj.str()?.to_string()),
+            matrix_only: false,
         })
     }
 }

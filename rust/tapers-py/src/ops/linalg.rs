@@ -207,6 +207,11 @@ pub fn norm(
             )));
         }
     }
+    if ord.as_ref().is_some_and(|o| o.matrix_only) && axes.as_ref().is_none_or(|a| a.len() != 2) {
+        return Err(PyValueError::new_err(
+            "'ord' must be a supported vector norm, got fro",
+        ));
+    }
     let o = ord.map_or(ops::NormOrd::Euclidean, |o| o.ord);
     call(py, name, Work::of(&[&t]), || {
         ops::norm(&t, o, axes.as_deref(), keepdims.unwrap_or(false))

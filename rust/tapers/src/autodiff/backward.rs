@@ -99,6 +99,9 @@ fn sum_keyed(mut parts: Keyed) -> Result<Gradient> {
     Gradient::sum(parts.into_iter().map(|(_, t)| t).collect())
 }
 
+/// One entry's input gradients (`None` where an input needs none).
+type InputGrads = SmallVec<[Option<Gradient>; 2]>;
+
 /// The sources' ids. A training step has a handful of sources, searched
 /// faster in a short list than hashed (and without allocating); beyond a
 /// few dozen, a hash set.
@@ -151,7 +154,7 @@ impl Plan<'_> {
         }
     }
 
-    fn needs(&self, e: &Entry) -> SmallVec<[bool; 2]> {
+    fn needs(&self, e: &Entry) -> SmallVec<[bool; 4]> {
         e.inputs
             .iter()
             .map(|inp| self.input_leads(inp.origin, inp.id))
@@ -164,7 +167,7 @@ impl Plan<'_> {
         &self,
         e: &Entry,
         grads: SmallVec<[Option<Gradient>; 1]>,
-    ) -> Result<Option<Vec<Option<Gradient>>>> {
+    ) -> Result<Option<InputGrads>> {
         if grads.iter().all(Option::is_none) {
             return Ok(None);
         }
@@ -174,7 +177,7 @@ impl Plan<'_> {
         if let Some(g) = self.sparse_step(e, &grads)? {
             self.stats.rules.fetch_add(1, Ordering::Relaxed);
             let keep = self.needs(e)[0];
-            return Ok(Some(vec![g.filter(|_| keep)]));
+            return Ok(Some(smallvec::smallvec![g.filter(|_| keep)]));
         }
         let grads: SmallVec<[Tensor; 1]> = grads
             .into_iter()
@@ -300,23 +303,29 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// Each source's gradient from what the pass delivered.
+/// Each source's gradient from what the pass delivered (a source listed
+/// twice gets the same gradient twice).
 fn collect(
     sources: &[Source],
-    finished: &FxHashMap<TensorId, Gradient>,
-    pending: &Pending,
+    mut finished: IdMap<Gradient>,
+    mut pending: Pending,
     unconnected: Unconnected,
 ) -> Result<Vec<Option<Gradient>>> {
     sources
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(k, s)| {
             let id = s.id();
             let g = if !s.dtype().is_floating() {
                 None
             } else if let Some(g) = finished.get(&id) {
                 Some(g.clone())
-            } else if let Some(parts) = pending.get(&id) {
-                Some(sum_keyed(parts.clone())?)
+            } else if let Some(parts) = pending.remove(&id) {
+                let g = sum_keyed(parts)?;
+                if sources[k + 1..].iter().any(|t| t.id() == id) {
+                    finished.insert(id, g.clone());
+                }
+                Some(g)
             } else {
                 None
             };
@@ -432,7 +441,7 @@ pub(crate) fn run_grads(
             run_sequential(&plan, seeds)
         }
     })?;
-    collect(sources, &finished, &pending, unconnected)
+    collect(sources, finished, pending, unconnected)
 }
 
 /// Many backward passes in one: `seed` is the target's shape with leading
@@ -465,7 +474,7 @@ pub(crate) fn run_rows(
     let (finished, pending) = run_sequential(&plan, seeds)?;
     stats.passes.fetch_add(1, Ordering::Relaxed);
     stats.row_passes.fetch_add(1, Ordering::Relaxed);
-    let grads = collect(sources, &finished, &pending, Unconnected::None)?;
+    let grads = collect(sources, finished, pending, Unconnected::None)?;
     grads
         .into_iter()
         .map(|g| g.map(Gradient::into_dense).transpose())
@@ -473,23 +482,96 @@ pub(crate) fn run_rows(
         .map(Some)
 }
 
+/// Values by tensor id. The passes of small tapes (a scalar training loop)
+/// keep a handful of ids at a time: searched in a short inline list, they
+/// cost no hashing and no allocation; past [`IdMap::FEW`] ids, a hash map.
+enum IdMap<V> {
+    Few(SmallVec<[(TensorId, V); 4]>),
+    Many(FxHashMap<TensorId, V>),
+}
+
+impl<V> Default for IdMap<V> {
+    fn default() -> Self {
+        IdMap::Few(SmallVec::new())
+    }
+}
+
+impl<V: Default> IdMap<V> {
+    /// The value of `id`, inserted as `V::default()` if missing.
+    fn entry(&mut self, id: TensorId) -> &mut V {
+        if let IdMap::Few(few) = self {
+            if let Some(k) = few.iter().position(|(i, _)| *i == id) {
+                return match self {
+                    IdMap::Few(few) => &mut few[k].1,
+                    IdMap::Many(_) => unreachable!("checked above"),
+                };
+            }
+            if few.len() == Self::FEW {
+                *self = IdMap::Many(std::mem::take(few).into_iter().collect());
+            }
+        }
+        match self {
+            IdMap::Few(few) => {
+                few.push((id, V::default()));
+                &mut few.last_mut().expect("just pushed").1
+            }
+            IdMap::Many(many) => many.entry(id).or_default(),
+        }
+    }
+}
+
+impl<V> IdMap<V> {
+    const FEW: usize = 16;
+
+    fn get(&self, id: &TensorId) -> Option<&V> {
+        match self {
+            IdMap::Few(few) => few.iter().find(|(i, _)| i == id).map(|(_, v)| v),
+            IdMap::Many(many) => many.get(id),
+        }
+    }
+
+    fn remove(&mut self, id: &TensorId) -> Option<V> {
+        match self {
+            IdMap::Few(few) => {
+                let k = few.iter().position(|(i, _)| i == id)?;
+                Some(few.swap_remove(k).1)
+            }
+            IdMap::Many(many) => many.remove(id),
+        }
+    }
+
+    fn insert(&mut self, id: TensorId, v: V) {
+        if let IdMap::Few(few) = self {
+            if let Some(k) = few.iter().position(|(i, _)| *i == id) {
+                few[k].1 = v;
+                return;
+            }
+            if few.len() < Self::FEW {
+                few.push((id, v));
+                return;
+            }
+            *self = IdMap::Many(std::mem::take(few).into_iter().collect());
+        }
+        if let IdMap::Many(many) = self {
+            many.insert(id, v);
+        }
+    }
+}
+
 /// Each target's seed (its output gradient).
 type Seeds = SmallVec<[(TensorId, Gradient); 2]>;
 
 /// Contributions keyed by the consumer that delivered them (usually one).
 type Keyed = SmallVec<[(usize, Gradient); 2]>;
-type Pending = FxHashMap<TensorId, Keyed>;
+type Pending = IdMap<Keyed>;
 
 /// One reverse sweep on the calling thread.
-fn run_sequential(
-    plan: &Plan<'_>,
-    seeds: Seeds,
-) -> Result<(FxHashMap<TensorId, Gradient>, Pending)> {
-    let mut pending: Pending = FxHashMap::default();
+fn run_sequential(plan: &Plan<'_>, seeds: Seeds) -> Result<(IdMap<Gradient>, Pending)> {
+    let mut pending = Pending::default();
     for (id, s) in seeds {
-        pending.entry(id).or_default().push((SEED, s));
+        pending.entry(id).push((SEED, s));
     }
-    let mut finished: FxHashMap<TensorId, Gradient> = FxHashMap::default();
+    let mut finished = IdMap::default();
     for i in (0..plan.entries.len()).rev() {
         if !plan.needed[i] {
             continue;
@@ -511,7 +593,7 @@ fn run_sequential(
         if let Some(input_grads) = plan.apply(e, grads)? {
             for (inp, g) in e.inputs.iter().zip(input_grads) {
                 if let Some(g) = g {
-                    pending.entry(inp.id).or_default().push((i, g));
+                    pending.entry(inp.id).push((i, g));
                 }
             }
         }
@@ -527,7 +609,7 @@ struct Node {
 }
 
 /// Dependency-counting scheduler on rayon.
-fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Gradient>, Pending)> {
+fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(IdMap<Gradient>, Pending)> {
     let entries = plan.entries;
     let n = entries.len();
     let nodes: Vec<Node> = entries
@@ -553,14 +635,14 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Gr
             }
         }
     }
-    let leaves: Mutex<Pending> = Mutex::new(FxHashMap::default());
+    let leaves: Mutex<Pending> = Mutex::new(IdMap::default());
     for (id, s) in seeds {
         match producer.get(&id) {
             Some(&(p, k)) => nodes[p].slots.lock()[k].push((SEED, s)),
-            None => leaves.lock().entry(id).or_default().push((SEED, s)),
+            None => leaves.lock().entry(id).push((SEED, s)),
         }
     }
-    let finished: Mutex<FxHashMap<TensorId, Gradient>> = Mutex::new(FxHashMap::default());
+    let finished: Mutex<IdMap<Gradient>> = Mutex::new(IdMap::default());
     let failed = AtomicBool::new(false);
     let error: Mutex<Option<Error>> = Mutex::new(None);
 
@@ -600,7 +682,7 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Gr
                     }
                     _ => {
                         if let Some(g) = g {
-                            ctx.leaves.lock().entry(inp.id).or_default().push((i, g));
+                            ctx.leaves.lock().entry(inp.id).push((i, g));
                         }
                     }
                 }
@@ -618,7 +700,7 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Gr
         nodes: &'a [Node],
         producer: &'a FxHashMap<TensorId, (usize, usize)>,
         leaves: &'a Mutex<Pending>,
-        finished: &'a Mutex<FxHashMap<TensorId, Gradient>>,
+        finished: &'a Mutex<IdMap<Gradient>>,
         failed: &'a AtomicBool,
         error: &'a Mutex<Option<Error>>,
     }
@@ -644,4 +726,33 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(FxHashMap<TensorId, Gr
         return Err(e);
     }
     Ok((finished.into_inner(), leaves.into_inner()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdMap;
+    use crate::tensor::Tensor;
+
+    /// Past `FEW` ids the map turns into a hash map and keeps every value.
+    #[test]
+    fn id_map_keeps_values_across_the_switch_to_hashing() {
+        let ids: Vec<_> = (0..40).map(|_| Tensor::scalar(0.0f32).id()).collect();
+        let mut m: IdMap<Vec<usize>> = IdMap::default();
+        for (k, &id) in ids.iter().enumerate() {
+            m.entry(id).push(k);
+            m.entry(id).push(k + 100);
+            assert_eq!(matches!(m, IdMap::Few(_)), k < IdMap::<Vec<usize>>::FEW);
+        }
+        let mut n: IdMap<usize> = IdMap::default();
+        for (k, &id) in ids.iter().enumerate() {
+            n.insert(id, k);
+            n.insert(id, k + 1);
+        }
+        for (k, id) in ids.iter().enumerate() {
+            assert_eq!(m.get(id), Some(&vec![k, k + 100]));
+            assert_eq!(n.get(id), Some(&(k + 1)));
+            assert_eq!(m.remove(id), Some(vec![k, k + 100]));
+            assert_eq!(m.remove(id), None);
+        }
+    }
 }

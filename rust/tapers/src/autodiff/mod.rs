@@ -17,6 +17,8 @@ pub use inspect::Explanation;
 
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops;
@@ -147,21 +149,23 @@ impl Gradient {
 
     /// TensorFlow's aggregation (`AggregateIndexedSlicesGradients`): all
     /// sparse parts concatenate; any dense part makes the sum dense.
-    pub(crate) fn sum(parts: Vec<Gradient>) -> Result<Gradient> {
-        if parts.len() == 1 {
-            return Ok(parts.into_iter().next().expect("one part"));
+    pub(crate) fn sum(mut parts: SmallVec<[Gradient; 2]>) -> Result<Gradient> {
+        match parts.as_slice() {
+            [_] => return Ok(parts.pop().expect("one part")),
+            [Gradient::Dense(a), Gradient::Dense(b)] => return ops::add(a, b).map(Gradient::Dense),
+            _ => {}
         }
-        let sparse: Vec<&IndexedSlices> = parts
-            .iter()
-            .filter_map(|p| match p {
-                Gradient::Sparse(s) => Some(s),
-                Gradient::Dense(_) => None,
-            })
-            .collect();
-        if sparse.len() == parts.len() {
+        if parts.iter().all(|p| matches!(p, Gradient::Sparse(_))) {
+            let sparse: SmallVec<[&IndexedSlices; 4]> = parts
+                .iter()
+                .filter_map(|p| match p {
+                    Gradient::Sparse(s) => Some(s),
+                    Gradient::Dense(_) => None,
+                })
+                .collect();
             return IndexedSlices::concat(&sparse).map(Gradient::Sparse);
         }
-        let dense: Vec<Tensor> = parts
+        let dense: SmallVec<[Tensor; 4]> = parts
             .into_iter()
             .map(Gradient::into_dense)
             .collect::<Result<_>>()?;
