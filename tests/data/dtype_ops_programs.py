@@ -19,10 +19,13 @@ HALVES = ["float16", "bfloat16"]
 REAL = INTS + HALVES
 
 BINARY = ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "pow", "maximum", "minimum",
-          "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "atan2", "squared_difference"]
+          "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "atan2"]
 UNARY = ["negative", "abs", "sign", "square", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "sin", "cos",
          "reciprocal", "expm1", "log1p", "is_nan", "is_finite", "erf", "softplus"]
 NN_UNARY = ["relu", "relu6", "elu", "softmax", "log_softmax", "gelu", "silu"]
+# TF's half kernels of these round inside (each Eigen step of the functor, or each op of a Python
+# composite, rounds to the half type); tapers rounds once: they may differ in the last place.
+ROUNDED_INSIDE = {"sigmoid", "softplus", "softmax", "log_softmax", "gelu", "silu"}
 REDUCE = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_mean"]
 
 
@@ -46,9 +49,9 @@ def programs() -> list[tuple[str, bool]]:
               (f"{a} // {b}", True), (f"{a} % {b}", True), (f"-{a}", True), (f"{a} == {b}", True),
               (f"{a} < {b}", True), (f"{a} >= {b}", True)]
         for op in UNARY:
-            P.append((f"tf.math.{op}({a})", True))
+            P.append((f"tf.math.{op}({a})", op not in ROUNDED_INSIDE))
         for op in NN_UNARY:
-            P.append((f"tf.nn.{op}({a})", op not in ("softmax", "log_softmax")))
+            P.append((f"tf.nn.{op}({a})", op not in ROUNDED_INSIDE))
         for op in REDUCE:
             P.append((f"tf.{op}({a})", d in INTS))
             P.append((f"tf.{op}({a}, axis=0)", d in INTS))

@@ -6,9 +6,9 @@
 use ndarray::{ArcArray, ArrayD, ArrayViewD, IxDyn, Zip};
 
 mod arith;
-pub(crate) mod registered;
 pub(crate) mod decomp;
 pub(crate) mod gemm;
+pub(crate) mod registered;
 pub(crate) mod uninit;
 
 pub(crate) use arith::Arith;

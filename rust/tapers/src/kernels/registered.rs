@@ -128,7 +128,15 @@ static TABLE: &[Kernels] = &[
         allowed: FLOAT,
     },
     Kernels {
-        ops: &["Softplus", "Elu", "Selu", "Gelu", "Softmax", "LogSoftmax", "LeakyRelu"],
+        ops: &[
+            "Softplus",
+            "Elu",
+            "Selu",
+            "Gelu",
+            "Softmax",
+            "LogSoftmax",
+            "LeakyRelu",
+        ],
         computes: HALF,
         declared_only: &[],
         allowed: "half, bfloat16, float, double",
@@ -199,7 +207,10 @@ mod tests {
             check("Neg", U32),
             Err(Error::UnsupportedDType { .. })
         ));
-        assert!(computes("Neg", DType::I32), "old dtypes are not the table's");
+        assert!(
+            computes("Neg", DType::I32),
+            "old dtypes are not the table's"
+        );
         assert!(!computes("NoSuchOp", F16));
     }
 }

@@ -250,8 +250,10 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
         // A large sum to one value may head a fused elementwise region, which
         // then never builds the broadcast gradient.
         let fusable = || {
-            (out.numel() == 1 && x.numel() >= super::pointwise::FUSE_MIN && matches!(x.dtype(), DType::F32 | DType::F64))
-                .then(|| crate::record::Fusable::SumAll(x.shape().into()))
+            (out.numel() == 1
+                && x.numel() >= super::pointwise::FUSE_MIN
+                && matches!(x.dtype(), DType::F32 | DType::F64))
+            .then(|| crate::record::Fusable::SumAll(x.shape().into()))
         };
         let op = Reduce {
             kind: ReduceKind::Sum,
