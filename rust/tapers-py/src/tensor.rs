@@ -298,10 +298,16 @@ pub fn scalar_check(t: &Tensor) -> PyResult<()> {
     Ok(())
 }
 
-/// `a / b` as TensorFlow's `__truediv__`: integers divide as float64.
+/// `a / b` as TensorFlow's `__truediv__`: integers divide as float32 (8- and
+/// 16-bit ones) or float64 (32- and 64-bit ones).
 pub fn truediv(a: &Tensor, b: &Tensor) -> tapers::Result<Tensor> {
     if a.dtype().is_integer() && a.dtype() == b.dtype() {
-        return ops::div(&ops::cast(a, DType::F64)?, &ops::cast(b, DType::F64)?);
+        let wide = if a.dtype().size_of() <= 2 {
+            DType::F32
+        } else {
+            DType::F64
+        };
+        return ops::div(&ops::cast(a, wide)?, &ops::cast(b, wide)?);
     }
     ops::div(a, b)
 }

@@ -89,9 +89,15 @@ impl DType {
     }
 
     /// Whether tensors of this dtype can carry gradients (and be watched):
-    /// float32 and float64 (tapers' differentiable kernels).
+    /// the real floats (float16 and bfloat16 compute in float32 and round, as
+    /// TensorFlow's CPU kernels do).
     pub fn is_floating(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// Whether the dtype is float16 or bfloat16 (stored in 16 bits, computed in float32).
+    pub fn is_half(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
     }
 
     /// Whether the dtype is a real floating-point type (float16, bfloat16, float32, float64).

@@ -89,7 +89,8 @@ fn check(var: &Variable, grad: &Tensor) -> Result<()> {
             var.dtype()
         )));
     }
-    if !var.dtype().is_floating() {
+    // The update kernels run in float32/float64 (float16/bfloat16 variables are not trained here).
+    if !matches!(var.dtype(), crate::DType::F32 | crate::DType::F64) {
         return Err(Error::UnsupportedDType {
             op: "ApplyGradients",
             dtype: var.dtype(),

@@ -130,6 +130,13 @@ pub fn gelu(
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
     let t = features.0;
+    if !t.dtype().is_floating() {
+        // TF checks in Python, before any op runs.
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "`features.dtype` must be a floating point tensor.Received:features.dtype=<dtype: '{}'>",
+            t.dtype().name()
+        )));
+    }
     call(py, name, Work::of(&[&t]), || ops::gelu(&t, approximate))
 }
 

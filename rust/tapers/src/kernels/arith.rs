@@ -81,6 +81,8 @@ float_arith!(f64);
 
 macro_rules! int_arith {
     ($t:ty) => {
+        // `< 0` is never true for the unsigned types: one body serves both.
+        #[allow(unused_comparisons, clippy::unnecessary_cast)]
         impl Arith for $t {
             fn add(self, o: Self) -> Self {
                 self.wrapping_add(o)
@@ -146,3 +148,9 @@ macro_rules! int_arith {
 }
 int_arith!(i32);
 int_arith!(i64);
+int_arith!(i8);
+int_arith!(i16);
+int_arith!(u8);
+int_arith!(u16);
+int_arith!(u32);
+int_arith!(u64);

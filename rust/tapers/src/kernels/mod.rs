@@ -8,6 +8,7 @@ use ndarray::{ArcArray, ArrayD, ArrayViewD, IxDyn, Zip};
 mod arith;
 pub(crate) mod decomp;
 pub(crate) mod gemm;
+pub(crate) mod registered;
 pub(crate) mod uninit;
 
 pub(crate) use arith::Arith;
@@ -365,61 +366,158 @@ where
     }))
 }
 
-/// Dispatches a unary float kernel: `float_unary!(op, tensor, |x| expr)`.
-/// Non-float tensors give `UnsupportedDType`.
+/// float16 and bfloat16: stored in 16 bits, computed in float32 (each result
+/// rounded once, as TensorFlow's CPU kernels do).
+pub(crate) trait Half: crate::tensor::Element {
+    /// The value as float32 (exact).
+    fn widen(self) -> f32;
+    /// `v` rounded to nearest even.
+    fn narrow(v: f32) -> Self;
+}
+
+impl Half for crate::dtype::f16 {
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline(always)]
+    fn narrow(v: f32) -> Self {
+        Self::from_f32(v)
+    }
+}
+
+impl Half for crate::dtype::bf16 {
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline(always)]
+    fn narrow(v: f32) -> Self {
+        Self::from_f32(v)
+    }
+}
+
+/// What a half kernel's float32 result becomes: a float is rounded to the
+/// half type `H`, a bool (a comparison, `is_nan`) stays a bool.
+pub(crate) trait Narrow<H> {
+    /// The element type of the result.
+    type Out;
+    /// The result as stored.
+    fn narrow(self) -> Self::Out;
+}
+
+impl<H: Half> Narrow<H> for f32 {
+    type Out = H;
+    #[inline(always)]
+    fn narrow(self) -> H {
+        H::narrow(self)
+    }
+}
+
+impl<H: Half> Narrow<H> for bool {
+    type Out = bool;
+    #[inline(always)]
+    fn narrow(self) -> bool {
+        self
+    }
+}
+
+/// The match of a unary dispatch: one arm per listed dtype running `$body`
+/// on its elements, one per half dtype running it in float32 and rounding.
+/// Which dtypes an op computes on is decided before (`registered::check`).
+macro_rules! unary_arms {
+    ($op:expr, $t:expr, $map:ident, |$x:ident| $body:expr,
+     [$($v:ident: $ty:ty),*], $allowed:expr) => {{
+        let t: &$crate::Tensor = $t;
+        $crate::kernels::registered::check($op, t.dtype()).and_then(|_| match t.storage() {
+            $($crate::Storage::$v(a) => Ok($crate::Tensor::from_array($crate::kernels::$map(
+                a,
+                |$x: $ty| $body,
+            ))),)*
+            $crate::Storage::F16(a) => Ok($crate::Tensor::from_array($crate::kernels::$map(
+                a,
+                |h: $crate::dtype::f16| {
+                    let $x: f32 = $crate::kernels::Half::widen(h);
+                    $crate::kernels::Narrow::<$crate::dtype::f16>::narrow($body)
+                },
+            ))),
+            $crate::Storage::BF16(a) => Ok($crate::Tensor::from_array($crate::kernels::$map(
+                a,
+                |h: $crate::dtype::bf16| {
+                    let $x: f32 = $crate::kernels::Half::widen(h);
+                    $crate::kernels::Narrow::<$crate::dtype::bf16>::narrow($body)
+                },
+            ))),
+            _ => Err($crate::Error::UnsupportedDType {
+                op: $op,
+                dtype: t.dtype(),
+                allowed: $allowed,
+            }),
+        })
+    }};
+}
+pub(crate) use unary_arms;
+
+/// The match of a binary dispatch with broadcasting (see [`unary_arms!`]).
+macro_rules! binary_arms {
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr,
+     [$($v:ident: $ty:ty),*], $allowed:expr) => {{
+        let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
+        $crate::kernels::same_dtype($op, a, b)
+            .and_then(|_| $crate::kernels::registered::check($op, a.dtype()))
+            .and_then(|_| match (a.storage(), b.storage()) {
+                $(($crate::Storage::$v(p), $crate::Storage::$v(q)) => {
+                    $crate::kernels::zip_map($op, p, q, |$x: $ty, $y: $ty| $body)
+                        .map($crate::Tensor::from_array)
+                })*
+                ($crate::Storage::F16(p), $crate::Storage::F16(q)) => {
+                    $crate::kernels::zip_map($op, p, q, |p: $crate::dtype::f16, q: $crate::dtype::f16| {
+                        let ($x, $y): (f32, f32) =
+                            ($crate::kernels::Half::widen(p), $crate::kernels::Half::widen(q));
+                        $crate::kernels::Narrow::<$crate::dtype::f16>::narrow($body)
+                    })
+                    .map($crate::Tensor::from_array)
+                }
+                ($crate::Storage::BF16(p), $crate::Storage::BF16(q)) => {
+                    $crate::kernels::zip_map($op, p, q, |p: $crate::dtype::bf16, q: $crate::dtype::bf16| {
+                        let ($x, $y): (f32, f32) =
+                            ($crate::kernels::Half::widen(p), $crate::kernels::Half::widen(q));
+                        $crate::kernels::Narrow::<$crate::dtype::bf16>::narrow($body)
+                    })
+                    .map($crate::Tensor::from_array)
+                }
+                _ => Err($crate::Error::UnsupportedDType {
+                    op: $op,
+                    dtype: a.dtype(),
+                    allowed: $allowed,
+                }),
+            })
+    }};
+}
+pub(crate) use binary_arms;
+
+/// Dispatches a unary float kernel: `float_unary!(op, tensor, |x| expr)`
+/// (float16/bfloat16 compute in float32). Other dtypes give `UnsupportedDType`.
 macro_rules! float_unary {
     ($op:expr, $t:expr, |$x:ident| $body:expr) => {
         $crate::kernels::float_unary!($op, $t, map, |$x| $body)
     };
-    ($op:expr, $t:expr, $map:ident, |$x:ident| $body:expr) => {{
-        let t: &$crate::Tensor = $t;
-        match t.storage() {
-            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::$map(
-                a,
-                |$x: f32| $body,
-            ))),
-            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::$map(
-                a,
-                |$x: f64| $body,
-            ))),
-            _ => Err($crate::Error::UnsupportedDType {
-                op: $op,
-                dtype: t.dtype(),
-                allowed: "float32, float64",
-            }),
-        }
-    }};
+    ($op:expr, $t:expr, $map:ident, |$x:ident| $body:expr) => {
+        $crate::kernels::unary_arms!($op, $t, $map, |$x| $body, [F32: f32, F64: f64],
+            "float32, float64")
+    };
 }
 pub(crate) use float_unary;
 
-/// Dispatches a unary kernel over every numeric (non-bool) dtype.
+/// Dispatches a unary kernel over every real numeric (non-bool) dtype the op
+/// has a kernel for (`registered::check`).
 macro_rules! numeric_unary {
-    ($op:expr, $t:expr, |$x:ident| $body:expr) => {{
-        let t: &$crate::Tensor = $t;
-        match t.storage() {
-            $crate::Storage::F32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
-                a,
-                |$x: f32| $body,
-            ))),
-            $crate::Storage::F64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
-                a,
-                |$x: f64| $body,
-            ))),
-            $crate::Storage::I32(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
-                a,
-                |$x: i32| $body,
-            ))),
-            $crate::Storage::I64(a) => Ok($crate::Tensor::from_array($crate::kernels::map(
-                a,
-                |$x: i64| $body,
-            ))),
-            _ => Err($crate::Error::UnsupportedDType {
-                op: $op,
-                dtype: t.dtype(),
-                allowed: "float32, float64, int32, int64",
-            }),
-        }
-    }};
+    ($op:expr, $t:expr, |$x:ident| $body:expr) => {
+        $crate::kernels::unary_arms!($op, $t, map, |$x| $body,
+            [F32: f32, F64: f64, I32: i32, I64: i64, U8: u8, I8: i8, I16: i16, U16: u16,
+             U32: u32, U64: u64],
+            "float32, float64, int32, int64")
+    };
 }
 pub(crate) use numeric_unary;
 
@@ -439,90 +537,32 @@ pub(crate) fn same_dtype(op: &'static str, a: &crate::Tensor, b: &crate::Tensor)
 /// Dispatches a binary kernel over numeric dtypes with broadcasting:
 /// `numeric_binary!(op, a, b, |x, y| expr)` producing the same dtype.
 macro_rules! numeric_binary {
-    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
-        let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
-        $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
-            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::I32(p), $crate::Storage::I32(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: i32, $y: i32| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::I64(p), $crate::Storage::I64(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: i64, $y: i64| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            _ => Err($crate::Error::UnsupportedDType {
-                op: $op,
-                dtype: a.dtype(),
-                allowed: "float32, float64, int32, int64",
-            }),
-        })
-    }};
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::kernels::binary_arms!($op, $a, $b, |$x, $y| $body,
+            [F32: f32, F64: f64, I32: i32, I64: i64, U8: u8, I8: i8, I16: i16, U16: u16,
+             U32: u32, U64: u64],
+            "float32, float64, int32, int64")
+    };
 }
 pub(crate) use numeric_binary;
 
 /// Like `numeric_binary!` but the closure returns `bool` (comparisons); bool inputs allowed.
 macro_rules! compare_binary {
-    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
-        let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
-        $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
-            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::I32(p), $crate::Storage::I32(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: i32, $y: i32| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::I64(p), $crate::Storage::I64(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: i64, $y: i64| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::Bool(p), $crate::Storage::Bool(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: bool, $y: bool| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            _ => Err($crate::Error::UnsupportedDType {
-                op: $op,
-                dtype: a.dtype(),
-                allowed: "float32, float64, int32, int64, bool",
-            }),
-        })
-    }};
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::kernels::binary_arms!($op, $a, $b, |$x, $y| $body,
+            [F32: f32, F64: f64, I32: i32, I64: i64, Bool: bool, U8: u8, I8: i8, I16: i16,
+             U16: u16, U32: u32, U64: u64],
+            "float32, float64, int32, int64, bool")
+    };
 }
 pub(crate) use compare_binary;
 
 /// Dispatches a binary float kernel with broadcasting: `float_binary!(op, a, b, |x, y| expr)`.
 macro_rules! float_binary {
-    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
-        let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
-        $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
-            ($crate::Storage::F32(p), $crate::Storage::F32(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: f32, $y: f32| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            ($crate::Storage::F64(p), $crate::Storage::F64(q)) => {
-                $crate::kernels::zip_map($op, p, q, |$x: f64, $y: f64| $body)
-                    .map($crate::Tensor::from_array)
-            }
-            _ => Err($crate::Error::UnsupportedDType {
-                op: $op,
-                dtype: a.dtype(),
-                allowed: "float32, float64",
-            }),
-        })
-    }};
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::kernels::binary_arms!($op, $a, $b, |$x, $y| $body, [F32: f32, F64: f64],
+            "float32, float64")
+    };
 }
 pub(crate) use float_binary;
 

@@ -12,11 +12,9 @@ use crate::tensor::{Storage, Tensor};
 
 /// Integer kernels cannot divide by zero: TF reports it as an invalid argument.
 fn check_divisor(op: &'static str, b: &Tensor) -> Result<()> {
-    let zero = match b.storage() {
-        Storage::I32(q) => q.iter().any(|&v| v == 0),
-        Storage::I64(q) => q.iter().any(|&v| v == 0),
-        _ => false,
-    };
+    use crate::dtype::Scalar;
+    let zero = b.dtype().is_integer()
+        && crate::with_real_storage!(b.storage(), q => q.iter().any(|v| v.to_num().is_zero()), _ => false);
     if zero {
         return Err(Error::invalid(format!(
             "Integer division by zero [Op:{op}]"
@@ -171,11 +169,9 @@ describe_op!(Pow, "Pow", |[a, b]| pow(a, b), method: pow);
 
 /// `a ** b` with broadcasting.
 pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let negative = match b.storage() {
-        Storage::I32(q) => q.iter().any(|&v| v < 0),
-        Storage::I64(q) => q.iter().any(|&v| v < 0),
-        _ => false,
-    };
+    use crate::dtype::Scalar;
+    let negative = b.dtype().is_integer()
+        && crate::with_real_storage!(b.storage(), q => q.iter().any(|v| v.to_num().re() < 0.0), _ => false);
     if negative && a.dtype() == b.dtype() {
         return Err(Error::invalid(
             "Integers to negative integer powers are not allowed [Op:Pow]",
@@ -307,6 +303,10 @@ impl crate::op::Op for AddN {
 /// element is added in the order given, so the result equals the chain of
 /// pairwise [`add`]s bit for bit.
 pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
+    let refs: Vec<&Tensor> = parts.iter().collect();
+    if let Some(r) = super::half::via_f32("AddN", &refs, add_n) {
+        return r;
+    }
     let first = parts
         .first()
         .ok_or_else(|| Error::invalid("add_n needs at least one tensor"))?;
@@ -392,6 +392,12 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
         Storage::F64(_) => go!(F64),
         Storage::I32(_) => go!(I32),
         Storage::I64(_) => go!(I64),
+        Storage::U8(_) => go!(U8),
+        Storage::I8(_) => go!(I8),
+        Storage::I16(_) => go!(I16),
+        Storage::U16(_) => go!(U16),
+        Storage::U32(_) => go!(U32),
+        Storage::U64(_) => go!(U64),
         _ => {
             return Err(Error::UnsupportedDType {
                 op: "AddN",

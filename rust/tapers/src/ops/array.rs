@@ -477,6 +477,13 @@ pub fn split(x: &Tensor, sizes: &[usize], axis: isize) -> Result<Vec<Tensor>> {
 
 /// Repeats the tensor `multiples[k]` times along each axis.
 pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+    if x.dtype() == DType::U16 {
+        // TF 2.21 registers Tile for uint16 on CPU but its kernel refuses it.
+        return Err(Error::Unimplemented(format!(
+            "TileOp : The input data type is not supported, DataType : uint16, Dimension : {} [Op:Tile]",
+            x.rank()
+        )));
+    }
     if multiples.len() != x.rank() {
         return Err(Error::invalid(format!(
             "Expected multiples argument to be a vector of length {} but got length {} [Op:Tile]",

@@ -73,6 +73,11 @@ impl Tensor {
 
 fn product(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
     same_dtype("MatMul", a, b)?;
+    let again = |i: &[Tensor]| product(&i[0], &i[1], transpose_a, transpose_b);
+    if let Some(r) = super::half::via_f32("MatMul", &[a, b], again) {
+        return r;
+    }
+    crate::kernels::registered::check("MatMul", a.dtype())?;
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() < 2 || sb.len() < 2 {
         return Err(Error::invalid(format!(

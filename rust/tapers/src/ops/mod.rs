@@ -26,6 +26,7 @@ mod conv;
 mod decomp;
 mod einsum;
 mod grad;
+mod half;
 mod index;
 mod linalg;
 mod math;

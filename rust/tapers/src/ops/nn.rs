@@ -45,6 +45,9 @@ fn unrecorded<R>(f: impl FnOnce() -> R) -> R {
 /// elsewhere (NaN included); that gradient's own derivative with respect to
 /// `x` is zeros, as TF's.
 pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("LeakyRelu", &[x], |i| leaky_relu(&i[0], alpha)) {
+        return r;
+    }
     float_only("LeakyRelu", x)?;
     // TF's alpha is a float32 attribute, also for float64 features.
     let alpha = alpha as f32 as f64;
@@ -69,6 +72,9 @@ pub fn leaky_relu(x: &Tensor, alpha: f64) -> Result<Tensor> {
 /// where `y < 0`, `g` elsewhere (so 1 at 0 and at NaN); differentiating that
 /// again goes through `y`, which gives TF's `EluGradGrad` (0 at 0).
 pub fn elu(x: &Tensor) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("Elu", &[x], |i| elu(&i[0])) {
+        return r;
+    }
     float_only("Elu", x)?;
     // expm1 on min(x, 0) keeps the unused branch finite.
     let y = unrecorded(|| {
@@ -92,6 +98,9 @@ pub fn elu(x: &Tensor) -> Result<Tensor> {
 /// `g (y + scale alpha)` where `y < 0`, `g scale` elsewhere (0 and NaN
 /// included); differentiating it again goes through `y` (TF's `SeluGradGrad`).
 pub fn selu(x: &Tensor) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("Selu", &[x], |i| selu(&i[0])) {
+        return r;
+    }
     float_only("Selu", x)?;
     let y = unrecorded(|| {
         let pos = ops::greater(x, &c(x, 0.0))?;
@@ -116,6 +125,9 @@ pub fn selu(x: &Tensor) -> Result<Tensor> {
 /// Gaussian error linear unit, exact (`approximate = false`, TF's default) or
 /// with the tanh approximation.
 pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("Gelu", &[x], |i| gelu(&i[0], approximate)) {
+        return r;
+    }
     float_only("Gelu", x)?;
     if approximate {
         let k = (2.0 / std::f64::consts::PI).sqrt();
@@ -138,6 +150,9 @@ pub fn silu(x: &Tensor, beta: f64) -> Result<Tensor> {
 
 /// Softmax along `axis`, shifted by the (constant) max for stability.
 pub fn softmax(logits: &Tensor, axis: isize) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("Softmax", &[logits], |i| softmax(&i[0], axis)) {
+        return r;
+    }
     float_only("Softmax", logits)?;
     normalize_axis(axis, logits.rank())?;
     let m = ops::stop_gradient(&ops::reduce_max(logits, Some(&[axis]), true)?);
@@ -147,6 +162,9 @@ pub fn softmax(logits: &Tensor, axis: isize) -> Result<Tensor> {
 
 /// Log-softmax along `axis`, computed as `x - max - log(sum(exp(x - max)))`.
 pub fn log_softmax(logits: &Tensor, axis: isize) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("LogSoftmax", &[logits], |i| log_softmax(&i[0], axis)) {
+        return r;
+    }
     float_only("LogSoftmax", logits)?;
     normalize_axis(axis, logits.rank())?;
     let m = ops::stop_gradient(&ops::reduce_max(logits, Some(&[axis]), true)?);

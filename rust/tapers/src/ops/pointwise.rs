@@ -480,7 +480,7 @@ pub(crate) fn record_pointwise<O: Op + Clone>(op: O, inputs: &[&Tensor], out: &T
         inputs.iter().map(|t| (t.id(), t.dtype())).collect();
     let fusable = || {
         let ok = out.numel() >= FUSE_MIN
-            && out.dtype().is_floating()
+            && matches!(out.dtype(), DType::F32 | DType::F64)
             && inputs
                 .iter()
                 .all(|t| (t.shape() == out.shape() || t.rank() == 0) && t.dtype() == out.dtype());

@@ -212,6 +212,13 @@ impl Op for Scan {
 
 /// Sum over `axes` (all if `None`), optionally keeping reduced dims as size 1.
 pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let again = |i: &[Tensor]| reduce_sum(&i[0], axes, keepdims);
+    if let Some(r) = super::half::via_f32("Sum", &[x], again) {
+        return r;
+    }
+    if let Some(r) = super::half::via_i64("Sum", x, |x| reduce_sum(x, axes, keepdims)) {
+        return r;
+    }
     let ax = reduction_axes("Sum", x.rank(), axes)?;
     let out = Tensor::from_storage(match x.storage() {
         Storage::F32(a) => Storage::F32(sum_axes(a, &ax, keepdims)),
@@ -243,8 +250,10 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
         // A large sum to one value may head a fused elementwise region, which
         // then never builds the broadcast gradient.
         let fusable = || {
-            (out.numel() == 1 && x.numel() >= super::pointwise::FUSE_MIN && x.dtype().is_floating())
-                .then(|| crate::record::Fusable::SumAll(x.shape().into()))
+            (out.numel() == 1
+                && x.numel() >= super::pointwise::FUSE_MIN
+                && matches!(x.dtype(), DType::F32 | DType::F64))
+            .then(|| crate::record::Fusable::SumAll(x.shape().into()))
         };
         let op = Reduce {
             kind: ReduceKind::Sum,
@@ -260,9 +269,13 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
 
 /// Mean over `axes` (all if `None`). Integer means truncate, as in TF.
 pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let again = |i: &[Tensor]| reduce_mean(&i[0], axes, keepdims);
+    if let Some(r) = super::half::via_f32("Mean", &[x], again) {
+        return r;
+    }
     let ax = reduction_axes("Mean", x.rank(), axes)?;
     let count: usize = ax.iter().map(|&a| x.shape()[a]).product();
-    if matches!(x.dtype(), DType::I32 | DType::I64) {
+    if x.dtype().is_integer() {
         // TF sums integers without wrapping int32's intermediate sum and
         // divides with truncation; an empty mean is 0.
         let s = reduce_sum(&ops::cast(x, DType::I64)?, axes, keepdims)?;
@@ -317,6 +330,11 @@ fn extremum(
     max: bool,
 ) -> Result<Tensor> {
     let name = kind.name();
+    let again = |i: &[Tensor]| extremum(kind, &i[0], axes, keepdims, max);
+    if let Some(r) = super::half::via_f32(name, &[x], again) {
+        return r;
+    }
+    crate::kernels::registered::check(name, x.dtype())?;
     let ax = reduction_axes(name, x.rank(), axes)?;
     macro_rules! pick {
         ($a:expr, $lo:expr, $hi:expr) => {
@@ -345,6 +363,12 @@ fn extremum(
         Storage::F64(a) => Storage::F64(pick!(a, f64::NEG_INFINITY, f64::INFINITY)),
         Storage::I32(a) => Storage::I32(pick!(a, i32::MIN, i32::MAX)),
         Storage::I64(a) => Storage::I64(pick!(a, i64::MIN, i64::MAX)),
+        Storage::U8(a) => Storage::U8(pick!(a, u8::MIN, u8::MAX)),
+        Storage::I8(a) => Storage::I8(pick!(a, i8::MIN, i8::MAX)),
+        Storage::I16(a) => Storage::I16(pick!(a, i16::MIN, i16::MAX)),
+        Storage::U16(a) => Storage::U16(pick!(a, u16::MIN, u16::MAX)),
+        Storage::U32(a) => Storage::U32(pick!(a, u32::MIN, u32::MAX)),
+        Storage::U64(a) => Storage::U64(pick!(a, u64::MIN, u64::MAX)),
         _ => {
             return Err(Error::UnsupportedDType {
                 op: name,
@@ -387,6 +411,13 @@ pub fn reduce_min(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
 /// Product over `axes`. The gradient is the product of the other elements, so
 /// zeros are handled exactly (TF's `_ProdGrad`).
 pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let again = |i: &[Tensor]| reduce_prod(&i[0], axes, keepdims);
+    if let Some(r) = super::half::via_f32("Prod", &[x], again) {
+        return r;
+    }
+    if let Some(r) = super::half::via_i64("Prod", x, |x| reduce_prod(x, axes, keepdims)) {
+        return r;
+    }
     let ax = reduction_axes("Prod", x.rank(), axes)?;
     let out = Tensor::from_storage(match x.storage() {
         Storage::F32(a) => Storage::F32(fold_axes(a, &ax, keepdims, 1.0, |p, v| p * v)),
@@ -437,6 +468,10 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
 
 /// `log(sum(exp(x)))` over `axes`, stable for large inputs (as TF).
 pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let again = |i: &[Tensor]| reduce_logsumexp(&i[0], axes, keepdims);
+    if let Some(r) = super::half::via_f32("Exp", &[x], again) {
+        return r;
+    }
     let ax = reduction_axes("ReduceLogSumExp", x.rank(), axes)?;
     let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
     let raw = reduce_max(&ops::stop_gradient(x), Some(&ax_i), true)?;
@@ -459,6 +494,10 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> R
 
 /// Population variance over `axes` (floats).
 pub fn reduce_variance(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let again = |i: &[Tensor]| reduce_variance(&i[0], axes, keepdims);
+    if let Some(r) = super::half::via_f32("Mean", &[x], again) {
+        return r;
+    }
     if !x.dtype().is_floating() {
         return Err(Error::UnsupportedDType {
             op: "ReduceVariance",
@@ -676,6 +715,13 @@ fn div_no_nan(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Cumulative sum along `axis` (TF's `exclusive` and `reverse` flags).
 pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
+    let again = |i: &[Tensor]| cumsum(&i[0], axis, exclusive, reverse);
+    if let Some(r) = super::half::via_f32("Cumsum", &[x], again) {
+        return r;
+    }
+    if let Some(r) = super::half::via_i64("Cumsum", x, |x| cumsum(x, axis, exclusive, reverse)) {
+        return r;
+    }
     let ax = scan_axis("Cumsum", x, axis)?;
     let out = scan_numeric("Cumsum", x, ax, exclusive, reverse, false)?;
     let op = Scan {
@@ -692,6 +738,13 @@ pub fn cumsum(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result
 
 /// Cumulative product along `axis` (TF's `exclusive` and `reverse` flags).
 pub fn cumprod(x: &Tensor, axis: isize, exclusive: bool, reverse: bool) -> Result<Tensor> {
+    let again = |i: &[Tensor]| cumprod(&i[0], axis, exclusive, reverse);
+    if let Some(r) = super::half::via_f32("Cumprod", &[x], again) {
+        return r;
+    }
+    if let Some(r) = super::half::via_i64("Cumprod", x, |x| cumprod(x, axis, exclusive, reverse)) {
+        return r;
+    }
     let ax = scan_axis("Cumprod", x, axis)?;
     let out = scan_numeric("Cumprod", x, ax, exclusive, reverse, true)?;
     let op = Scan {

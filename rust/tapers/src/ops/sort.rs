@@ -40,6 +40,7 @@ impl Keys {
                 v
             }
         };
+        let int = |v: i64| if negate { !v } else { v };
         Ok(match x.storage() {
             Storage::F32(a) => Keys::F(a.iter().map(|&v| f(v as f64)).collect()),
             Storage::F64(a) => Keys::F(a.iter().map(|&v| f(v)).collect()),
@@ -49,6 +50,15 @@ impl Keys {
                     .collect(),
             ),
             Storage::I64(a) => Keys::I(a.iter().map(|&v| if negate { !v } else { v }).collect()),
+            Storage::U8(a) => Keys::I(a.iter().map(|&v| int(v as i64)).collect()),
+            Storage::I8(a) => Keys::I(a.iter().map(|&v| int(v as i64)).collect()),
+            Storage::I16(a) => Keys::I(a.iter().map(|&v| int(v as i64)).collect()),
+            Storage::U16(a) => Keys::I(a.iter().map(|&v| int(v as i64)).collect()),
+            Storage::U32(a) => Keys::I(a.iter().map(|&v| int(v as i64)).collect()),
+            // Flipping the top bit maps uint64's order onto int64's.
+            Storage::U64(a) => Keys::I(a.iter().map(|&v| int((v ^ (1 << 63)) as i64)).collect()),
+            Storage::F16(a) => Keys::F(a.iter().map(|&v| f(v.to_f64())).collect()),
+            Storage::BF16(a) => Keys::F(a.iter().map(|&v| f(v.to_f64())).collect()),
             _ => {
                 return Err(Error::UnsupportedDType {
                     op,
