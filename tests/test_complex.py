@@ -23,15 +23,30 @@ import pytest
 import tapers as tf
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-from complex_programs import programs, run  # noqa: E402
+from complex_programs import E, programs, run  # noqa: E402
 
 with open(os.path.join(os.path.dirname(__file__), "data", "complex_reference.json")) as f:
     FIXTURE = json.load(f)
 
 PROGRAMS = FIXTURE["programs"]
 
-# Documented differences (README, "Known differences"): expression fragment -> why tapers differs.
-KNOWN: dict[str, str] = {}
+E64 = E.format(d="complex64")
+
+# Documented differences (README, "Complex numbers" and "Known differences"): exact expression -> why
+# tapers differs. Each must still differ (a fixed difference fails the test, to be taken off the list).
+KNOWN: dict[str, str] = {
+    # TF's complex64 log forms |z|^2 and overflows on 1e30+1e30j (NaN real part); tapers' |z| is hypot's.
+    f"tf.math.log({E64})": "complex64 log of a large |z|",
+    # TF divides the last elements (the tail after its 4-wide complex64 packets) in a scalar loop with
+    # other special values than its vectorized loop: 1 / (-0 + 0j) is -inf there, NaN in the packets.
+    f"tf.math.reciprocal({E64})": "position-dependent division of a zero",
+    f"tf.ones_like({E64}) / {E64}": "position-dependent division of a zero",
+    # An op with no complex kernel: tapers raises InvalidArgumentError (TF's lookup: NotFoundError here).
+    "tf.math.floordiv(tf.constant([1 + 2j, -0.5 + 0.3j, 3 - 1j, -2 - 2j], tf.complex64), "
+    "tf.constant([0.5 - 1j, 2 + 0.25j, -1 + 1j, 0.3 + 0.7j], tf.complex64))": "NotFoundError",
+    "tf.math.floordiv(tf.constant([1 + 2j, -0.5 + 0.3j, 3 - 1j, -2 - 2j], tf.complex128), "
+    "tf.constant([0.5 - 1j, 2 + 0.25j, -1 + 1j, 0.3 + 0.7j], tf.complex128))": "NotFoundError",
+}
 
 # Error messages compared word for word (the Python-side checks); other errors compare their class.
 EXACT_MESSAGES = ("components have incorrect types", "to EagerTensor of dtype")
@@ -66,7 +81,9 @@ def differences(want: Any, got: Any, where: str = "") -> list[str]:
     if out:
         return out
     if "values" in want:
-        return [] if want["values"] == got["values"] else [f"{where}values: TF {want['values']}, tapers {got['values']}"]
+        return (
+            [] if want["values"] == got["values"] else [f"{where}values: TF {want['values']}, tapers {got['values']}"]
+        )
     for part in ("re", "im"):
         for i, (a, b) in enumerate(zip(want[part], got[part])):
             if not _close(a, b, want["dtype"]):
@@ -75,7 +92,7 @@ def differences(want: Any, got: Any, where: str = "") -> list[str]:
 
 
 def _known(expr: str) -> str | None:
-    return next((why for frag, why in KNOWN.items() if frag in expr), None)
+    return KNOWN.get(expr)
 
 
 @pytest.mark.parametrize("p", PROGRAMS, ids=[p["expr"][:90] for p in PROGRAMS])
@@ -92,8 +109,10 @@ def test_matches_tensorflow(p: dict[str, Any]) -> None:
 
 
 def test_fixture_covers_the_programs() -> None:
-    assert [p["expr"] for p in PROGRAMS] == programs()
+    exprs = [p["expr"] for p in PROGRAMS]
+    assert exprs == programs()
     assert FIXTURE["tensorflow"].startswith("2.21")
+    assert set(KNOWN) <= set(exprs), "a documented difference names no program"
 
 
 # ---- finite differences in complex128 --------------------------------------------------------------
@@ -131,20 +150,40 @@ def fd_check(f: Callable[..., Any], *xs: np.ndarray, eps: float = 1e-6, tol: flo
                 lo[k][idx] -= eps * unit
                 d = (_loss(f, hi, g) - _loss(f, lo, g)) / (2 * eps)
                 want[idx] += d * unit
-        got = grads[k].numpy()
+        got = tf.convert_to_tensor(grads[k]).numpy()  # gather's gradient is IndexedSlices, as in TF
         assert got.dtype == x.dtype
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=f"input {k}")
 
 
 UNARY_FD: list[tuple[str, Callable[[Any], Any]]] = [
-    ("square", tf.square), ("sqrt", tf.sqrt), ("rsqrt", tf.math.rsqrt), ("exp", tf.exp), ("log", tf.math.log),
-    ("expm1", tf.math.expm1), ("log1p", tf.math.log1p), ("sin", tf.sin), ("cos", tf.cos), ("tan", tf.tan),
-    ("tanh", tf.tanh), ("sinh", tf.sinh), ("cosh", tf.cosh), ("asin", tf.asin), ("acos", tf.acos),
-    ("atan", tf.atan), ("reciprocal", tf.math.reciprocal), ("sigmoid", tf.sigmoid), ("neg", tf.negative),
+    ("square", tf.square),
+    ("sqrt", tf.sqrt),
+    ("rsqrt", tf.math.rsqrt),
+    ("exp", tf.exp),
+    ("log", tf.math.log),
+    ("expm1", tf.math.expm1),
+    ("log1p", tf.math.log1p),
+    ("sin", tf.sin),
+    ("cos", tf.cos),
+    ("tan", tf.tan),
+    ("tanh", tf.tanh),
+    ("sinh", tf.sinh),
+    ("cosh", tf.cosh),
+    ("asin", tf.asin),
+    ("acos", tf.acos),
+    ("atan", tf.atan),
+    ("reciprocal", tf.math.reciprocal),
+    ("sigmoid", tf.sigmoid),
+    ("neg", tf.negative),
     ("sign", tf.math.sign),
-    ("conj", tf.math.conj), ("pow3", lambda z: z**3), ("sum", tf.reduce_sum), ("mean", tf.reduce_mean),
-    ("prod", lambda z: tf.reduce_prod(z, axis=1)), ("cumsum", lambda z: tf.math.cumsum(z, axis=1)),
-    ("transpose", tf.transpose), ("gather", lambda z: tf.gather(z, [1, 0, 1])),
+    ("conj", tf.math.conj),
+    ("pow3", lambda z: z**3),
+    ("sum", tf.reduce_sum),
+    ("mean", tf.reduce_mean),
+    ("prod", lambda z: tf.reduce_prod(z, axis=1)),
+    ("cumsum", lambda z: tf.math.cumsum(z, axis=1)),
+    ("transpose", tf.transpose),
+    ("gather", lambda z: tf.gather(z, [1, 0, 1])),
 ]
 
 
@@ -155,8 +194,12 @@ def test_unary_gradients_match_finite_differences(name: str, f: Callable[[Any], 
 
 
 REAL_VALUED: list[tuple[str, Callable[[Any], Any]]] = [
-    ("abs", tf.abs), ("real", tf.math.real), ("imag", tf.math.imag), ("angle", tf.math.angle),
-    ("abs_squared", lambda z: tf.abs(z) ** 2), ("real_zz", lambda z: tf.math.real(z * z)),
+    ("abs", tf.abs),
+    ("real", tf.math.real),
+    ("imag", tf.math.imag),
+    ("angle", tf.math.angle),
+    ("abs_squared", lambda z: tf.abs(z) ** 2),
+    ("real_zz", lambda z: tf.math.real(z * z)),
 ]
 
 
@@ -180,11 +223,17 @@ def test_real_valued_gradients_match_finite_differences(name: str, f: Callable[[
 
 
 BINARY_FD: list[tuple[str, Callable[[Any, Any], Any]]] = [
-    ("add", tf.add), ("sub", tf.subtract), ("mul", tf.multiply), ("div", tf.math.truediv), ("pow", tf.pow),
-    ("matmul", lambda a, b: tf.matmul(a, tf.transpose(b))), ("matmul_tb", lambda a, b: tf.matmul(a, b, transpose_b=True)),
+    ("add", tf.add),
+    ("sub", tf.subtract),
+    ("mul", tf.multiply),
+    ("div", tf.math.truediv),
+    ("pow", tf.pow),
+    ("matmul", lambda a, b: tf.matmul(a, tf.transpose(b))),
+    ("matmul_tb", lambda a, b: tf.matmul(a, b, transpose_b=True)),
     ("matmul_ta", lambda a, b: tf.matmul(a, b, transpose_a=True)),
     ("where", lambda a, b: tf.where(tf.constant([[True, False, True], [False, True, False]]), a, b)),
-    ("add_n", lambda a, b: tf.add_n([a, b, a * b])), ("concat", lambda a, b: tf.concat([a, b], 0)),
+    ("add_n", lambda a, b: tf.add_n([a, b, a * b])),
+    ("concat", lambda a, b: tf.concat([a, b], 0)),
 ]
 
 

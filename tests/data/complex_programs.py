@@ -20,24 +20,74 @@ W = "tf.constant([0.5 - 1j, 2 + 0.25j, -1 + 1j, 0.3 + 0.7j], tf.{d})"
 M = "tf.constant([[1 + 1j, 2 - 0.5j, 0.5j], [-1 + 0j, 0.25 + 2j, 3 - 1j]], tf.{d})"
 N = "tf.constant([[0.5 + 1j, -1j], [2 + 0j, 1 - 1j], [-0.5 + 0.5j, 3 + 0.25j]], tf.{d})"
 # Edge values: zeros of both signs, infinities and NaN in either part, a value whose |z|^2 overflows float32.
-E = ("tf.constant(np.array([0j, 1 + 0j, complex('inf'), complex(0, float('inf')), complex(float('nan'), 0), "
-     "complex(1, float('nan')), complex(float('-inf'), 1), 1e30 + 1e30j, complex(-0.0, 0.0), "
-     "complex(0.5, -0.25)], np.{d}))")
+E = (
+    "tf.constant(np.array([0j, 1 + 0j, complex('inf'), complex(0, float('inf')), complex(float('nan'), 0), "
+    "complex(1, float('nan')), complex(float('-inf'), 1), 1e30 + 1e30j, complex(-0.0, 0.0), "
+    "complex(0.5, -0.25)], np.{d}))"
+)
 
-UNARY = ["tf.abs", "tf.math.sign", "tf.square", "tf.sqrt", "tf.math.rsqrt", "tf.exp", "tf.math.log", "tf.math.expm1",
-         "tf.math.log1p", "tf.sin", "tf.cos", "tf.tan", "tf.tanh", "tf.sinh", "tf.cosh", "tf.asin", "tf.acos",
-         "tf.atan", "tf.math.reciprocal", "tf.sigmoid", "tf.negative", "tf.math.real", "tf.math.imag",
-         "tf.math.conj", "tf.math.angle"]
+UNARY = [
+    "tf.abs",
+    "tf.math.sign",
+    "tf.square",
+    "tf.sqrt",
+    "tf.math.rsqrt",
+    "tf.exp",
+    "tf.math.log",
+    "tf.math.expm1",
+    "tf.math.log1p",
+    "tf.sin",
+    "tf.cos",
+    "tf.tan",
+    "tf.tanh",
+    "tf.sinh",
+    "tf.cosh",
+    "tf.asin",
+    "tf.acos",
+    "tf.atan",
+    "tf.math.reciprocal",
+    "tf.sigmoid",
+    "tf.negative",
+    "tf.math.real",
+    "tf.math.imag",
+    "tf.math.conj",
+    "tf.math.angle",
+]
 # Analytic ops (gradients: g * conj(f'(z))) and the non-analytic ones, whose rules TF spells out.
 UNARY_GRAD = [u for u in UNARY if u != "tf.math.sign"]
-EDGE_UNARY = ["tf.abs", "tf.math.sign", "tf.sqrt", "tf.exp", "tf.math.log", "tf.math.reciprocal", "tf.math.angle",
-              "tf.math.real", "tf.math.imag", "tf.math.conj", "tf.negative"]
+EDGE_UNARY = [
+    "tf.abs",
+    "tf.math.sign",
+    "tf.sqrt",
+    "tf.exp",
+    "tf.math.log",
+    "tf.math.reciprocal",
+    "tf.math.angle",
+    "tf.math.real",
+    "tf.math.imag",
+    "tf.math.conj",
+    "tf.negative",
+]
 # Ops TF has no complex kernel for: each raises (class compared, message not).
-NO_COMPLEX = ["tf.math.less({z}, {w})", "tf.math.greater_equal({z}, {w})", "tf.maximum({z}, {w})",
-              "tf.minimum({z}, {w})", "tf.math.floordiv({z}, {w})", "tf.math.floormod({z}, {w})",
-              "tf.reduce_max({z})", "tf.reduce_min({z})", "tf.argmax({z})", "tf.math.is_nan({z})",
-              "tf.math.erf({z})", "tf.nn.relu({z})", "tf.nn.softplus({z})", "tf.math.atan2({z}, {w})",
-              "tf.math.reduce_logsumexp({z})", "tf.nn.softmax({z})", "tf.sort({z})"]
+NO_COMPLEX = [
+    "tf.math.less({z}, {w})",
+    "tf.math.greater_equal({z}, {w})",
+    "tf.maximum({z}, {w})",
+    "tf.minimum({z}, {w})",
+    "tf.math.floordiv({z}, {w})",
+    "tf.math.floormod({z}, {w})",
+    "tf.reduce_max({z})",
+    "tf.reduce_min({z})",
+    "tf.argmax({z})",
+    "tf.math.is_nan({z})",
+    "tf.math.erf({z})",
+    "tf.nn.relu({z})",
+    "tf.nn.softplus({z})",
+    "tf.math.atan2({z}, {w})",
+    "tf.math.reduce_logsumexp({z})",
+    "tf.nn.softmax({z})",
+    "tf.sort({z})",
+]
 
 
 def programs() -> list[str]:
@@ -45,33 +95,74 @@ def programs() -> list[str]:
     for d in COMPLEX:
         z, w, m, n, e = (s.format(d=d) for s in (Z, W, M, N, E))
         P += [
-            f"{z} + {w}", f"{z} - {w}", f"{z} * {w}", f"{z} / {w}", f"-{z}", f"{z} + 1", f"{z} * 2.5", f"2 * {z}",
-            f"{z} ** 2", f"tf.pow({z}, {w})", f"tf.math.truediv({z}, {w})", f"tf.math.divide({z}, 2)",
-            f"tf.math.equal({z}, {w})", f"tf.math.not_equal({z}, {z})", f"tf.math.equal({z}, 1 + 2j)",
-            f"tf.add({m}, tf.constant([1j, 2, 3], tf.{d}))", f"tf.math.squared_difference({z}, {w})",
-            f"tf.reduce_sum({z})", f"tf.reduce_sum({m}, axis=0)", f"tf.reduce_sum({m}, axis=1, keepdims=True)",
-            f"tf.reduce_mean({m})", f"tf.reduce_mean({m}, axis=1)", f"tf.reduce_prod({m}, axis=1)",
-            f"tf.reduce_prod({z})", f"tf.math.cumsum({z})", f"tf.math.cumprod({z})", f"tf.add_n([{z}, {w}, {z}])",
-            f"tf.matmul({m}, {n})", f"tf.matmul({m}, {m}, transpose_b=True)", f"tf.transpose({m})",
-            f"tf.reshape({m}, [3, 2])", f"tf.concat([{m}, {m}], 0)", f"tf.gather({z}, [3, 0])",
-            f"tf.stack([{z}, {w}])", f"tf.where([True, False, True, False], {z}, {w})", f"tf.tile({z}, [2])",
-            f"tf.reverse({z}, [0])", f"tf.expand_dims({z}, 0)", f"{m}[1, 1:]",
-            f"tf.complex(tf.math.real({z}), tf.math.imag({w}))", f"tf.cast({z}, tf.float32)",
-            f"tf.cast(tf.math.real({z}), tf.{d})", f"repr({z} * {w})", f"str({m} @ {n})",
+            f"{z} + {w}",
+            f"{z} - {w}",
+            f"{z} * {w}",
+            f"{z} / {w}",
+            f"-{z}",
+            f"{z} + 1",
+            f"{z} * 2.5",
+            f"2 * {z}",
+            f"{z} ** 2",
+            f"tf.pow({z}, {w})",
+            f"tf.math.truediv({z}, {w})",
+            f"tf.math.divide({z}, 2)",
+            f"tf.math.equal({z}, {w})",
+            f"tf.math.not_equal({z}, {z})",
+            f"tf.math.equal({z}, 1 + 2j)",
+            f"tf.add({m}, tf.constant([1j, 2, 3], tf.{d}))",
+            f"tf.reduce_sum({z})",
+            f"tf.reduce_sum({m}, axis=0)",
+            f"tf.reduce_sum({m}, axis=1, keepdims=True)",
+            f"tf.reduce_mean({m})",
+            f"tf.reduce_mean({m}, axis=1)",
+            f"tf.reduce_prod({m}, axis=1)",
+            f"tf.reduce_prod({z})",
+            f"tf.math.cumsum({z})",
+            f"tf.math.cumprod({z})",
+            f"tf.add_n([{z}, {w}, {z}])",
+            f"tf.matmul({m}, {n})",
+            f"tf.matmul({m}, {m}, transpose_b=True)",
+            f"tf.transpose({m})",
+            f"tf.reshape({m}, [3, 2])",
+            f"tf.concat([{m}, {m}], 0)",
+            f"tf.gather({z}, [3, 0])",
+            f"tf.stack([{z}, {w}])",
+            f"tf.where([True, False, True, False], {z}, {w})",
+            f"tf.tile({z}, [2])",
+            f"tf.reverse({z}, [0])",
+            f"tf.expand_dims({z}, 0)",
+            f"{m}[1, 1:]",
+            f"tf.complex(tf.math.real({z}), tf.math.imag({w}))",
+            f"tf.cast({z}, tf.float32)",
+            f"tf.cast(tf.math.real({z}), tf.{d})",
+            f"repr({z} * {w})",
+            f"str({m} @ {n})",
         ]
         P += [f"{u}({z})" for u in UNARY]
         P += [f"{u}({e})" for u in EDGE_UNARY]
-        P += [f"{e} + {e}", f"{e} * {e}", f"tf.ones_like({e}) / {e}", f"{e} / {e}", f"tf.pow({e}, 2 + 0j)",
-              f"tf.reduce_sum({e})"]
+        P += [
+            f"{e} + {e}",
+            f"{e} * {e}",
+            f"tf.ones_like({e}) / {e}",
+            f"{e} / {e}",
+            f"tf.pow({e}, 2 + 0j)",
+            f"tf.reduce_sum({e})",
+        ]
         P += [s.format(z=z, w=w) for s in NO_COMPLEX]
         P += [f"{z} + tf.constant(1.0)", f"tf.matmul({m}, tf.constant([[1.0], [2.0], [3.0]]))"]
     P += [
-        "tf.complex(1.0, 2.0)", "tf.complex(tf.constant([1.0, 2.0], tf.float64), tf.constant(3.0, tf.float64))",
+        "tf.complex(1.0, 2.0)",
+        "tf.complex(tf.constant([1.0, 2.0], tf.float64), tf.constant(3.0, tf.float64))",
         "tf.complex(tf.constant([[1.0], [2.0]]), tf.constant([3.0, 4.0, 5.0]))",
-        "tf.complex(tf.constant(1.0), tf.constant(1.0, tf.float64))", "tf.complex(1, 2)",
-        "tf.math.real(tf.constant([1.5, -2.0]))", "tf.math.imag(tf.constant([1.5, -2.0]))",
-        "tf.math.conj(tf.constant([1.5, -2.0]))", "tf.math.angle(tf.constant([1.5, -2.0, 0.0]))",
-        "tf.math.real(tf.constant([True]))", "tf.math.angle(tf.constant([1, -2]))",
+        "tf.complex(tf.constant(1.0), tf.constant(1.0, tf.float64))",
+        "tf.complex(1, 2)",
+        "tf.math.real(tf.constant([1.5, -2.0]))",
+        "tf.math.imag(tf.constant([1.5, -2.0]))",
+        "tf.math.conj(tf.constant([1.5, -2.0]))",
+        "tf.math.angle(tf.constant([1.5, -2.0, 0.0]))",
+        "tf.math.real(tf.constant([True]))",
+        "tf.math.angle(tf.constant([1, -2]))",
     ]
     P += gradients()
     return P
@@ -108,7 +199,8 @@ def gradients() -> list[str]:
             f"grad(lambda z: tf.math.cumprod(z), {z})",
             f"grad(lambda z: tf.add_n([z, z * z]), {z})",
             f"grad(lambda z, w: tf.where([True, False, True, False], z, w), {z}, {w})",
-            f"grad(lambda m: tf.reshape(tf.transpose(m), [-1]) * tf.constant([1 + 0j, 2j, 3 + 0j, 4 + 0j, 5 + 0j, 6 + 0j], tf.{d}), {m})",
+            f"grad(lambda m: tf.reshape(tf.transpose(m), [-1]) * tf.constant([1 + 0j, 2j, 3 + 0j, 4 + 0j, 5 + 0j, "
+            f"6 + 0j], tf.{d}), {m})",
             f"grad(lambda z: tf.math.real(z) * tf.math.imag(z), {z})",
             f"grad(lambda z: tf.cast(z, tf.float32 if '{d}' == 'complex64' else tf.float64), {z})",
         ]

@@ -76,6 +76,52 @@ pub(crate) fn recip<T: Float>(z: Complex<T>) -> Complex<T> {
     div(Complex::new(T::one(), T::zero()), z)
 }
 
+/// The principal square root with C99's special values (Annex G, as
+/// `std::sqrt` on complex numbers): `sqrt(x ± i inf) = inf ± i inf` even for
+/// NaN `x`, `sqrt(-inf + iy) = 0 + i inf`, `sqrt(inf + iy) = inf + i0`, and
+/// `(|x| + |z|) / 2` formed without overflow.
+#[inline]
+pub(crate) fn sqrt<T: Float>(z: Complex<T>) -> Complex<T> {
+    let (x, y) = (z.re, z.im);
+    let zero = T::zero();
+    let two = T::one() + T::one();
+    if x == zero && y == zero {
+        return Complex::new(zero, y);
+    }
+    if y.is_infinite() {
+        return Complex::new(T::infinity(), y);
+    }
+    if x.is_nan() {
+        return Complex::new(x, T::nan());
+    }
+    if x.is_infinite() {
+        return if y.is_nan() {
+            Complex::new(x.abs(), y)
+        } else if x > zero {
+            Complex::new(x, zero.copysign(y))
+        } else {
+            Complex::new(zero, T::infinity().copysign(y))
+        };
+    }
+    if y.is_nan() {
+        return Complex::new(y, y);
+    }
+    // t = sqrt((|x| + |z|) / 2), scaled down first where the sum would overflow.
+    let big = T::max_value() / (two * two);
+    let t = if x.abs() > big || y.abs() > big {
+        let four = two * two;
+        let (xs, ys) = (x / four, y / four);
+        ((xs.abs() + xs.hypot(ys)) / two).sqrt() * two
+    } else {
+        ((x.abs() + x.hypot(y)) / two).sqrt()
+    };
+    if x >= zero {
+        Complex::new(t, y / (two * t))
+    } else {
+        Complex::new(y.abs() / (two * t), t.copysign(y))
+    }
+}
+
 /// `1 / (1 + e^-z)`.
 #[inline]
 pub(crate) fn sigmoid<T: Float>(z: Complex<T>) -> Complex<T> {
@@ -177,5 +223,10 @@ mod tests {
         let zero = div(c128::new(1.0, 0.0), c128::new(0.0, 0.0));
         assert!(zero.re.is_nan() && zero.im.is_nan());
         assert_eq!(pow(c128::new(0.0, 0.0), c128::new(2.0, 0.0)), c128::new(0.0, 0.0));
+        let r = sqrt(c128::new(-3.0, 4.0));
+        assert!((r - c128::new(1.0, 2.0)).norm() < 1e-15);
+        assert_eq!(sqrt(c64::new(f32::NEG_INFINITY, 1.0)), c64::new(0.0, f32::INFINITY));
+        let huge = sqrt(c64::new(f32::MAX, f32::MAX));
+        assert!(huge.re.is_finite() && huge.im.is_finite());
     }
 }

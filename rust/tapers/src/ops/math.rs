@@ -55,7 +55,7 @@ describe_op!(Sqrt, "Sqrt", |[x]| sqrt(x), rows: true, pointwise: SqrtLocal, meth
 
 /// Square root; its gradient at 0 is infinite (as TF).
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
-    let y = match complex_unary!(x, |v| v.sqrt()) {
+    let y = match complex_unary!(x, |v| complex::sqrt(v)) {
         Some(t) => t,
         None => float_unary!("Sqrt", x, |v| v.sqrt())?,
     };
@@ -362,7 +362,7 @@ describe_op!(Rsqrt, "Rsqrt", |[x]| rsqrt(x), rows: true, pointwise: RsqrtLocal, 
 
 /// `1 / sqrt(x)`.
 pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
-    let y = match complex_unary!(x, |v| complex::recip(v.sqrt())) {
+    let y = match complex_unary!(x, |v| complex::recip(complex::sqrt(v))) {
         Some(t) => t,
         None => float_unary!("Rsqrt", x, |v| v.sqrt().recip())?,
     };
