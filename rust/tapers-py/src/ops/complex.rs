@@ -12,9 +12,15 @@ use crate::call::{call, Work};
 
 /// `real + i imag` with broadcasting (both float32 or both float64). Taped.
 #[pyfunction(name = "_complex")]
-fn complex(py: Python<'_>, real: &Bound<'_, PyAny>, imag: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+fn complex(
+    py: Python<'_>,
+    real: &Bound<'_, PyAny>,
+    imag: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
     let (a, b) = crate::convert::binary_operands(real, imag)?;
-    call(py, None, Work::broadcast(&[&a, &b]), || ops::complex(&a, &b))
+    call(py, None, Work::broadcast(&[&a, &b]), || {
+        ops::complex(&a, &b)
+    })
 }
 
 /// The real part (a real tensor as it is). Taped.
@@ -47,7 +53,11 @@ fn angle(py: Python<'_>, x: TensorArg) -> PyResult<Py<PyAny>> {
 
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
     let m = ex.module(Ns::Math).clone();
-    ex.internal(Ns::Math, "_complex", wrap_pyfunction!(complex, &m)?.as_any())?;
+    ex.internal(
+        Ns::Math,
+        "_complex",
+        wrap_pyfunction!(complex, &m)?.as_any(),
+    )?;
     ex.internal(Ns::Math, "_real", wrap_pyfunction!(real, &m)?.as_any())?;
     ex.internal(Ns::Math, "_imag", wrap_pyfunction!(imag, &m)?.as_any())?;
     ex.internal(Ns::Math, "_conj", wrap_pyfunction!(conj, &m)?.as_any())?;

@@ -184,8 +184,8 @@ macro_rules! complex_binary {
         if !a.dtype().is_complex() {
             None
         } else {
-            Some(
-                $crate::kernels::same_dtype($op, a, b).and_then(|_| match (a.storage(), b.storage()) {
+            Some($crate::kernels::same_dtype($op, a, b).and_then(|_| {
+                match (a.storage(), b.storage()) {
                     ($crate::Storage::C64(p), $crate::Storage::C64(q)) => $crate::kernels::zip_map(
                         $op,
                         p,
@@ -203,8 +203,8 @@ macro_rules! complex_binary {
                         .map($crate::Tensor::from_array)
                     }
                     _ => unreachable!("dtypes checked equal and complex"),
-                }),
-            )
+                }
+            }))
         }
     }};
 }
@@ -222,10 +222,16 @@ mod tests {
         assert_eq!(big, c128::new(1.0, 0.0));
         let zero = div(c128::new(1.0, 0.0), c128::new(0.0, 0.0));
         assert!(zero.re.is_nan() && zero.im.is_nan());
-        assert_eq!(pow(c128::new(0.0, 0.0), c128::new(2.0, 0.0)), c128::new(0.0, 0.0));
+        assert_eq!(
+            pow(c128::new(0.0, 0.0), c128::new(2.0, 0.0)),
+            c128::new(0.0, 0.0)
+        );
         let r = sqrt(c128::new(-3.0, 4.0));
         assert!((r - c128::new(1.0, 2.0)).norm() < 1e-15);
-        assert_eq!(sqrt(c64::new(f32::NEG_INFINITY, 1.0)), c64::new(0.0, f32::INFINITY));
+        assert_eq!(
+            sqrt(c64::new(f32::NEG_INFINITY, 1.0)),
+            c64::new(0.0, f32::INFINITY)
+        );
         let huge = sqrt(c64::new(f32::MAX, f32::MAX));
         assert!(huge.re.is_finite() && huge.im.is_finite());
     }

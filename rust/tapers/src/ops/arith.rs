@@ -203,7 +203,11 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let (a, b, z) = (a.clone(), b.clone(), out.clone());
         rule(move |g, needs| {
             // Complex: the conjugates (TF's _PowGrad), real: the values.
-            let (a, b, z) = (conj_if_complex(&a)?, conj_if_complex(&b)?, conj_if_complex(&z)?);
+            let (a, b, z) = (
+                conj_if_complex(&a)?,
+                conj_if_complex(&b)?,
+                conj_if_complex(&z)?,
+            );
             let ga = if needs[0] {
                 // b * a^(b-1)
                 let one = Tensor::ones(&[], b.dtype())?;

@@ -10,7 +10,7 @@
 //! `math_grad.py` does.
 
 use super::{describe_op, record, rule, unbroadcast};
-use crate::dtype::{c128, c64, DType};
+use crate::dtype::{c128, c64, DType, Num, Scalar};
 use crate::error::{Error, Result};
 use crate::kernels;
 use crate::ops;
@@ -56,7 +56,9 @@ pub fn real(x: &Tensor) -> Result<Tensor> {
     let Some(out) = to_real(x, |z| z.re, |z| z.re) else {
         return Ok(x.clone());
     };
-    record(Real, &[x], &[&out], || rule(|g, _| Ok(vec![Some(as_complex(&g[0])?)])));
+    record(Real, &[x], &[&out], || {
+        rule(|g, _| Ok(vec![Some(as_complex(&g[0])?)]))
+    });
     Ok(out)
 }
 
@@ -68,7 +70,12 @@ pub fn imag(x: &Tensor) -> Result<Tensor> {
         return ops::zeros_like(x);
     };
     record(Imag, &[x], &[&out], || {
-        rule(|g, _| Ok(vec![Some(complex(&Tensor::zeros(&[], g[0].dtype())?, &g[0])?)]))
+        rule(|g, _| {
+            Ok(vec![Some(complex(
+                &Tensor::zeros(&[], g[0].dtype())?,
+                &g[0],
+            )?)])
+        })
     });
     Ok(out)
 }
@@ -80,7 +87,9 @@ pub fn conj(x: &Tensor) -> Result<Tensor> {
     let Some(out) = kernels::complex_unary!(x, |z| z.conj()) else {
         return Ok(x.clone());
     };
-    record(Conj, &[x], &[&out], || rule(|g, _| Ok(vec![Some(conj(&g[0])?)])));
+    record(Conj, &[x], &[&out], || {
+        rule(|g, _| Ok(vec![Some(conj(&g[0])?)]))
+    });
     Ok(out)
 }
 
@@ -98,13 +107,16 @@ pub fn angle(x: &Tensor) -> Result<Tensor> {
                 allowed: "float and complex dtypes",
             });
         }
-        let negative = ops::less(x, &Tensor::zeros(&[], x.dtype())?)?;
-        return ops::where_(
-            &negative,
-            &Tensor::scalar_of(x.dtype(), std::f64::consts::PI),
-            &Tensor::zeros(&[], x.dtype())?,
-        )
-        .and_then(|t| ops::broadcast_to(&t, x.shape()));
+        // Every real float dtype (float16 and bfloat16 too): NaN is not negative, so 0.
+        return Ok(Tensor::from_storage(
+            crate::map_storage!(x.storage(), a => {
+                kernels::map(a, |v| {
+                    let pi = v.to_num().re() < 0.0;
+                    Scalar::from_num(Num::Float(if pi { std::f64::consts::PI } else { 0.0 }))
+                })
+                .into_shared()
+            }),
+        ));
     };
     record(Angle, &[x], &[&out], || {
         let x = x.clone();
@@ -159,12 +171,12 @@ pub(crate) fn sign(x: &Tensor) -> Result<Tensor> {
 pub fn complex(re: &Tensor, im: &Tensor) -> Result<Tensor> {
     kernels::same_dtype("Complex", re, im)?;
     let out = match (re.storage(), im.storage()) {
-        (Storage::F32(p), Storage::F32(q)) => {
-            Storage::C64(kernels::zip_map("Complex", p, q, |a: f32, b: f32| c64::new(a, b))?.into_shared())
-        }
-        (Storage::F64(p), Storage::F64(q)) => {
-            Storage::C128(kernels::zip_map("Complex", p, q, |a: f64, b: f64| c128::new(a, b))?.into_shared())
-        }
+        (Storage::F32(p), Storage::F32(q)) => Storage::C64(
+            kernels::zip_map("Complex", p, q, |a: f32, b: f32| c64::new(a, b))?.into_shared(),
+        ),
+        (Storage::F64(p), Storage::F64(q)) => Storage::C128(
+            kernels::zip_map("Complex", p, q, |a: f64, b: f64| c128::new(a, b))?.into_shared(),
+        ),
         _ => {
             return Err(Error::UnsupportedDType {
                 op: "Complex",

@@ -104,7 +104,10 @@ pub fn cos(x: &Tensor) -> Result<Tensor> {
     record(Cos, &[x], &[&y], || {
         let x = x.clone();
         rule(move |g, _| {
-            Ok(vec![Some(ops::neg(&ops::mul(&g[0], &conj_if_complex(&sin(&x)?)?)?)?)])
+            Ok(vec![Some(ops::neg(&ops::mul(
+                &g[0],
+                &conj_if_complex(&sin(&x)?)?,
+            )?)?)])
         })
     });
     Ok(y)

@@ -395,8 +395,14 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
         Storage::F64(a) => Storage::F64(fold_axes(a, &ax, keepdims, 1.0, |p, v| p * v)),
         Storage::I32(a) => Storage::I32(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
         Storage::I64(a) => Storage::I64(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
-        Storage::C64(a) => Storage::C64(fold_axes(a, &ax, keepdims, c64::new(1.0, 0.0), |p, v| p * v)),
-        Storage::C128(a) => Storage::C128(fold_axes(a, &ax, keepdims, c128::new(1.0, 0.0), |p, v| p * v)),
+        Storage::C64(a) => Storage::C64(fold_axes(a, &ax, keepdims, c64::new(1.0, 0.0), |p, v| {
+            p * v
+        })),
+        Storage::C128(a) => {
+            Storage::C128(fold_axes(a, &ax, keepdims, c128::new(1.0, 0.0), |p, v| {
+                p * v
+            }))
+        }
         _ => {
             return Err(Error::UnsupportedDType {
                 op: "Prod",
