@@ -1,4 +1,6 @@
-//! Elementwise math on floats (and abs/sign/square on every numeric dtype).
+//! Elementwise math on floats (and abs/sign/square on every numeric dtype);
+//! complex64/complex128 where TensorFlow has complex kernels (their element
+//! math in `kernels::complex`, their gradients `g * conj(f'(z))`).
 
 use num_traits::Float;
 
@@ -264,7 +266,8 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
 describe_op!(Abs, "Abs", |[x]| abs(x), rows: true, method: abs);
 describe_op!(Sign, "Sign", |[x]| sign(x), rows: true, method: sign);
 
-/// Absolute value; the gradient at 0 is 0 (as TF).
+/// Absolute value; the gradient at 0 is 0 (as TF). Complex: `|z|` in the
+/// real dtype ([`ops::complex_abs`]).
 pub fn abs(x: &Tensor) -> Result<Tensor> {
     if x.dtype().is_complex() {
         // `|z|` in the real dtype: TF's `tf.abs` runs `ComplexAbs`.
