@@ -1,8 +1,9 @@
 """Complex-number helpers: ``tf.complex``, ``tf.math.real``, ``imag``, ``conj`` and ``angle``.
 
-Computed on the tensors' numpy values (zero-copy reads) and returned as new tensors: they are not
-recorded on gradient tapes (tapers differentiates float32/float64 only; complex gradients are not
-implemented). Dtype rules and errors follow TensorFlow 2.21.
+Thin wrappers over the core's ops (recorded on gradient tapes, with TensorFlow's gradients:
+``Real`` -> ``complex(g, 0)``, ``Imag`` -> ``complex(0, g)``, ``Conj`` -> ``conj(g)``, ``Angle``,
+``Complex`` -> ``(real(g), imag(g))``) that check dtypes in Python first, where TensorFlow raises
+``TypeError`` before any kernel runs. Dtype rules and errors follow TensorFlow 2.21.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ._core import Tensor, constant, convert_to_tensor
-from .dtypes import complex64, complex128, float32, float64
+from ._core import Tensor, convert_to_tensor
+from ._core import math as _cmath
+from .dtypes import float32, float64
 
 
 def _tensor(x: Any) -> Tensor:
@@ -45,9 +47,7 @@ def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A
             f"The `real` and `imag` components have incorrect types: {re.dtype.name} {im.dtype.name}. "
             "They must be consistent, and one of [tf.float32, tf.float64]"
         )
-    out = complex64 if re.dtype == float32 else complex128
-    a, b = np.broadcast_arrays(re.numpy(), im.numpy())
-    return constant((a + 1j * b.astype(a.dtype)).astype(out.as_numpy_dtype))
+    return _cmath._complex(re, im)
 
 
 def _numeric(x: Tensor) -> None:
@@ -72,7 +72,7 @@ def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TensorF
     """
     x = _tensor(input)
     _numeric(x)
-    return constant(np.real(x.numpy())) if x.dtype.is_complex else x
+    return _cmath._real(x)
 
 
 def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
@@ -92,9 +92,7 @@ def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TensorF
     """
     x = _tensor(input)
     _numeric(x)
-    if x.dtype.is_complex:
-        return constant(np.imag(x.numpy()))
-    return constant(np.zeros(x.shape, x.dtype.as_numpy_dtype))
+    return _cmath._imag(x)
 
 
 def conj(x: Any, name: str | None = None) -> Tensor:
@@ -114,7 +112,7 @@ def conj(x: Any, name: str | None = None) -> Tensor:
     """
     t = _tensor(x)
     _numeric(t)
-    return constant(np.conj(t.numpy())) if t.dtype.is_complex else t
+    return _cmath._conj(t)
 
 
 def angle(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
@@ -134,11 +132,6 @@ def angle(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - Tensor
     """
     x = _tensor(input)
     _numeric(x)
-    if x.dtype.is_complex:
-        # atan2 in float64, rounded once to the real dtype (numpy's float32 atan2 is off by an ulp).
-        v = x.numpy()
-        return constant(np.angle(v.astype(np.complex128)).astype(v.real.dtype))
-    if not x.dtype.is_floating:
+    if not x.dtype.is_complex and not x.dtype.is_floating:
         raise TypeError(f"Cannot convert {np.pi!r} to EagerTensor of dtype {x.dtype.name}")
-    v = x.numpy()
-    return constant(np.where(v < 0, np.pi, 0.0).astype(v.dtype))
+    return _cmath._angle(x)

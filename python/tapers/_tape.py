@@ -91,7 +91,7 @@ class GradientTape(_core._GradientTape):
     def _watch_nested(self, tensor: Any) -> None:
         # `watch` of anything but a single Tensor or Variable.
         for t in _extract_watchable(tensor):
-            if not t.dtype.is_floating:
+            if not (t.dtype.is_floating or t.dtype.is_complex):
                 warnings.warn(
                     f"The dtype of the watched tensor must be floating (e.g. tapers.float32), got {t.dtype!r}",
                     stacklevel=2,
@@ -200,7 +200,9 @@ class GradientTape(_core._GradientTape):
         if isinstance(target, (Tensor, Variable)) and 0 in tuple(target.shape):
             # No rows: TF's pfor stacks zero per-row gradients into an empty tensor.
             flat = [
-                _core.zeros(tuple(target.shape) + tuple(s.shape), dtype=s.dtype) if s.dtype.is_floating else None
+                _core.zeros(tuple(target.shape) + tuple(s.shape), dtype=s.dtype)
+                if s.dtype.is_floating or s.dtype.is_complex
+                else None
                 for s in flat_sources
             ]
             return _nest.pack_sequence_as(sources, flat)

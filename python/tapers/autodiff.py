@@ -122,7 +122,7 @@ class ForwardAccumulator:
         return out
 
     def _double_vjp(self, target: Tensor) -> Tensor | None:
-        if not target.dtype.is_floating:
+        if not (target.dtype.is_floating or target.dtype.is_complex):
             return None
         u = zeros_like(target)
         with GradientTape(watch_accessed_variables=False) as outer:

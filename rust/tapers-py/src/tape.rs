@@ -377,10 +377,10 @@ impl PyTape {
         let tape = &slf.get().tape;
         let (watched, floating) = if let Ok(t) = tensor.cast::<PyTensor>() {
             let t = &t.get().inner;
-            (tape.watch(t), t.dtype().is_floating())
+            (tape.watch(t), t.dtype().is_differentiable())
         } else if let Ok(v) = tensor.cast::<PyVariable>() {
             let v = &v.get().var;
-            (tape.watch_variable(v), v.dtype().is_floating())
+            (tape.watch_variable(v), v.dtype().is_differentiable())
         } else {
             slf.call_method1("_watch_nested", (tensor,))?;
             return Ok(());

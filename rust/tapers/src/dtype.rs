@@ -100,6 +100,13 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16)
     }
 
+    /// Whether tensors of this dtype carry gradients on tapes (are watched, seeded,
+    /// differentiated): the floating dtypes and complex64/complex128 (whose
+    /// gradients follow TensorFlow's conjugate convention).
+    pub fn is_differentiable(self) -> bool {
+        self.is_floating() || self.is_complex()
+    }
+
     /// Whether the dtype is a real floating-point type (float16, bfloat16, float32, float64).
     pub fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)

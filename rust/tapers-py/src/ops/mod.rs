@@ -16,6 +16,7 @@ use pyo3::types::{PyCFunction, PyList};
 mod arith;
 mod array;
 mod compare;
+mod complex;
 mod conv;
 mod create;
 mod grad;
@@ -250,6 +251,7 @@ impl<'py> Exports<'py> {
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
     arith::register(ex)?;
     compare::register(ex)?;
+    complex::register(ex)?;
     math::register(ex)?;
     reduce::register(ex)?;
     create::register(ex)?;

@@ -259,7 +259,7 @@ impl<'a> Plan<'a> {
         let source_ids = IdSet::new(
             sources
                 .iter()
-                .filter(|s| s.dtype().is_floating())
+                .filter(|s| s.dtype().is_differentiable())
                 .map(Source::id),
         );
 
@@ -316,7 +316,7 @@ fn collect(
         .enumerate()
         .map(|(k, s)| {
             let id = s.id();
-            let g = if !s.dtype().is_floating() {
+            let g = if !s.dtype().is_differentiable() {
                 None
             } else if let Some(g) = finished.get(&id) {
                 Some(g.clone())
@@ -407,7 +407,7 @@ pub(crate) fn run_grads(
     // never saw it (TensorFlow: d x / d x = 1 always).
     let mut seeds = Seeds::with_capacity(targets.len());
     for (k, t) in targets.iter().enumerate() {
-        if !t.dtype().is_floating() {
+        if !t.dtype().is_differentiable() {
             continue;
         }
         let seed = match output_gradients {
@@ -466,7 +466,7 @@ pub(crate) fn run_rows(
     if !all_handle_rows {
         return Ok(None);
     }
-    let seeds: Seeds = if target.dtype().is_floating() {
+    let seeds: Seeds = if target.dtype().is_differentiable() {
         smallvec::smallvec![(target.id(), Gradient::Dense(seed))]
     } else {
         Seeds::new()

@@ -125,11 +125,11 @@ pub(crate) fn explain_in(
     targets: &[Tensor],
     source: &Source,
 ) -> Explanation {
-    if !source.dtype().is_floating() {
+    if !source.dtype().is_differentiable() {
         return Explanation::SourceNotFloat(source.dtype());
     }
     let sid = source.id();
-    if let Some(t) = targets.iter().find(|t| !t.dtype().is_floating()) {
+    if let Some(t) = targets.iter().find(|t| !t.dtype().is_differentiable()) {
         return Explanation::TargetNotFloat(t.dtype());
     }
     if targets.iter().any(|t| t.id() == sid) {

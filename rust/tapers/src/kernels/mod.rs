@@ -6,12 +6,14 @@
 use ndarray::{ArcArray, ArrayD, ArrayViewD, IxDyn, Zip};
 
 mod arith;
+pub(crate) mod complex;
 pub(crate) mod decomp;
 pub(crate) mod gemm;
 pub(crate) mod registered;
 pub(crate) mod uninit;
 
 pub(crate) use arith::Arith;
+pub(crate) use complex::{complex_binary, complex_unary};
 
 use crate::error::Result;
 use crate::shape::broadcast_shapes;

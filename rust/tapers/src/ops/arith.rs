@@ -6,8 +6,9 @@ pub(crate) use crate::kernels::Arith;
 
 use super::{describe_op, pointwise, record, record_pointwise, rule, unbroadcast};
 use crate::error::{Error, Result};
-use crate::kernels::{numeric_binary, numeric_unary};
+use crate::kernels::{complex_binary, complex_unary, numeric_binary, numeric_unary};
 use crate::ops;
+use crate::ops::complex::conj_if_complex;
 use crate::tensor::{Storage, Tensor};
 
 /// Integer kernels cannot divide by zero: TF reports it as an invalid argument.
@@ -81,14 +82,20 @@ describe_op!(Neg, "Neg", |[a]| neg(a), rows: true, pointwise: NegLocal, method: 
 
 /// `a + b` with broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let out = numeric_binary!("AddV2", a, b, |x, y| Arith::add(x, y))?;
+    let out = match complex_binary!("AddV2", a, b, |x, y| x + y) {
+        Some(r) => r?,
+        None => numeric_binary!("AddV2", a, b, |x, y| Arith::add(x, y))?,
+    };
     record_pointwise(AddV2, &[a, b], &out);
     Ok(out)
 }
 
 /// `a - b` with broadcasting.
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let out = numeric_binary!("Sub", a, b, |x, y| Arith::sub(x, y))?;
+    let out = match complex_binary!("Sub", a, b, |x, y| x - y) {
+        Some(r) => r?,
+        None => numeric_binary!("Sub", a, b, |x, y| Arith::sub(x, y))?,
+    };
     record_pointwise(Sub, &[a, b], &out);
     Ok(out)
 }
@@ -114,7 +121,10 @@ fn times_one(a: &Tensor, b: &Tensor) -> Option<Tensor> {
 pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = match times_one(a, b) {
         Some(t) => t,
-        None => numeric_binary!("Mul", a, b, |x, y| Arith::mul(x, y))?,
+        None => match complex_binary!("Mul", a, b, |x, y| x * y) {
+            Some(r) => r?,
+            None => numeric_binary!("Mul", a, b, |x, y| Arith::mul(x, y))?,
+        },
     };
     record_pointwise(Mul, &[a, b], &out);
     Ok(out)
@@ -124,7 +134,10 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// integer division by zero is an error.
 pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     check_divisor("RealDiv", b)?;
-    let out = numeric_binary!("RealDiv", a, b, |x, y| crate::ops::arith::Arith::div(x, y))?;
+    let out = match complex_binary!("RealDiv", a, b, |x, y| crate::kernels::complex::div(x, y)) {
+        Some(r) => r?,
+        None => numeric_binary!("RealDiv", a, b, |x, y| crate::ops::arith::Arith::div(x, y))?,
+    };
     record_pointwise(RealDiv, &[a, b], &out);
     Ok(out)
 }
@@ -177,11 +190,20 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             "Integers to negative integer powers are not allowed [Op:Pow]",
         ));
     }
-    let out = numeric_binary!("Pow", a, b, |x, y| Arith::pow(x, y))?;
+    let out = match complex_binary!("Pow", a, b, |x, y| crate::kernels::complex::pow(x, y)) {
+        Some(r) => r?,
+        None => numeric_binary!("Pow", a, b, |x, y| Arith::pow(x, y))?,
+    };
     let rank = out.rank();
     record(Pow, &[a, b], &[&out], || {
         let (a, b, z) = (a.clone(), b.clone(), out.clone());
         rule(move |g, needs| {
+            // Complex: the conjugates (TF's _PowGrad), real: the values.
+            let (a, b, z) = (
+                conj_if_complex(&a)?,
+                conj_if_complex(&b)?,
+                conj_if_complex(&z)?,
+            );
             let ga = if needs[0] {
                 // b * a^(b-1)
                 let one = Tensor::ones(&[], b.dtype())?;
@@ -191,9 +213,14 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 None
             };
             let gb = if needs[1] {
-                // z * log(a) where a > 0, else 0 (TF's choice for the undefined branch).
+                // z * log(a) where a > 0 (complex: a != 0), else 0 (TF's
+                // choice for the undefined branch).
                 let zero = Tensor::zeros(&[], a.dtype())?;
-                let pos = ops::greater(&a, &zero)?;
+                let pos = if a.dtype().is_complex() {
+                    ops::not_equal(&a, &zero)?
+                } else {
+                    ops::greater(&a, &zero)?
+                };
                 let safe_a = ops::array::where_(&pos, &a, &Tensor::ones(&[], a.dtype())?)?;
                 let log_a =
                     ops::array::where_(&pos, &ops::log(&safe_a)?, &ops::array::zeros_like(&a)?)?;
@@ -213,7 +240,10 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// `-a`.
 pub fn neg(a: &Tensor) -> Result<Tensor> {
-    let out = numeric_unary!("Neg", a, |x| Arith::neg(x))?;
+    let out = match complex_unary!(a, |x| -x) {
+        Some(t) => t,
+        None => numeric_unary!("Neg", a, |x| Arith::neg(x))?,
+    };
     record_pointwise(Neg, &[a], &out);
     Ok(out)
 }
@@ -398,6 +428,8 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
         Storage::U16(_) => go!(U16),
         Storage::U32(_) => go!(U32),
         Storage::U64(_) => go!(U64),
+        Storage::C64(_) => go!(C64),
+        Storage::C128(_) => go!(C128),
         _ => {
             return Err(Error::UnsupportedDType {
                 op: "AddN",

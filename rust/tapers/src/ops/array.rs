@@ -231,7 +231,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
         with_dtype!(dtype, T => T::wrap(a.map(|&v| T::from_num(v.to_num())).into_shared()))
     });
     let out = Tensor::from_storage(s);
-    if x.dtype().is_floating() && dtype.is_floating() {
+    if x.dtype().is_differentiable() && dtype.is_differentiable() {
         record(Cast { dtype }, &[x], &[&out], || {
             let src = x.dtype();
             rule(move |g, _| Ok(vec![Some(cast(&g[0], src)?)]))

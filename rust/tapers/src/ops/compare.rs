@@ -2,14 +2,21 @@
 #![allow(clippy::bool_comparison)] // the same generic comparison serves bool tensors
 
 use crate::error::Result;
-use crate::kernels::compare_binary;
+use crate::kernels::{compare_binary, complex_binary};
 use crate::tensor::Tensor;
 
 macro_rules! comparison {
-    ($name:ident, $tf:literal, $doc:literal, |$x:ident, $y:ident| $body:expr) => {
+    ($name:ident, $tf:literal, $doc:literal, |$x:ident, $y:ident| $body:expr $(, $complex:ident)?) => {
         #[doc = $doc]
         pub fn $name(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-            let out = compare_binary!($tf, a, b, |$x, $y| $body)?;
+            // `complex`: the comparison also runs on complex tensors (TF's
+            // Equal, NotEqual); ordering comparisons reject them.
+            let c: Option<Result<Tensor>> = None
+                $(.or_else(|| { let _ = stringify!($complex); complex_binary!($tf, a, b, |$x, $y| $body) }))?;
+            let out = match c {
+                Some(r) => r?,
+                None => compare_binary!($tf, a, b, |$x, $y| $body)?,
+            };
             super::trace_only($tf, &[a, b], &out, |i| $name(&i[0], &i[1]));
             Ok(out)
         }
@@ -20,13 +27,15 @@ comparison!(
     equal,
     "Equal",
     "`a == b` elementwise, with broadcasting.",
-    |x, y| x == y
+    |x, y| x == y,
+    complex
 );
 comparison!(
     not_equal,
     "NotEqual",
     "`a != b` elementwise, with broadcasting.",
-    |x, y| x != y
+    |x, y| x != y,
+    complex
 );
 comparison!(
     less,

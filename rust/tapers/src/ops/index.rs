@@ -254,6 +254,8 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
         Storage::F64(a) => Storage::F64(scatter(a, &shape, axis, &idx)),
         Storage::I32(a) => Storage::I32(scatter(a, &shape, axis, &idx)),
         Storage::I64(a) => Storage::I64(scatter(a, &shape, axis, &idx)),
+        Storage::C64(a) => Storage::C64(scatter(a, &shape, axis, &idx)),
+        Storage::C128(a) => Storage::C128(scatter(a, &shape, axis, &idx)),
         _ => {
             return Err(Error::UnsupportedDType {
                 op: "ScatterAdd",

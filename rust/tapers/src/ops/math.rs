@@ -1,10 +1,13 @@
-//! Elementwise math on floats (and abs/sign/square on every numeric dtype).
+//! Elementwise math on floats (and abs/sign/square on every numeric dtype);
+//! complex64/complex128 where TensorFlow has complex kernels (their element
+//! math in `kernels::complex`, their gradients `g * conj(f'(z))`).
 
 use num_traits::Float;
 
 use super::{describe_op, pointwise, record, record_pointwise, rule};
 use crate::error::Result;
-use crate::kernels::{float_unary, numeric_unary};
+use crate::kernels::{complex, complex_unary, float_unary, numeric_unary};
+use crate::ops::complex::conj_if_complex;
 use crate::ops::{self, arith::Arith};
 use crate::tensor::Tensor;
 
@@ -22,7 +25,10 @@ describe_op!(Exp, "Exp", |[x]| exp(x), rows: true, pointwise: ExpLocal, method: 
 /// do; within 1 ulp of the rounded true value), vectorized; float64 the
 /// platform's `exp`.
 pub fn exp(x: &Tensor) -> Result<Tensor> {
-    let y = float_unary!("Exp", x, map_simd, |v| FastExp::fast_exp(v))?;
+    let y = match complex_unary!(x, |v| v.exp()) {
+        Some(t) => t,
+        None => float_unary!("Exp", x, map_simd, |v| FastExp::fast_exp(v))?,
+    };
     record_pointwise(Exp, &[x], &y);
     Ok(y)
 }
@@ -35,7 +41,10 @@ describe_op!(Log, "Log", |[x]| log(x), rows: true, pointwise: LogLocal, method: 
 
 /// Natural logarithm.
 pub fn log(x: &Tensor) -> Result<Tensor> {
-    let y = float_unary!("Log", x, |v| v.ln())?;
+    let y = match complex_unary!(x, |v| v.ln()) {
+        Some(t) => t,
+        None => float_unary!("Log", x, |v| v.ln())?,
+    };
     record_pointwise(Log, &[x], &y);
     Ok(y)
 }
@@ -48,7 +57,10 @@ describe_op!(Sqrt, "Sqrt", |[x]| sqrt(x), rows: true, pointwise: SqrtLocal, meth
 
 /// Square root; its gradient at 0 is infinite (as TF).
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
-    let y = float_unary!("Sqrt", x, |v| v.sqrt())?;
+    let y = match complex_unary!(x, |v| complex::sqrt(v)) {
+        Some(t) => t,
+        None => float_unary!("Sqrt", x, |v| v.sqrt())?,
+    };
     record_pointwise(Sqrt, &[x], &y);
     Ok(y)
 }
@@ -61,7 +73,10 @@ describe_op!(Square, "Square", |[x]| square(x), rows: true, pointwise: SquareLoc
 
 /// `x * x`.
 pub fn square(x: &Tensor) -> Result<Tensor> {
-    let y = numeric_unary!("Square", x, |v| Arith::mul(v, v))?;
+    let y = match complex_unary!(x, |v| v * v) {
+        Some(t) => t,
+        None => numeric_unary!("Square", x, |v| Arith::mul(v, v))?,
+    };
     record_pointwise(Square, &[x], &y);
     Ok(y)
 }
@@ -71,20 +86,31 @@ describe_op!(Cos, "Cos", |[x]| cos(x), rows: true, method: cos);
 
 /// Sine.
 pub fn sin(x: &Tensor) -> Result<Tensor> {
-    let y = float_unary!("Sin", x, |v| v.sin())?;
+    let y = match complex_unary!(x, |v| v.sin()) {
+        Some(t) => t,
+        None => float_unary!("Sin", x, |v| v.sin())?,
+    };
     record(Sin, &[x], &[&y], || {
         let x = x.clone();
-        rule(move |g, _| Ok(vec![Some(ops::mul(&g[0], &cos(&x)?)?)]))
+        rule(move |g, _| Ok(vec![Some(ops::mul(&g[0], &conj_if_complex(&cos(&x)?)?)?)]))
     });
     Ok(y)
 }
 
 /// Cosine.
 pub fn cos(x: &Tensor) -> Result<Tensor> {
-    let y = float_unary!("Cos", x, |v| v.cos())?;
+    let y = match complex_unary!(x, |v| v.cos()) {
+        Some(t) => t,
+        None => float_unary!("Cos", x, |v| v.cos())?,
+    };
     record(Cos, &[x], &[&y], || {
         let x = x.clone();
-        rule(move |g, _| Ok(vec![Some(ops::neg(&ops::mul(&g[0], &sin(&x)?)?)?)]))
+        rule(move |g, _| {
+            Ok(vec![Some(ops::neg(&ops::mul(
+                &g[0],
+                &conj_if_complex(&sin(&x)?)?,
+            )?)?)])
+        })
     });
     Ok(y)
 }
@@ -99,7 +125,10 @@ describe_op!(Tanh, "Tanh", |[x]| tanh(x), rows: true, pointwise: TanhLocal, meth
 /// does; within 4e-7 of the true value, and it vectorizes), float64 the
 /// platform's `tanh`.
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
-    let y = float_unary!("Tanh", x, map_simd, |v| FastTanh::fast_tanh(v))?;
+    let y = match complex_unary!(x, |v| v.tanh()) {
+        Some(t) => t,
+        None => float_unary!("Tanh", x, map_simd, |v| FastTanh::fast_tanh(v))?,
+    };
     record_pointwise(Tanh, &[x], &y);
     Ok(y)
 }
@@ -214,6 +243,10 @@ describe_op!(Sigmoid, "Sigmoid", |[x]| sigmoid(x), rows: true, pointwise: Sigmoi
 
 /// Logistic sigmoid `1 / (1 + e^-x)`, computed without overflow.
 pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
+    if let Some(y) = complex_unary!(x, |v| complex::sigmoid(v)) {
+        record_pointwise(Sigmoid, &[x], &y);
+        return Ok(y);
+    }
     let y = float_unary!("Sigmoid", x, map_simd, |v| {
         // One exp of -|v| (never overflows): sigmoid(|v|) = 1 / (1 + e), and
         // sigmoid(-|v|) = e / (1 + e). Selects only, so the loop vectorizes.
@@ -233,8 +266,13 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
 describe_op!(Abs, "Abs", |[x]| abs(x), rows: true, method: abs);
 describe_op!(Sign, "Sign", |[x]| sign(x), rows: true, method: sign);
 
-/// Absolute value; the gradient at 0 is 0 (as TF).
+/// Absolute value; the gradient at 0 is 0 (as TF). Complex: `|z|` in the
+/// real dtype ([`ops::complex_abs`]).
 pub fn abs(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        // `|z|` in the real dtype: TF's `tf.abs` runs `ComplexAbs`.
+        return ops::complex_abs(x);
+    }
     // abs(-0.0) is +0.0, as TF's.
     let y = numeric_unary!("Abs", x, |v| {
         let z = zero_of(v);
@@ -255,6 +293,11 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 
 /// -1, 0 or 1 by sign (NaN stays NaN). Its gradient is zero.
 pub fn sign(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        // TF's `tf.math.sign` of complex: `div_no_nan(x, cast(|x|))`, composed
+        // of taped ops (so differentiable, unlike the real `Sign`).
+        return ops::complex::sign(x);
+    }
     let y = numeric_unary!("Sign", x, |v| {
         let zero = zero_of(v);
         if Arith::is_nan(v) {
@@ -284,18 +327,24 @@ fn zero_of<T: num_traits::Zero>(_: T) -> T {
 /// Defines a float unary op whose gradient is `g * d(x, y)`, with `d` written
 /// using public ops on the input `x` and output `y`.
 macro_rules! unary_op {
-    ($(#[$doc:meta])* $name:ident, $Op:ident, $tf:literal, |$v:ident| $fwd:expr, |$x:ident, $y:ident| $dydx:expr) => {
+    ($(#[$doc:meta])* $name:ident, $Op:ident, $tf:literal, |$v:ident| $fwd:expr,
+     $(complex: |$cv:ident| $cfwd:expr,)? |$x:ident, $y:ident| $dydx:expr) => {
         describe_op!($Op, $tf, |[x]| $name(x), rows: true, method: $name);
 
         $(#[$doc])*
         pub fn $name(x: &Tensor) -> Result<Tensor> {
-            let y = float_unary!($tf, x, |$v| $fwd)?;
+            let c: Option<Tensor> = None $(.or(complex_unary!(x, |$cv| $cfwd)))?;
+            let y = match c {
+                Some(t) => t,
+                None => float_unary!($tf, x, |$v| $fwd)?,
+            };
             record($Op, &[x], &[&y], || {
                 let ($x, $y) = (x.clone(), y.clone());
                 rule(move |g, _| {
                     #[allow(unused_variables)]
                     let ($x, $y) = (&$x, &$y);
-                    Ok(vec![Some(ops::mul(&g[0], &$dydx)?)])
+                    // Complex: g * conj(f'(x)) (TensorFlow's convention).
+                    Ok(vec![Some(ops::mul(&g[0], &conj_if_complex(&$dydx)?)?)])
                 })
             });
             Ok(y)
@@ -305,11 +354,11 @@ macro_rules! unary_op {
 
 unary_op!(
     /// `e^x - 1`, accurate near 0.
-    expm1, Expm1, "Expm1", |v| v.exp_m1(), |x, y| ops::add(y, &scalar_like(y, 1.0))?
+    expm1, Expm1, "Expm1", |v| v.exp_m1(), complex: |v| complex::expm1(v), |x, y| ops::add(y, &scalar_like(y, 1.0))?
 );
 unary_op!(
     /// `ln(1 + x)`, accurate near 0.
-    log1p, Log1p, "Log1p", |v| v.ln_1p(), |x, y| ops::reciprocal(&ops::add(x, &scalar_like(x, 1.0))?)?
+    log1p, Log1p, "Log1p", |v| v.ln_1p(), complex: |v| complex::log1p(v), |x, y| ops::reciprocal(&ops::add(x, &scalar_like(x, 1.0))?)?
 );
 pointwise!(
     /// `d x^-1/2 = g (-y^3 / 2)`, and 0 where `g` is 0 (TF's `RsqrtGrad`).
@@ -319,7 +368,10 @@ describe_op!(Rsqrt, "Rsqrt", |[x]| rsqrt(x), rows: true, pointwise: RsqrtLocal, 
 
 /// `1 / sqrt(x)`.
 pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
-    let y = float_unary!("Rsqrt", x, |v| v.sqrt().recip())?;
+    let y = match complex_unary!(x, |v| complex::recip(complex::sqrt(v))) {
+        Some(t) => t,
+        None => float_unary!("Rsqrt", x, |v| v.sqrt().recip())?,
+    };
     record_pointwise(Rsqrt, &[x], &y);
     Ok(y)
 }
@@ -332,33 +384,36 @@ describe_op!(Reciprocal, "Reciprocal", |[x]| reciprocal(x), rows: true, pointwis
 
 /// `1 / x`.
 pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
-    let y = float_unary!("Reciprocal", x, |v| v.recip())?;
+    let y = match complex_unary!(x, |v| complex::recip(v)) {
+        Some(t) => t,
+        None => float_unary!("Reciprocal", x, |v| v.recip())?,
+    };
     record_pointwise(Reciprocal, &[x], &y);
     Ok(y)
 }
 unary_op!(
     /// Tangent.
-    tan, Tan, "Tan", |v| v.tan(), |x, y| ops::add(&ops::mul(y, y)?, &scalar_like(y, 1.0))?
+    tan, Tan, "Tan", |v| v.tan(), complex: |v| v.tan(), |x, y| ops::add(&ops::mul(y, y)?, &scalar_like(y, 1.0))?
 );
 unary_op!(
     /// Arcsine.
-    asin, Asin, "Asin", |v| v.asin(), |x, y| ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
+    asin, Asin, "Asin", |v| v.asin(), complex: |v| v.asin(), |x, y| ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
 );
 unary_op!(
     /// Arccosine.
-    acos, Acos, "Acos", |v| v.acos(), |x, y| ops::neg(&ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?)?
+    acos, Acos, "Acos", |v| v.acos(), complex: |v| v.acos(), |x, y| ops::neg(&ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?)?
 );
 unary_op!(
     /// Arctangent.
-    atan, Atan, "Atan", |v| v.atan(), |x, y| ops::reciprocal(&ops::add(&ops::mul(x, x)?, &scalar_like(x, 1.0))?)?
+    atan, Atan, "Atan", |v| v.atan(), complex: |v| v.atan(), |x, y| ops::reciprocal(&ops::add(&ops::mul(x, x)?, &scalar_like(x, 1.0))?)?
 );
 unary_op!(
     /// Hyperbolic sine.
-    sinh, Sinh, "Sinh", |v| v.sinh(), |x, y| ops::cosh(x)?
+    sinh, Sinh, "Sinh", |v| v.sinh(), complex: |v| v.sinh(), |x, y| ops::cosh(x)?
 );
 unary_op!(
     /// Hyperbolic cosine.
-    cosh, Cosh, "Cosh", |v| v.cosh(), |x, y| ops::sinh(x)?
+    cosh, Cosh, "Cosh", |v| v.cosh(), complex: |v| v.cosh(), |x, y| ops::sinh(x)?
 );
 unary_op!(
     /// `ln(1 + e^x)`, computed without overflow.

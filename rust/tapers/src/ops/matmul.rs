@@ -124,6 +124,13 @@ fn product(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Resu
         (Storage::I64(p), Storage::I64(q)) => {
             Storage::I64(kernel_int(p, q, transpose_a, transpose_b, &batch, m, n))
         }
+        // Complex products: the straightforward kernel (no GEMM scheduling).
+        (Storage::C64(p), Storage::C64(q)) => {
+            Storage::C64(kernel_int(p, q, transpose_a, transpose_b, &batch, m, n))
+        }
+        (Storage::C128(p), Storage::C128(q)) => {
+            Storage::C128(kernel_int(p, q, transpose_a, transpose_b, &batch, m, n))
+        }
         _ => {
             return Err(Error::UnsupportedDType {
                 op: "MatMul",
@@ -142,6 +149,12 @@ fn product(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Resu
         let (ta, tb) = (transpose_a, transpose_b);
         rule(move |g, needs| {
             let g = &g[0];
+            // Complex: the conjugates (TF's _MatMulGrad), real: the values.
+            let conj = crate::ops::complex::conj_if_complex;
+            let (a, b) = (
+                if needs[1] { conj(&a)? } else { a.clone() },
+                if needs[0] { conj(&b)? } else { b.clone() },
+            );
             // TensorFlow's _MatMulGrad, case by case.
             let ga = if needs[0] {
                 let r = match (ta, tb) {

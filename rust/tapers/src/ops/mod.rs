@@ -22,6 +22,7 @@ use crate::tensor::{Tensor, TensorId};
 mod arith;
 mod array;
 mod compare;
+mod complex;
 mod conv;
 mod decomp;
 mod einsum;
@@ -47,6 +48,7 @@ pub use compare::{
     equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or,
     logical_xor, not_equal,
 };
+pub use complex::{angle, complex, complex_abs, conj, imag, real};
 pub use conv::{avg_pool2d, conv2d, max_pool2d, patches, patches_adjoint, Padding, Window};
 pub use decomp::{
     band_part, cholesky, cholesky_solve, det, eigh, eigvalsh, inv, logdet, lstsq, matrix_diag,

@@ -417,6 +417,16 @@ pub(crate) fn contribution(
     if p.passes_through(k) {
         return Ok(g.clone());
     }
+    if g.dtype().is_complex() {
+        // TensorFlow's convention: `g * conj(f'(z))`. The formulas are real
+        // rational functions of the saved values, so `conj(f'(z))` is the
+        // same formula on the conjugated values (`Mul`: `g * conj(b)`).
+        if p.saves() == Saves::Nothing {
+            return p.tensors(k, g, v);
+        }
+        let (a, b) = (super::conj(v[0])?, super::conj(v[1])?);
+        return p.tensors(k, g, [&a, &b]);
+    }
     if !g.is_all_ones() && !record::tapes_recording() {
         if let Some(t) = one_pass(p, k, g, v) {
             if record::is_tracing() {

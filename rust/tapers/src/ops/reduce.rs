@@ -7,7 +7,7 @@ use super::arith::Arith;
 use smallvec::SmallVec;
 
 use super::{record, rule};
-use crate::dtype::DType;
+use crate::dtype::{c128, c64, DType};
 use crate::error::{Error, Result};
 use crate::op::Op;
 use crate::ops;
@@ -225,6 +225,8 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
         Storage::F64(a) => Storage::F64(sum_axes(a, &ax, keepdims)),
         Storage::I32(a) => Storage::I32(sum_axes(a, &ax, keepdims)),
         Storage::I64(a) => Storage::I64(sum_axes(a, &ax, keepdims)),
+        Storage::C64(a) => Storage::C64(sum_axes(a, &ax, keepdims)),
+        Storage::C128(a) => Storage::C128(sum_axes(a, &ax, keepdims)),
         _ => {
             return Err(Error::UnsupportedDType {
                 op: "Sum",
@@ -424,6 +426,14 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
         Storage::F64(a) => Storage::F64(fold_axes(a, &ax, keepdims, 1.0, |p, v| p * v)),
         Storage::I32(a) => Storage::I32(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
         Storage::I64(a) => Storage::I64(fold_axes(a, &ax, keepdims, 1, |p, v| p.wrapping_mul(*v))),
+        Storage::C64(a) => Storage::C64(fold_axes(a, &ax, keepdims, c64::new(1.0, 0.0), |p, v| {
+            p * v
+        })),
+        Storage::C128(a) => {
+            Storage::C128(fold_axes(a, &ax, keepdims, c128::new(1.0, 0.0), |p, v| {
+                p * v
+            }))
+        }
         _ => {
             return Err(Error::UnsupportedDType {
                 op: "Prod",
@@ -451,7 +461,11 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
             let xt = ops::reshape(&ops::transpose(&x, Some(&perm))?, &[r as isize, n as isize])?;
             let left = cumprod(&xt, 0, true, false)?;
             let right = cumprod(&xt, 0, true, true)?;
-            let others = ops::mul(&left, &right)?;
+            // Complex: the conjugates (the gradient's conjugate direction, as TF).
+            let others = ops::mul(
+                &ops::complex::conj_if_complex(&left)?,
+                &ops::complex::conj_if_complex(&right)?,
+            )?;
             let gk = ops::reshape(&g[0], &[1, n as isize])?;
             let gt = ops::mul(&others, &gk)?;
             let permuted: Vec<isize> = perm.iter().map(|&p| shape[p] as isize).collect();
@@ -694,6 +708,20 @@ fn scan_numeric(
         Storage::F64(a) => Storage::F64(go!(a, 0.0, 1.0, |p, v| p + v, |p, v| p * v)),
         Storage::I32(a) => Storage::I32(go!(a, 0, 1, i32::wrapping_add, i32::wrapping_mul)),
         Storage::I64(a) => Storage::I64(go!(a, 0, 1, i64::wrapping_add, i64::wrapping_mul)),
+        Storage::C64(a) => Storage::C64(go!(
+            a,
+            c64::new(0.0, 0.0),
+            c64::new(1.0, 0.0),
+            |p, v| p + v,
+            |p, v| p * v
+        )),
+        Storage::C128(a) => Storage::C128(go!(
+            a,
+            c128::new(0.0, 0.0),
+            c128::new(1.0, 0.0),
+            |p, v| p + v,
+            |p, v| p * v
+        )),
         _ => {
             return Err(Error::UnsupportedDType {
                 op: name,

@@ -205,7 +205,7 @@ pub(crate) fn record_entry(
             let ins: SmallVec<[Input; 2]> = inputs
                 .iter()
                 .map(|&(id, dtype)| {
-                    let origin = if dtype.is_floating() {
+                    let origin = if dtype.is_differentiable() {
                         data.tracked.get(&id).copied().unwrap_or(Origin::Untracked)
                     } else {
                         Origin::Untracked

@@ -201,7 +201,7 @@ impl GradientTape {
     /// tensors, whose gradients are always `None`, or when the tape holds no
     /// recording.
     pub fn watch(&self, t: &Tensor) -> bool {
-        if !t.dtype().is_floating() {
+        if !t.dtype().is_differentiable() {
             return false;
         }
         match self.inner.rec.data.lock().as_mut() {
@@ -215,7 +215,7 @@ impl GradientTape {
 
     /// Watches a variable.
     pub fn watch_variable(&self, v: &Variable) -> bool {
-        if !v.dtype().is_floating() {
+        if !v.dtype().is_differentiable() {
             return false;
         }
         match self.inner.rec.data.lock().as_mut() {
