@@ -243,6 +243,35 @@ impl crate::record::Effect for Update {
         out.extend(current[n..].iter().cloned());
         Ok(out)
     }
+
+    fn in_place(
+        &self,
+        current: &[Tensor],
+        inputs: &[Tensor],
+    ) -> Result<Option<crate::record::InPlace>> {
+        let grad = inputs[0].clone();
+        check(&self.vars[0], &grad)?;
+        let n = 1 + self.rule.slots();
+        let step = match self.fixed {
+            Some(s) => s,
+            None => counter_step(&current[n])?,
+        };
+        let (rule, lr, wd) = (self.rule, self.lr, self.weight_decay);
+        // The kernel eager `apply` runs, on the variables' own buffers.
+        let run = move |st: &mut [Storage]| -> Result<bool> {
+            let unique = st.iter().all(|s| match s {
+                Storage::F32(a) => a.is_unique(),
+                Storage::F64(a) => a.is_unique(),
+                _ => false,
+            });
+            run_kernel(&rule, st, &grad, lr, step, wd)?;
+            Ok(unique)
+        };
+        Ok(Some(crate::record::InPlace {
+            writes: n,
+            run: Box::new(run),
+        }))
+    }
 }
 
 trait FloatStorage: Float + Send + Sync + 'static {
