@@ -322,23 +322,46 @@ fn kernel<T: FloatStorage>(
     match *rule {
         Rule::Sgd { momentum, nesterov } => {
             if momentum == 0.0 {
-                Zip::from(var.view_mut())
-                    .and(g)
-                    .for_each(|v, &g| *v = *v - g * lr_t);
+                let f = |v: &mut T, &g: &T| *v = *v - g * lr_t;
+                // Contiguous buffers (the usual case): a plain slice loop,
+                // which vectorizes; `Zip` otherwise. Same formula, same bits.
+                let done = match (var.as_slice_mut(), g.as_slice()) {
+                    (Some(v), Some(gs)) => {
+                        v.iter_mut().zip(gs).for_each(|(v, g)| f(v, g));
+                        true
+                    }
+                    _ => false,
+                };
+                if !done {
+                    Zip::from(var.view_mut()).and(g).for_each(f);
+                }
             } else {
                 let mo = T::of(momentum);
                 let m = &mut slots[0];
-                Zip::from(var.view_mut())
-                    .and(m.view_mut())
-                    .and(g)
-                    .for_each(|v, m, &g| {
-                        *m = *m * mo - g * lr_t;
-                        *v = if nesterov {
-                            *v + (*m * mo - g * lr_t)
-                        } else {
-                            *v + *m
-                        };
-                    });
+                let f = |v: &mut T, m: &mut T, &g: &T| {
+                    *m = *m * mo - g * lr_t;
+                    *v = if nesterov {
+                        *v + (*m * mo - g * lr_t)
+                    } else {
+                        *v + *m
+                    };
+                };
+                let done = match (var.as_slice_mut(), m.as_slice_mut(), g.as_slice()) {
+                    (Some(v), Some(ms), Some(gs)) => {
+                        v.iter_mut()
+                            .zip(ms.iter_mut())
+                            .zip(gs)
+                            .for_each(|((v, m), g)| f(v, m, g));
+                        true
+                    }
+                    _ => false,
+                };
+                if !done {
+                    Zip::from(var.view_mut())
+                        .and(m.view_mut())
+                        .and(g)
+                        .for_each(f);
+                }
             }
         }
         Rule::Adam {

@@ -81,14 +81,10 @@ impl Effect for Update {
         let run = move |st: &mut [Storage]| -> Result<bool> {
             // `Arith::sub`/`add`: the element function `ops::sub`/`add` use.
             Ok(match (&mut st[0], d.storage()) {
-                (Storage::F32(a), Storage::F32(b)) if sub => {
-                    zip_in_place(a, b, |x, y| Arith::sub(x, y))
-                }
-                (Storage::F32(a), Storage::F32(b)) => zip_in_place(a, b, |x, y| Arith::add(x, y)),
-                (Storage::F64(a), Storage::F64(b)) if sub => {
-                    zip_in_place(a, b, |x, y| Arith::sub(x, y))
-                }
-                (Storage::F64(a), Storage::F64(b)) => zip_in_place(a, b, |x, y| Arith::add(x, y)),
+                (Storage::F32(a), Storage::F32(b)) if sub => zip_in_place(a, b, Arith::sub),
+                (Storage::F32(a), Storage::F32(b)) => zip_in_place(a, b, Arith::add),
+                (Storage::F64(a), Storage::F64(b)) if sub => zip_in_place(a, b, Arith::sub),
+                (Storage::F64(a), Storage::F64(b)) => zip_in_place(a, b, Arith::add),
                 _ => {
                     return Err(crate::error::Error::invalid(
                         "a variable's dtype changed during a replay",

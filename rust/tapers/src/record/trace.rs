@@ -51,8 +51,11 @@ pub struct InPlace {
     /// How many of [`Effect::variables`] (from the first) it writes.
     pub writes: usize,
     /// The update; it must not fail once [`Effect::in_place`] returned it.
-    pub run: Box<dyn FnOnce(&mut [Storage]) -> Result<bool> + Send>,
+    pub run: InPlaceFn,
 }
+
+/// The update an [`InPlace`] runs.
+pub type InPlaceFn = Box<dyn FnOnce(&mut [Storage]) -> Result<bool> + Send>;
 
 /// What a tracer is told.
 pub trait Tracer: Send + Sync {
