@@ -5,7 +5,9 @@ Usage: ``python3 benches/function_calls.py WORKLOAD MODE N`` where WORKLOAD is
 the compiled call with its fast path cleared before each call, so the signature is
 computed in Python) or ``digits`` (the digits demo's training step, batch 32, Adam;
 MODE ``eager`` or ``compiled``) or ``elementwise`` (``sum(tanh(x)*exp(-x*x)+x)`` on
-4M float32, value and gradient; MODE ``eager`` or ``compiled``). Instructions per call are the difference of two runs
+4M float32, value and gradient; MODE ``eager`` or ``compiled``) or ``mlp`` / ``mlp_user``
+(benches/compare.py's MLP step, batch 128, in the library's fused form or the
+hand-written TF-user form; MODE ``eager`` or ``compiled``). Instructions per call are the difference of two runs
 (N large and small) divided by the difference of N::
 
     RAYON_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind \\
@@ -69,9 +71,25 @@ def elementwise(mode: str) -> Callable[[], Any]:
     return tf.function(tp) if mode == "compiled" else tp
 
 
+def mlp(mode: str, form: str) -> Callable[[], Any]:
+    # benches/compare.py's MLP step (784-256-256-10, batch 128, SGD).
+    import os
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from compare import tapers_mlp_step_fn
+
+    return tapers_mlp_step_fn(form, compiled=mode == "compiled")
+
+
 def main() -> None:
     workload, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    call = {"scalar": scalar, "digits": digits, "elementwise": elementwise}[workload](mode)
+    call = {
+        "scalar": scalar,
+        "digits": digits,
+        "elementwise": elementwise,
+        "mlp": lambda m: mlp(m, "fused"),
+        "mlp_user": lambda m: mlp(m, "user"),
+    }[workload](mode)
     for _ in range(3):
         call()
     for _ in range(n):

@@ -171,6 +171,18 @@ impl PyGraph {
         Ok(d)
     }
 
+    /// How the last replay applied the variable updates it deferred to its
+    /// end: `in_place` (on the variable's own buffer) and `copied` (another
+    /// holder shared the old buffer, which keeps its value).
+    #[getter]
+    fn update_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.graph.update_stats();
+        let d = PyDict::new(py);
+        d.set_item("in_place", s.in_place)?;
+        d.set_item("copied", s.copied)?;
+        Ok(d)
+    }
+
     /// The first op recorded that a replay cannot run again, if any.
     #[getter]
     fn unreplayable(&self) -> Option<String> {

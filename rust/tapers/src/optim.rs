@@ -244,6 +244,35 @@ impl crate::record::Effect for Update {
         out.extend(current[n..].iter().cloned());
         Ok(out)
     }
+
+    fn in_place(
+        &self,
+        current: &[Tensor],
+        inputs: &[Tensor],
+    ) -> Result<Option<crate::record::InPlace>> {
+        let grad = inputs[0].clone();
+        check(&self.vars[0], &grad)?;
+        let n = 1 + self.rule.slots();
+        let step = match self.fixed {
+            Some(s) => s,
+            None => counter_step(&current[n])?,
+        };
+        let (rule, lr, wd) = (self.rule, self.lr, self.weight_decay);
+        // The kernel eager `apply` runs, on the variables' own buffers.
+        let run = move |st: &mut [Storage]| -> Result<bool> {
+            let unique = st.iter().all(|s| match s {
+                Storage::F32(a) => a.is_unique(),
+                Storage::F64(a) => a.is_unique(),
+                _ => false,
+            });
+            run_kernel(&rule, st, &grad, lr, step, wd)?;
+            Ok(unique)
+        };
+        Ok(Some(crate::record::InPlace {
+            writes: n,
+            run: Box::new(run),
+        }))
+    }
 }
 
 trait FloatStorage: Float + Send + Sync + 'static {
@@ -294,23 +323,46 @@ fn kernel<T: FloatStorage>(
     match *rule {
         Rule::Sgd { momentum, nesterov } => {
             if momentum == 0.0 {
-                Zip::from(var.view_mut())
-                    .and(g)
-                    .for_each(|v, &g| *v = *v - g * lr_t);
+                let f = |v: &mut T, &g: &T| *v = *v - g * lr_t;
+                // Contiguous buffers (the usual case): a plain slice loop,
+                // which vectorizes; `Zip` otherwise. Same formula, same bits.
+                let done = match (var.as_slice_mut(), g.as_slice()) {
+                    (Some(v), Some(gs)) => {
+                        v.iter_mut().zip(gs).for_each(|(v, g)| f(v, g));
+                        true
+                    }
+                    _ => false,
+                };
+                if !done {
+                    Zip::from(var.view_mut()).and(g).for_each(f);
+                }
             } else {
                 let mo = T::of(momentum);
                 let m = &mut slots[0];
-                Zip::from(var.view_mut())
-                    .and(m.view_mut())
-                    .and(g)
-                    .for_each(|v, m, &g| {
-                        *m = *m * mo - g * lr_t;
-                        *v = if nesterov {
-                            *v + (*m * mo - g * lr_t)
-                        } else {
-                            *v + *m
-                        };
-                    });
+                let f = |v: &mut T, m: &mut T, &g: &T| {
+                    *m = *m * mo - g * lr_t;
+                    *v = if nesterov {
+                        *v + (*m * mo - g * lr_t)
+                    } else {
+                        *v + *m
+                    };
+                };
+                let done = match (var.as_slice_mut(), m.as_slice_mut(), g.as_slice()) {
+                    (Some(v), Some(ms), Some(gs)) => {
+                        v.iter_mut()
+                            .zip(ms.iter_mut())
+                            .zip(gs)
+                            .for_each(|((v, m), g)| f(v, m, g));
+                        true
+                    }
+                    _ => false,
+                };
+                if !done {
+                    Zip::from(var.view_mut())
+                        .and(m.view_mut())
+                        .and(g)
+                        .for_each(f);
+                }
             }
         }
         Rule::Adam {

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use crate::error::Result;
 use crate::ops;
-use crate::record::{trace_effect, Effect};
+use crate::record::{trace_effect, Effect, InPlace};
 pub use crate::record::{ValueGuard, Variable};
-use crate::tensor::Tensor;
+use crate::tensor::{Storage, Tensor};
 
 impl Variable {
     /// Adds `delta` to the value in one atomic step.
@@ -64,5 +64,37 @@ impl Effect for Update {
             self.var[0].assign(&new)?;
         }
         Ok(vec![new])
+    }
+
+    fn in_place(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Option<InPlace>> {
+        use crate::kernels::{tiles_onto, zip_in_place, Arith};
+        let (v, d) = (&current[0], &inputs[0]);
+        let fits = match (v.storage(), d.storage()) {
+            (Storage::F32(_), Storage::F32(q)) => tiles_onto(q, v.shape()),
+            (Storage::F64(_), Storage::F64(q)) => tiles_onto(q, v.shape()),
+            _ => false,
+        };
+        if !fits {
+            return Ok(None);
+        }
+        let (d, sub) = (d.clone(), self.sub);
+        let run = move |st: &mut [Storage]| -> Result<bool> {
+            // `Arith::sub`/`add`: the element function `ops::sub`/`add` use.
+            Ok(match (&mut st[0], d.storage()) {
+                (Storage::F32(a), Storage::F32(b)) if sub => zip_in_place(a, b, Arith::sub),
+                (Storage::F32(a), Storage::F32(b)) => zip_in_place(a, b, Arith::add),
+                (Storage::F64(a), Storage::F64(b)) if sub => zip_in_place(a, b, Arith::sub),
+                (Storage::F64(a), Storage::F64(b)) => zip_in_place(a, b, Arith::add),
+                _ => {
+                    return Err(crate::error::Error::invalid(
+                        "a variable's dtype changed during a replay",
+                    ))
+                }
+            })
+        };
+        Ok(Some(InPlace {
+            writes: 1,
+            run: Box::new(run),
+        }))
     }
 }

@@ -98,3 +98,36 @@ fn an_outer_tape_still_gets_recordable_ops() {
         assert_eq!(bits(a), bits(&b));
     }
 }
+
+/// A replay's last update of a variable runs on the variable's own buffer
+/// when nothing else holds it, and on a copy when a caller's tensor does
+/// (which keeps its value); eager's bits either way.
+#[test]
+fn deferred_updates_write_in_place_unless_shared() {
+    use tapers::Variable;
+    let v = Variable::new(vals(300, 0.5).reshape(&[3, 100]).unwrap());
+    let eager = Variable::new(v.value());
+    let x = vals(100, 1.0);
+    let step = |i: &[Tensor], v: &Variable| -> tapers::Result<Vec<Tensor>> {
+        let d = ops::mul(&i[0], &Tensor::scalar(0.25f32))?;
+        v.assign_sub(&d)?;
+        Ok(vec![d])
+    };
+    let (g, _) = graph::trace(std::slice::from_ref(&x), |i| step(i, &v)).unwrap();
+    step(std::slice::from_ref(&x), &eager).unwrap();
+    assert_eq!(bits(&v.value()), bits(&eager.value()));
+    for _ in 0..2 {
+        g.run(std::slice::from_ref(&x)).unwrap();
+        step(std::slice::from_ref(&x), &eager).unwrap();
+        assert_eq!(bits(&v.value()), bits(&eager.value()));
+        assert_eq!(g.update_stats().in_place, 1);
+        assert_eq!(g.update_stats().copied, 0);
+    }
+    let held = v.value();
+    let before = bits(&held);
+    g.run(std::slice::from_ref(&x)).unwrap();
+    step(std::slice::from_ref(&x), &eager).unwrap();
+    assert_eq!(g.update_stats().copied, 1);
+    assert_eq!(bits(&held), before);
+    assert_eq!(bits(&v.value()), bits(&eager.value()));
+}

@@ -276,6 +276,7 @@ pub struct Graph {
     created: Vec<Variable>,
     unreplayable: Option<String>,
     plan: plan::Plan,
+    updates: UpdateCounts,
 }
 
 impl std::fmt::Debug for Graph {
@@ -402,6 +403,7 @@ impl Graph {
             slots: next as usize,
             created,
             unreplayable,
+            updates: UpdateCounts::default(),
         };
         g.plan = plan::Plan::new(&g);
         g
@@ -514,6 +516,16 @@ impl Graph {
         // Pending writes, in first-write order.
         let mut pending: Vec<(Variable, Tensor)> = Vec::new();
         let mut index: FxHashMap<TensorId, usize> = FxHashMap::default();
+        // Updates deferred to the end, run on the variables' own buffers:
+        // effects that are the last to touch their variables. Not when two
+        // variables given in place of the traced ones are others (the plan
+        // saw the traced ones' reads and writes; another variable could be
+        // one the graph touches elsewhere).
+        let mut deferred: Vec<(Vec<Variable>, crate::record::InPlace)> = Vec::new();
+        let defer_ok = variables
+            .iter()
+            .zip(&self.variables)
+            .all(|(v, spec)| v.handle_id() == spec.handle);
         for (i, n) in self.nodes.iter().enumerate() {
             match n {
                 Node::Op {
@@ -553,6 +565,23 @@ impl Graph {
                         })
                         .collect();
                     let ins: Vec<Tensor> = inputs.iter().map(|&s| get(&vals, s)).collect();
+                    if defer_ok {
+                        if let Some(ip) = effect.in_place(&current, &ins)? {
+                            let w = ip.writes.min(vars.len());
+                            if self.plan.last_to_touch(i, w)
+                                && vars[..w]
+                                    .iter()
+                                    .all(|v| !index.contains_key(&v.handle_id()))
+                            {
+                                // Our copies of the values would make the
+                                // buffers look shared.
+                                drop(current);
+                                deferred.push((vars[..w].to_vec(), ip));
+                                self.plan.release(i, &mut vals);
+                                continue;
+                            }
+                        }
+                    }
                     let new = effect.apply(&current, &ins)?;
                     for (v, t) in vars.iter().zip(new) {
                         match index.get(&v.handle_id()) {
@@ -575,7 +604,29 @@ impl Graph {
         for (v, t) in &pending {
             v.assign(t)?;
         }
-        Ok(Some(self.outputs.iter().map(|&s| get(&vals, s)).collect()))
+        let outs: Vec<Tensor> = self.outputs.iter().map(|&s| get(&vals, s)).collect();
+        // Values still held (none but outputs and guards, after the plan's
+        // releases) must not keep the variables' buffers shared.
+        drop(vals);
+        let (mut in_place, mut copied) = (0, 0);
+        for (vars, ip) in deferred {
+            if with_storages(&vars, ip.run)? {
+                in_place += 1;
+            } else {
+                copied += 1;
+            }
+        }
+        self.updates.store(in_place, copied);
+        Ok(Some(outs))
+    }
+
+    /// How the last replay applied its deferred variable updates: on the
+    /// variables' own buffers (`in_place`) or on copies (`copied`: another
+    /// holder, such as a tensor the caller kept of an old value, shared the
+    /// buffer). Updates that later nodes read are neither (they make new
+    /// values as eager execution does).
+    pub fn update_stats(&self) -> UpdateStats {
+        self.updates.load()
     }
 
     fn substitutes<'a>(
@@ -628,6 +679,54 @@ impl Graph {
             }
         }
         Ok(())
+    }
+}
+
+/// Runs `f` on the storages of `vars` taken out of them (locked in handle
+/// order, so concurrent replays never deadlock) and puts them back.
+fn with_storages(
+    vars: &[Variable],
+    f: impl FnOnce(&mut [crate::tensor::Storage]) -> Result<bool>,
+) -> Result<bool> {
+    let mut order: Vec<usize> = (0..vars.len()).collect();
+    order.sort_by_key(|&i| vars[i].handle_id());
+    let mut guards: Vec<_> = order.iter().map(|&i| (i, vars[i].lock_value())).collect();
+    guards.sort_by_key(|(i, _)| *i);
+    let mut storages: Vec<_> = guards.iter_mut().map(|(_, g)| g.take_storage()).collect();
+    let r = f(&mut storages);
+    for ((_, g), s) in guards.iter_mut().zip(storages) {
+        g.put_storage(s);
+    }
+    r
+}
+
+/// How a replay applied its deferred variable updates ([`Graph::update_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpdateStats {
+    /// Updates written into the variable's own buffer.
+    pub in_place: usize,
+    /// Updates written into a copy (the old buffer was shared).
+    pub copied: usize,
+}
+
+/// [`UpdateStats`] of a graph's last replay (atomics: replays may overlap).
+#[derive(Default)]
+struct UpdateCounts {
+    in_place: AtomicUsize,
+    copied: AtomicUsize,
+}
+
+impl UpdateCounts {
+    fn store(&self, in_place: usize, copied: usize) {
+        self.in_place.store(in_place, Ordering::Relaxed);
+        self.copied.store(copied, Ordering::Relaxed);
+    }
+
+    fn load(&self) -> UpdateStats {
+        UpdateStats {
+            in_place: self.in_place.load(Ordering::Relaxed),
+            copied: self.copied.load(Ordering::Relaxed),
+        }
     }
 }
 

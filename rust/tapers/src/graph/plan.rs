@@ -38,10 +38,15 @@ pub struct PlanStats {
     pub computed: usize,
 }
 
-/// The plan: for each node, the slots its run is the last reader of.
+/// The plan: for each node, the slots its run is the last reader of, and
+/// for each effect, which of its variables no later node reads or writes.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Plan {
     release_after: Vec<SmallVec<[Slot; 2]>>,
+    /// Per node: for an effect, per variable of it, whether it is the last
+    /// node to touch that variable (its update can then be deferred to the
+    /// end of the replay and run on the variable's own buffer).
+    last_touch: Vec<SmallVec<[bool; 4]>>,
     stats: PlanStats,
 }
 
@@ -106,10 +111,44 @@ impl Plan {
             stats.peak_live = stats.peak_live.max(live);
             live -= rel.len();
         }
+        // Backwards: an effect's variable is last touched there when no
+        // later read or effect names its handle.
+        // A control-flow op (`cond`, `while_loop`) reads the variables its
+        // branches read when it runs: effects before one are not deferred.
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut control_later = false;
+        let mut last_touch: Vec<SmallVec<[bool; 4]>> = vec![SmallVec::new(); g.nodes.len()];
+        for (i, n) in g.nodes.iter().enumerate().rev() {
+            match n {
+                Node::Read { var, .. } => {
+                    seen.insert(var.handle_id());
+                }
+                Node::Effect { effect, .. } => {
+                    last_touch[i] = effect
+                        .variables()
+                        .iter()
+                        .map(|v| !control_later && !seen.contains(&v.handle_id()))
+                        .collect();
+                    seen.extend(effect.variables().iter().map(|v| v.handle_id()));
+                }
+                Node::Op { op, .. } => {
+                    control_later |= matches!(op.name(), "If" | "While");
+                }
+            }
+        }
         Plan {
             release_after,
+            last_touch,
             stats,
         }
+    }
+
+    /// Whether effect node `i` is the last node touching each of its first
+    /// `writes` variables.
+    pub(super) fn last_to_touch(&self, i: usize, writes: usize) -> bool {
+        self.last_touch
+            .get(i)
+            .is_some_and(|l| l.len() >= writes && l[..writes].iter().all(|&b| b))
     }
 
     /// Releases the values node `i` was the last reader of.

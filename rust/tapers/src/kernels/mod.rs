@@ -323,6 +323,9 @@ where
     }
     let shape = broadcast_shapes(op, a.shape(), b.shape())?;
     crate::tensor::check_alloc(&shape, C::DTYPE)?;
+    if let (Some(p), Some(q)) = (Tiled::of(a, &shape), Tiled::of(b, &shape)) {
+        return Ok(zip_tiled(&shape, p, q, f));
+    }
     let sh = IxDyn(&shape);
     // Broadcasting to the common shape cannot fail: `broadcast_shapes` checked it.
     let av = a.broadcast(sh.clone()).expect("shapes were checked");
@@ -335,6 +338,174 @@ where
             z.map_collect(|&x, &y| f(x, y))
         }
     }))
+}
+
+/// An operand of a broadcast binary op read straight from its contiguous
+/// memory: its shape, leading ones aside, is a run of the output's
+/// dimensions followed by ones, so in the output's row-major order its
+/// element `j` repeats `inner` times in a row (the product of the output
+/// dimensions it is broadcast over at the end) and the whole repeats with
+/// period `len * inner`. A scalar (`x * 0.01`) is one element repeated; a
+/// bias row added to every row of a matrix has `inner == 1`; a per-row value
+/// (`z - reduce_max(z, axis=1, keepdims=True)`) is a column with `inner` the
+/// row length.
+#[derive(Clone, Copy)]
+struct Tiled<'a, T> {
+    s: &'a [T],
+    inner: usize,
+}
+
+/// A stretch of a [`Tiled`] operand: one repeated value, or consecutive
+/// elements.
+#[derive(Clone, Copy)]
+enum Seg<'a, T> {
+    One(T),
+    Run(&'a [T]),
+}
+
+impl<'a, T: Copy> Tiled<'a, T> {
+    /// Stretches shorter than this on average go through ndarray's `Zip`
+    /// (loop overhead per stretch would cost more than it saves).
+    const MIN_RUN: usize = 4;
+
+    fn of(a: &'a ArcArray<T, IxDyn>, out: &[usize]) -> Option<Self> {
+        let s = a.as_slice()?;
+        let n: usize = out.iter().product();
+        if s.len() == 1 {
+            return Some(Tiled { s, inner: n.max(1) });
+        }
+        let dims = a.shape();
+        let lead = dims.iter().take_while(|&&d| d == 1).count();
+        let tail = &dims[lead..];
+        if tail.len() > out.len() {
+            return None;
+        }
+        let ones = tail.iter().rev().take_while(|&&d| d == 1).count();
+        let core = &tail[..tail.len() - ones];
+        let at = out.len() - tail.len();
+        if out[at..at + core.len()] != *core {
+            return None;
+        }
+        let inner: usize = out[at + core.len()..].iter().product();
+        let long = if inner == 1 {
+            s.len() >= Self::MIN_RUN || s.len() == n
+        } else {
+            inner >= Self::MIN_RUN
+        };
+        long.then_some(Tiled { s, inner })
+    }
+
+    /// The operand from output position `pos` on, and for how many elements
+    /// that stretch holds.
+    #[inline(always)]
+    fn at(&self, pos: usize) -> (Seg<'a, T>, usize) {
+        let j = (pos / self.inner) % self.s.len();
+        if self.inner == 1 {
+            (Seg::Run(&self.s[j..]), self.s.len() - j)
+        } else {
+            (Seg::One(self.s[j]), self.inner - pos % self.inner)
+        }
+    }
+}
+
+/// Whether `a` broadcast to `shape` is `shape` and reads as a [`Tiled`]
+/// operand, so that [`zip_in_place`] can apply it to an array of `shape`.
+pub(crate) fn tiles_onto<T: Copy>(a: &ArcArray<T, IxDyn>, shape: &[usize]) -> bool {
+    a.ndim() <= shape.len() && Tiled::of(a, shape).is_some()
+}
+
+/// `dst[i] = f(dst[i], src broadcast[i])` over `dst`'s own buffer (copied
+/// first if another array shares it: `ArcArray`'s copy-on-write), with the
+/// elements [`zip_map`] would give for `f(dst, src)`. `src` must tile onto
+/// `dst`'s shape ([`tiles_onto`]). Returns whether the buffer was written in
+/// place (unshared).
+pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
+    dst: &mut ArcArray<T, IxDyn>,
+    src: &ArcArray<T, IxDyn>,
+    f: impl Fn(T, T) -> T + Sync + Send,
+) -> bool {
+    use rayon::prelude::*;
+    const K: usize = 1 << 12;
+    let unique = dst.is_unique();
+    if !dst.is_standard_layout() {
+        *dst = standard_owned(dst.view()).into_shared();
+    }
+    let shape = dst.shape().to_vec();
+    let t = Tiled::of(src, &shape).expect("the caller checked that src tiles onto dst");
+    let d = dst.as_slice_mut().expect("standard layout");
+    let n = d.len();
+    let body = |(c, chunk): (usize, &mut [T])| {
+        let (mut pos, mut at) = (c * K, 0);
+        while at < chunk.len() {
+            let (y, r) = t.at(pos);
+            let seg = (chunk.len() - at).min(r);
+            let out = &mut chunk[at..at + seg];
+            match y {
+                Seg::One(y) => out.iter_mut().for_each(|x| *x = f(*x, y)),
+                Seg::Run(q) => out
+                    .iter_mut()
+                    .zip(&q[..seg])
+                    .for_each(|(x, &y)| *x = f(*x, y)),
+            }
+            pos += seg;
+            at += seg;
+        }
+    };
+    parallel(n, PAR_THRESHOLD, |par| {
+        if par {
+            d.par_chunks_mut(K).enumerate().for_each(body);
+        } else {
+            d.chunks_mut(K).enumerate().for_each(body);
+        }
+    });
+    unique
+}
+
+/// [`zip_map`] over [`Tiled`] operands: each output chunk is walked in
+/// stretches within which both operands are contiguous or one repeated
+/// value, so the loop is a plain slice loop instead of `Zip`'s per-element
+/// indexing of broadcast views. Each element is `f` of the same pair as
+/// through `Zip`, so the values are the same bits.
+fn zip_tiled<A, B, C>(
+    shape: &[usize],
+    a: Tiled<'_, A>,
+    b: Tiled<'_, B>,
+    f: impl Fn(A, B) -> C + Sync + Send,
+) -> ArrayD<C>
+where
+    A: Copy + Send + Sync,
+    B: Copy + Send + Sync,
+    C: Send,
+{
+    const K: usize = 1 << 12;
+    let n: usize = shape.iter().product();
+    let work = vec![(); n.div_ceil(K)];
+    let out = parallel(n, PAR_THRESHOLD, |par| {
+        crate::kernels::uninit::fill_chunked::<C, (), (), K>(
+            n,
+            par,
+            work,
+            || (),
+            |_, c, _, dst| {
+                let (mut pos, end) = (c * K, c * K + dst.len());
+                while pos < end {
+                    let (x, ra) = a.at(pos);
+                    let (y, rb) = b.at(pos);
+                    let seg = (end - pos).min(ra).min(rb);
+                    match (x, y) {
+                        (Seg::Run(p), Seg::Run(q)) => {
+                            dst.extend(p[..seg].iter().zip(&q[..seg]).map(|(&x, &y)| f(x, y)))
+                        }
+                        (Seg::One(x), Seg::Run(q)) => dst.extend(q[..seg].iter().map(|&y| f(x, y))),
+                        (Seg::Run(p), Seg::One(y)) => dst.extend(p[..seg].iter().map(|&x| f(x, y))),
+                        (Seg::One(x), Seg::One(y)) => dst.extend((0..seg).map(|_| f(x, y))),
+                    }
+                    pos += seg;
+                }
+            },
+        )
+    });
+    ArrayD::from_shape_vec(IxDyn(shape), out).expect("same size")
 }
 
 /// Applies `f` to every triple of elements broadcast together.

@@ -21,7 +21,9 @@ pub use active::{is_recording, record_op, tapes_recording, RecordingContext};
 pub(crate) use active::{record_cut, record_entry, set_tracer, variable_accessed, Recorder};
 pub use data::CutReason;
 pub(crate) use data::TapeData;
-pub use trace::{is_tracing, trace_effect, trace_guard, trace_unreplayable, Effect, Tracer};
+pub use trace::{
+    is_tracing, trace_effect, trace_guard, trace_unreplayable, Effect, InPlace, Tracer,
+};
 pub(crate) use trace::{trace_created, trace_op, trace_read, Assign};
 pub use variable::{ValueGuard, Variable};
 

@@ -12,7 +12,7 @@ use super::active::{has_tracer, with_tracer};
 use super::Variable;
 use crate::error::Result;
 use crate::op::OpRef;
-use crate::tensor::Tensor;
+use crate::tensor::{Storage, Tensor};
 
 /// A change to variables that a replay applies: `assign`, `assign_add`, an
 /// optimizer's update. Replayed, it computes the new values from the
@@ -29,7 +29,33 @@ pub trait Effect: Send + Sync {
     /// The new values of [`Effect::variables`] from their `current` values
     /// and the effect's `inputs`.
     fn apply(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Vec<Tensor>>;
+
+    /// The same update as [`Effect::apply`], to be run later on the
+    /// variables' own buffers: a replay that is the last to touch the
+    /// variables defers it until every node succeeded and every guard held,
+    /// then runs it with the values taken out of the variables (written in
+    /// place when nothing else holds them, copied first otherwise, so a
+    /// tensor the caller kept of an old value keeps it). Checks happen here,
+    /// with [`Effect::apply`]'s errors; `None` when the effect has no such
+    /// form for these values (the replay then calls [`Effect::apply`]).
+    fn in_place(&self, _current: &[Tensor], _inputs: &[Tensor]) -> Result<Option<InPlace>> {
+        Ok(None)
+    }
 }
+
+/// A deferred in-place update ([`Effect::in_place`]): `run` gets the
+/// storages of the first `writes` of the effect's variables, updates them,
+/// and says whether every one was written in place (no other holder of the
+/// buffer, so no copy was made).
+pub struct InPlace {
+    /// How many of [`Effect::variables`] (from the first) it writes.
+    pub writes: usize,
+    /// The update; it must not fail once [`Effect::in_place`] returned it.
+    pub run: InPlaceFn,
+}
+
+/// The update an [`InPlace`] runs.
+pub type InPlaceFn = Box<dyn FnOnce(&mut [Storage]) -> Result<bool> + Send>;
 
 /// What a tracer is told.
 pub trait Tracer: Send + Sync {
