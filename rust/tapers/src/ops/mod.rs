@@ -83,7 +83,8 @@ pub use segment::{
 };
 pub use sort::{argsort, bincount, searchsorted, sort, top_k, unique, Bincount};
 
-pub(crate) use pointwise::{pointwise, record_pointwise, FUSE_MIN};
+pub(crate) use pointwise::{elementwise, pointwise, record_pointwise, FUSE_MIN};
+pub(crate) use reduce::SUM_CHUNK;
 
 /// The gradient-rule closure type every op builds.
 pub(crate) fn rule<F>(f: F) -> Arc<dyn BackwardFn>
@@ -197,7 +198,7 @@ pub fn by_name(name: &str) -> Option<&'static dyn Op> {
 /// derivative, and the [`Tensor`] method that calls it (`x.tanh()`,
 /// `a.mul(&b)`).
 macro_rules! describe_op {
-    (@desc $Name:ident, $tf:literal, [$($x:ident),*], $fwd:expr, [$($rows:expr)?], [$($pw:expr)?]) => {
+    (@desc $Name:ident, $tf:literal, [$($x:ident),*], $fwd:expr, [$($rows:expr)?], [$($pw:expr)?], [$($ew:expr)?]) => {
         #[doc = concat!("The description of `", $tf, "`.")]
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct $Name;
@@ -219,11 +220,15 @@ macro_rules! describe_op {
             $(fn pointwise(&self) -> Option<&'static dyn $crate::op::Pointwise> {
                 Some(&$pw)
             })?
+
+            $(fn fusion(&self) -> $crate::op::Fusion<'_> {
+                $crate::op::Fusion::Map(&$ew)
+            })?
         }
     };
     ($Name:ident, $tf:literal, |[$x:ident]| $fwd:expr
-        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?, method: $method:ident) => {
-        $crate::ops::describe_op!(@desc $Name, $tf, [$x], $fwd, [$($rows)?], [$($pw)?]);
+        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)? $(, elementwise: $ew:expr)?, method: $method:ident) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$x], $fwd, [$($rows)?], [$($pw)?], [$($ew)?]);
 
         inventory::submit! {
             $crate::ops::Named { name: stringify!($method), op: &$Name }
@@ -238,8 +243,8 @@ macro_rules! describe_op {
         }
     };
     ($Name:ident, $tf:literal, |[$a:ident, $b:ident]| $fwd:expr
-        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?, method: $method:ident) => {
-        $crate::ops::describe_op!(@desc $Name, $tf, [$a, $b], $fwd, [$($rows)?], [$($pw)?]);
+        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)? $(, elementwise: $ew:expr)?, method: $method:ident) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$a, $b], $fwd, [$($rows)?], [$($pw)?], [$($ew)?]);
 
         inventory::submit! {
             $crate::ops::Named { name: stringify!($method), op: &$Name }
@@ -253,8 +258,8 @@ macro_rules! describe_op {
             }
         }
     };
-    ($Name:ident, $tf:literal, |[$($x:ident),*]| $fwd:expr $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?) => {
-        $crate::ops::describe_op!(@desc $Name, $tf, [$($x),*], $fwd, [$($rows)?], [$($pw)?]);
+    ($Name:ident, $tf:literal, |[$($x:ident),*]| $fwd:expr $(, rows: $rows:expr)? $(, pointwise: $pw:expr)? $(, elementwise: $ew:expr)?) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$($x),*], $fwd, [$($rows)?], [$($pw)?], [$($ew)?]);
     };
 }
 pub(crate) use describe_op;
