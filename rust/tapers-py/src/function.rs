@@ -183,6 +183,21 @@ impl PyGraph {
         Ok(d)
     }
 
+    /// What the fusion pass made of the graph's elementwise ops: fused
+    /// loops, the nodes they replaced, sums and backward regions computed
+    /// inside them, values they never write to memory.
+    #[getter]
+    fn fusion_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.graph.fusion_stats();
+        let d = PyDict::new(py);
+        d.set_item("loops", s.loops)?;
+        d.set_item("ops", s.ops)?;
+        d.set_item("sums", s.sums)?;
+        d.set_item("joined_backward", s.joined_backward)?;
+        d.set_item("not_materialized", s.not_materialized)?;
+        Ok(d)
+    }
+
     /// The first op recorded that a replay cannot run again, if any.
     #[getter]
     fn unreplayable(&self) -> Option<String> {

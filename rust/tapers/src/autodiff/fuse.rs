@@ -47,7 +47,7 @@ use crate::record::{BackwardFn, Entry, Fusable, Input, Origin};
 use crate::tensor::{Element, Storage, Tensor, TensorId};
 
 /// Elements per chunk: a dozen chunk buffers stay in L2.
-const CHUNK: usize = 1 << 12;
+pub(crate) const CHUNK: usize = 1 << 12;
 
 /// One op of a region: its local derivative, the slot of its output
 /// gradient and the slots its inputs' gradients accumulate in (`None` for a
@@ -272,7 +272,7 @@ impl BackwardFn for FusedRule {
 /// fuses as eager's does): its inputs are the head's gradient and every
 /// step's saved values in order, its outputs the wanted leaves' gradients.
 /// A replay runs the same chunk kernels on the values of that replay.
-struct TracedRegion {
+pub(crate) struct TracedRegion {
     /// The rule with no saved values (their counts per step in `saved`).
     rule: FusedRule,
     saved: Vec<usize>,
@@ -282,6 +282,10 @@ struct TracedRegion {
 impl Op for TracedRegion {
     fn name(&self) -> &'static str {
         "FusedElementwiseGrad"
+    }
+
+    fn fusion(&self) -> crate::op::Fusion<'_> {
+        crate::op::Fusion::Region(self)
     }
 
     fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -308,7 +312,106 @@ impl Op for TracedRegion {
     }
 }
 
+/// What a traced graph's fusion pass needs of a recorded region: it may run
+/// the region's chunks inside its own loop, on values that loop computes
+/// (so they are never written to memory).
+impl TracedRegion {
+    /// The region's dtype.
+    pub(crate) fn dtype(&self) -> DType {
+        self.rule.dtype
+    }
+
+    /// The elements every step walks (the shape of each leaf's gradient).
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.rule.shape
+    }
+
+    /// How many saved values each step reads (the node's inputs after the
+    /// first, in step order).
+    pub(crate) fn saved_counts(&self) -> &[usize] {
+        &self.saved
+    }
+
+    /// For each leaf, the index of its gradient among the node's outputs
+    /// (`None`: not wanted).
+    pub(crate) fn output_of(&self) -> Vec<Option<usize>> {
+        let mut next = 0;
+        (0..self.rule.leaves)
+            .map(|k| {
+                (self.needs.get(k) == Some(&true)).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    }
+
+    /// Per-worker buffers for [`TracedRegion::chunk`].
+    pub(crate) fn scratch<T>(&self) -> Scratch<T> {
+        self.rule.scratch()
+    }
+
+    /// One chunk of the region: `g` is the head's gradient over the chunk,
+    /// `saved[step]` each step's saved values over it (one slice per value,
+    /// each as long as `g`); each wanted leaf's gradient is appended to
+    /// `dst[output_of[leaf]]`.
+    pub(crate) fn chunk<T: Fusible>(
+        &self,
+        s: &mut Scratch<T>,
+        g: &[T],
+        saved: &[SmallVec<[&[T]; 2]>],
+        output_of: &[Option<usize>],
+        dst: &mut [ChunkOut<'_, T>],
+    ) {
+        self.rule.chunk(s, g, saved, output_of, dst)
+    }
+}
+
+/// A gradient seed over chunks: one value for every element (ones, known
+/// without reading them, or a full sum's gradient) as one chunk's worth of
+/// copies, or the seed's elements.
+pub(crate) struct Seed<'a, T: Clone> {
+    chunk: Option<Vec<T>>,
+    all: std::borrow::Cow<'a, [T]>,
+}
+
+impl<'a, T: Element + Float> Seed<'a, T> {
+    /// The seed `g` of a region of `n` elements.
+    pub(crate) fn new(g: &'a Tensor, n: usize) -> Self {
+        let chunk = if g.is_all_ones() {
+            Some(vec![T::one(); CHUNK.min(n)])
+        } else if g.numel() == 1 && n > 1 {
+            Some(vec![elements::<T>(g)[0]; CHUNK.min(n)])
+        } else {
+            None
+        };
+        let all = match &chunk {
+            Some(_) => std::borrow::Cow::Borrowed(&[][..]),
+            None => elements::<T>(g),
+        };
+        Seed { chunk, all }
+    }
+
+    /// The seed over elements `range` (at most [`CHUNK`] of them).
+    #[inline]
+    pub(crate) fn at(&self, range: std::ops::Range<usize>) -> &[T] {
+        match &self.chunk {
+            Some(c) => &c[..range.len()],
+            None => &self.all[range],
+        }
+    }
+}
+
 impl FusedRule {
+    fn scratch<T>(&self) -> Scratch<T> {
+        // One `with_capacity` per slot: `vec![buf; n]` would clone, and a
+        // clone keeps no spare capacity, so each slot would grow on first use.
+        Scratch {
+            bufs: (0..self.slots).map(|_| Vec::with_capacity(CHUNK)).collect(),
+            filled: vec![false; self.slots],
+        }
+    }
+
     /// This rule's shape without its steps.
     fn shell(&self) -> FusedRule {
         FusedRule {
@@ -379,19 +482,7 @@ impl FusedRule {
     fn run<T: Fusible>(&self, g: &Tensor, needs: &[bool]) -> Vec<Option<Tensor>> {
         // `backward` checked that `g` has the head's shape.
         let n: usize = self.shape.iter().product();
-        // A seed of one value for every element (ones, known without reading
-        // them, or a full sum's gradient): one chunk's worth of copies.
-        let seed_chunk = if g.is_all_ones() {
-            Some(vec![T::one(); CHUNK.min(n)])
-        } else if g.numel() == 1 && n > 1 {
-            Some(vec![elements::<T>(g)[0]; CHUNK.min(n)])
-        } else {
-            None
-        };
-        let g = match &seed_chunk {
-            Some(_) => std::borrow::Cow::Borrowed(&[][..]),
-            None => elements::<T>(g),
-        };
+        let seed = Seed::<T>::new(g, n);
         let saved: Vec<SmallVec<[std::borrow::Cow<'_, [T]>; 2]>> = self
             .steps
             .iter()
@@ -424,12 +515,7 @@ impl FusedRule {
         if outputs == 0 {
             return vec![None; self.leaves];
         }
-        // One `with_capacity` per slot: `vec![buf; n]` would clone, and a
-        // clone keeps no spare capacity, so each slot would grow on first use.
-        let new_scratch = || Scratch {
-            bufs: (0..self.slots).map(|_| Vec::with_capacity(CHUNK)).collect(),
-            filled: vec![false; self.slots],
-        };
+        let new_scratch = || self.scratch();
         let outs = parallel(n, PAR_THRESHOLD, |par| {
             crate::kernels::uninit::fill_chunked_many::<T, _, _, CHUNK>(
                 n,
@@ -440,11 +526,16 @@ impl FusedRule {
                 |s, c, (), dst| {
                     let lo = c * CHUNK;
                     let hi = (lo + CHUNK).min(n);
-                    let g = match &seed_chunk {
-                        Some(chunk) => &chunk[..hi - lo],
-                        None => &g[lo..hi],
-                    };
-                    self.chunk(s, g, &saved, n, lo..hi, &output_of, dst)
+                    let len = hi - lo;
+                    let saved: Vec<SmallVec<[&[T]; 2]>> = saved
+                        .iter()
+                        .map(|vs| {
+                            vs.iter()
+                                .map(|v| if v.len() == n { &v[lo..hi] } else { &v[..len] })
+                                .collect()
+                        })
+                        .collect();
+                    self.chunk(s, seed.at(lo..hi), &saved, &output_of, dst)
                 },
             )
         });
@@ -466,18 +557,15 @@ impl FusedRule {
     /// One chunk: every step on `range` (each runs its local derivative's
     /// SIMD-dispatched chunk kernel), then each wanted leaf's gradient into
     /// its output's cursor (`dst[output_of[leaf]]`).
-    #[allow(clippy::too_many_arguments)]
     fn chunk<T: Fusible>(
         &self,
         s: &mut Scratch<T>,
         g: &[T],
-        saved: &[SmallVec<[std::borrow::Cow<'_, [T]>; 2]>],
-        n: usize,
-        range: std::ops::Range<usize>,
+        saved: &[SmallVec<[&[T]; 2]>],
         output_of: &[Option<usize>],
         dst: &mut [ChunkOut<'_, T>],
     ) {
-        let len = range.len();
+        let len = g.len();
         s.filled.iter_mut().for_each(|f| *f = false);
         s.filled[0] = true;
         for (step, vals) in self.steps.iter().zip(saved) {
@@ -491,8 +579,7 @@ impl FusedRule {
                 continue;
             }
             let v = |k: usize| match vals.get(k) {
-                Some(v) if v.len() == n => &v[range.clone()],
-                Some(v) => &v[..len],
+                Some(v) => *v,
                 // Nothing saved: the formula does not read it.
                 None => go,
             };
@@ -522,7 +609,7 @@ impl FusedRule {
 
 /// The element types a fused region runs in: each picks its local
 /// derivatives' chunk kernel.
-trait Fusible: Element + Float {
+pub(crate) trait Fusible: Element + Float {
     fn chunk(p: &dyn Pointwise, k: usize, g: &[Self], v: [&[Self]; 2], acc: Acc<'_, Self>);
 }
 
@@ -540,7 +627,7 @@ impl Fusible for f64 {
 
 /// Per-worker chunk buffers: one per slot, `filled` when some op has
 /// written its slot in the current chunk.
-struct Scratch<T> {
+pub(crate) struct Scratch<T> {
     bufs: Vec<Vec<T>>,
     filled: Vec<bool>,
 }

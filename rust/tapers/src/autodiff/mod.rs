@@ -5,7 +5,7 @@
 //! records on its own account (rules do, when an outer tape is active).
 
 mod backward;
-mod fuse;
+pub(crate) mod fuse;
 pub(crate) mod inspect;
 pub(crate) mod jacobian;
 

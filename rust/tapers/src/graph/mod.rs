@@ -16,8 +16,10 @@
 //! [`crate::op::Op::forward`], keeps variable writes aside until every node
 //! has succeeded and every guard held, then writes them: a failed replay
 //! leaves variables as they were. Nodes whose values reach no output, guard
-//! or effect are dropped when the trace finishes. No other optimization is
-//! done yet: no fusion, no memory planning.
+//! or effect are dropped when the trace finishes; chains of large
+//! elementwise ops (with a sum that ends them, and a fused backward region
+//! that reads them) run as one chunked loop ([`fuse`]); each value is
+//! released after its last reader ([`plan`]).
 //!
 //! Ops whose description cannot run again (custom gradients whose forward is
 //! the caller's code) make the graph unreplayable, naming the op;
@@ -40,8 +42,10 @@ use crate::tensor::{Storage, Tensor, TensorId};
 use crate::variable::Variable;
 
 pub mod control;
+mod fuse;
 mod plan;
 pub use control::{cond, cond_fn, trace_branch, while_loop, while_loop_fn, Branch};
+pub use fuse::FusionStats;
 pub use plan::PlanStats;
 
 /// One recorded step, with values named by id (while tracing) or by slot
@@ -75,6 +79,9 @@ struct State {
     guards: Vec<Tensor>,
     created: Vec<Variable>,
     unreplayable: Option<String>,
+    /// The shape and dtype of every value an op read or made (what the
+    /// fusion pass needs to know of a slot).
+    meta: FxHashMap<TensorId, fuse::Meta>,
 }
 
 impl State {
@@ -94,6 +101,9 @@ struct Recording {
 impl Tracer for Recording {
     fn op(&self, op: &OpRef, inputs: &[&Tensor], outputs: &[&Tensor]) {
         let mut s = self.state.lock();
+        for t in inputs.iter().chain(outputs) {
+            s.meta.entry(t.id()).or_insert_with(|| fuse::Meta::of(t));
+        }
         let inputs = inputs.iter().map(|t| s.use_value(t)).collect();
         let outputs = outputs
             .iter()
@@ -275,6 +285,7 @@ pub struct Graph {
     slots: usize,
     created: Vec<Variable>,
     unreplayable: Option<String>,
+    fusion: FusionStats,
     plan: plan::Plan,
     updates: UpdateCounts,
 }
@@ -299,6 +310,7 @@ impl Graph {
             guards,
             created,
             unreplayable,
+            meta,
             ..
         } = state;
         // Liveness, backwards: effects are live, and what outputs, guards
@@ -386,7 +398,12 @@ impl Graph {
             .into_iter()
             .filter_map(|g| slot_of.get(&g.id()).map(|&s| (s, g)))
             .collect();
+        let mut slot_meta: Vec<Option<fuse::Meta>> = vec![None; next as usize];
+        for (id, &s) in &slot_of {
+            slot_meta[s as usize] = meta.get(id).cloned();
+        }
         let mut g = Graph {
+            fusion: FusionStats::default(),
             plan: plan::Plan::default(),
             variables: Vec::new(),
             inputs: inputs
@@ -405,8 +422,14 @@ impl Graph {
             unreplayable,
             updates: UpdateCounts::default(),
         };
+        g.fusion = fuse::fuse(&mut g, &slot_meta);
         g.plan = plan::Plan::new(&g);
         g
+    }
+
+    /// What the fusion pass made of the graph's elementwise ops.
+    pub fn fusion_stats(&self) -> &FusionStats {
+        &self.fusion
     }
 
     /// What the graph's execution plan does on each replay.

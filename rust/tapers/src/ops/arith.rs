@@ -4,7 +4,7 @@ use smallvec::SmallVec;
 
 pub(crate) use crate::kernels::Arith;
 
-use super::{describe_op, pointwise, record, record_pointwise, rule, unbroadcast};
+use super::{describe_op, elementwise, pointwise, record, record_pointwise, rule, unbroadcast};
 use crate::error::{Error, Result};
 use crate::kernels::{complex_binary, complex_unary, numeric_binary, numeric_unary};
 use crate::ops;
@@ -34,7 +34,7 @@ pointwise!(
         1: |g, a, b| g,
     }
 );
-describe_op!(AddV2, "AddV2", |[a, b]| add(a, b), rows: true, pointwise: AddLocal, method: add);
+describe_op!(AddV2, "AddV2", |[a, b]| add(a, b), rows: true, pointwise: AddLocal, elementwise: AddFwd, method: add);
 
 pointwise!(
     /// `d(a - b) = (g, -g)`.
@@ -46,7 +46,7 @@ pointwise!(
         1: |g, a, b| -g,
     }
 );
-describe_op!(Sub, "Sub", |[a, b]| sub(a, b), rows: true, pointwise: SubLocal, method: sub);
+describe_op!(Sub, "Sub", |[a, b]| sub(a, b), rows: true, pointwise: SubLocal, elementwise: SubFwd, method: sub);
 
 pointwise!(
     /// `d(a * b) = (g b, g a)`.
@@ -57,7 +57,7 @@ pointwise!(
         1: |g, a, b| g * a,
     }
 );
-describe_op!(Mul, "Mul", |[a, b]| mul(a, b), rows: true, pointwise: MulLocal, method: mul);
+describe_op!(Mul, "Mul", |[a, b]| mul(a, b), rows: true, pointwise: MulLocal, elementwise: MulFwd, method: mul);
 
 pointwise!(
     /// `d(a / b) = (g / b, -g a / b^2)`.
@@ -68,7 +68,7 @@ pointwise!(
         1: |g, a, b| -(g * ((a / b) / b)),
     }
 );
-describe_op!(RealDiv, "RealDiv", |[a, b]| div(a, b), rows: true, pointwise: DivLocal, method: div);
+describe_op!(RealDiv, "RealDiv", |[a, b]| div(a, b), rows: true, pointwise: DivLocal, elementwise: DivFwd, method: div);
 
 pointwise!(
     /// `d(-a) = -g`.
@@ -78,13 +78,34 @@ pointwise!(
         0: |g, a, b| -g,
     }
 );
-describe_op!(Neg, "Neg", |[a]| neg(a), rows: true, pointwise: NegLocal, method: neg);
+describe_op!(Neg, "Neg", |[a]| neg(a), rows: true, pointwise: NegLocal, elementwise: NegFwd, method: neg);
+
+elementwise!(
+    /// `a + b` at one element.
+    AddFwd<T: [Arith]>, |a, b| Arith::add(a, b)
+);
+elementwise!(
+    /// `a - b` at one element.
+    SubFwd<T: [Arith]>, |a, b| Arith::sub(a, b)
+);
+elementwise!(
+    /// `a * b` at one element.
+    MulFwd<T: [Arith]>, |a, b| Arith::mul(a, b)
+);
+elementwise!(
+    /// `a / b` at one element (integer division by zero is refused before).
+    DivFwd<T: [Arith]>, |a, b| Arith::div(a, b)
+);
+elementwise!(
+    /// `-a` at one element.
+    NegFwd<T: [Arith]>, |a| Arith::neg(a)
+);
 
 /// `a + b` with broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = match complex_binary!("AddV2", a, b, |x, y| x + y) {
         Some(r) => r?,
-        None => numeric_binary!("AddV2", a, b, |x, y| Arith::add(x, y))?,
+        None => numeric_binary!("AddV2", a, b, |x, y| AddFwd::at(x, y))?,
     };
     record_pointwise(AddV2, &[a, b], &out);
     Ok(out)
@@ -94,7 +115,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = match complex_binary!("Sub", a, b, |x, y| x - y) {
         Some(r) => r?,
-        None => numeric_binary!("Sub", a, b, |x, y| Arith::sub(x, y))?,
+        None => numeric_binary!("Sub", a, b, |x, y| SubFwd::at(x, y))?,
     };
     record_pointwise(Sub, &[a, b], &out);
     Ok(out)
@@ -123,7 +144,7 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Some(t) => t,
         None => match complex_binary!("Mul", a, b, |x, y| x * y) {
             Some(r) => r?,
-            None => numeric_binary!("Mul", a, b, |x, y| Arith::mul(x, y))?,
+            None => numeric_binary!("Mul", a, b, |x, y| MulFwd::at(x, y))?,
         },
     };
     record_pointwise(Mul, &[a, b], &out);
@@ -136,7 +157,7 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     check_divisor("RealDiv", b)?;
     let out = match complex_binary!("RealDiv", a, b, |x, y| crate::kernels::complex::div(x, y)) {
         Some(r) => r?,
-        None => numeric_binary!("RealDiv", a, b, |x, y| crate::ops::arith::Arith::div(x, y))?,
+        None => numeric_binary!("RealDiv", a, b, |x, y| DivFwd::at(x, y))?,
     };
     record_pointwise(RealDiv, &[a, b], &out);
     Ok(out)
@@ -242,7 +263,7 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn neg(a: &Tensor) -> Result<Tensor> {
     let out = match complex_unary!(a, |x| -x) {
         Some(t) => t,
-        None => numeric_unary!("Neg", a, |x| Arith::neg(x))?,
+        None => numeric_unary!("Neg", a, |x| NegFwd::at(x))?,
     };
     record_pointwise(Neg, &[a], &out);
     Ok(out)

@@ -4,12 +4,78 @@
 
 use num_traits::Float;
 
-use super::{describe_op, pointwise, record, record_pointwise, rule};
+use super::{describe_op, elementwise, pointwise, record, record_pointwise, rule};
 use crate::error::Result;
 use crate::kernels::{complex, complex_unary, float_unary, numeric_unary};
 use crate::ops::complex::conj_if_complex;
 use crate::ops::{self, arith::Arith};
 use crate::tensor::Tensor;
+
+// The forward formulas of the fusable elementwise ops, each run by its eager
+// kernel and by a traced graph's fused loops.
+elementwise!(
+    /// `e^x` at one element.
+    ExpFwd<T: [FastExp]>, |v| FastExp::fast_exp(v)
+);
+elementwise!(
+    /// `ln x` at one element.
+    LogFwd<T: [Float]>, |v| v.ln()
+);
+elementwise!(
+    /// `sqrt(x)` at one element.
+    SqrtFwd<T: [Float]>, |v| v.sqrt()
+);
+elementwise!(
+    /// `x * x` at one element.
+    SquareFwd<T: [Arith]>, |v| Arith::mul(v, v)
+);
+elementwise!(
+    /// `sin x` at one element.
+    SinFwd<T: [Float]>, |v| v.sin()
+);
+elementwise!(
+    /// `cos x` at one element.
+    CosFwd<T: [Float]>, |v| v.cos()
+);
+elementwise!(
+    /// `tanh x` at one element.
+    TanhFwd<T: [FastTanh]>, |v| FastTanh::fast_tanh(v)
+);
+elementwise!(
+    /// `1 / sqrt(x)` at one element.
+    RsqrtFwd<T: [Float]>, |v| v.sqrt().recip()
+);
+elementwise!(
+    /// `1 / x` at one element.
+    ReciprocalFwd<T: [Float]>, |v| v.recip()
+);
+elementwise!(
+    /// The logistic sigmoid at one element: one exp of -|v| (never
+    /// overflows): sigmoid(|v|) = 1 / (1 + e), and sigmoid(-|v|) = e / (1 +
+    /// e). Selects only, so the loop vectorizes.
+    SigmoidFwd<T: [FastExp + Float]>, |v| {
+        let one = one_of(v);
+        let e = FastExp::fast_exp(-v.abs());
+        let s = one / (one + e);
+        if v >= zero_of(v) {
+            s
+        } else {
+            e * s
+        }
+    }
+);
+elementwise!(
+    /// relu at one element: `v < 0`, not `v > 0`, so NaN (and -0.0) pass
+    /// through, as in TF.
+    ReluFwd<T: [Arith + PartialOrd]>, |v| {
+        let z = zero_of(v);
+        if v < z {
+            z
+        } else {
+            v
+        }
+    }
+);
 
 fn scalar_like(t: &Tensor, v: f64) -> Tensor {
     Tensor::scalar_of(t.dtype(), v)
@@ -19,7 +85,7 @@ pointwise!(
     /// `d e^x = g y`.
     ExpLocal { arity: 1, saves: Output, 0: |g, y, _y| g * y }
 );
-describe_op!(Exp, "Exp", |[x]| exp(x), rows: true, pointwise: ExpLocal, method: exp);
+describe_op!(Exp, "Exp", |[x]| exp(x), rows: true, pointwise: ExpLocal, elementwise: ExpFwd, method: exp);
 
 /// `e^x`. float32 uses Cephes' polynomial (as TensorFlow's Eigen kernels
 /// do; within 1 ulp of the rounded true value), vectorized; float64 the
@@ -27,7 +93,7 @@ describe_op!(Exp, "Exp", |[x]| exp(x), rows: true, pointwise: ExpLocal, method: 
 pub fn exp(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| v.exp()) {
         Some(t) => t,
-        None => float_unary!("Exp", x, map_simd, |v| FastExp::fast_exp(v))?,
+        None => float_unary!("Exp", x, map_simd, |v| ExpFwd::at(v))?,
     };
     record_pointwise(Exp, &[x], &y);
     Ok(y)
@@ -37,13 +103,13 @@ pointwise!(
     /// `d ln x = g / x`.
     LogLocal { arity: 1, saves: Inputs, 0: |g, x, _x| g / x }
 );
-describe_op!(Log, "Log", |[x]| log(x), rows: true, pointwise: LogLocal, method: log);
+describe_op!(Log, "Log", |[x]| log(x), rows: true, pointwise: LogLocal, elementwise: LogFwd, method: log);
 
 /// Natural logarithm.
 pub fn log(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| v.ln()) {
         Some(t) => t,
-        None => float_unary!("Log", x, |v| v.ln())?,
+        None => float_unary!("Log", x, |v| LogFwd::at(v))?,
     };
     record_pointwise(Log, &[x], &y);
     Ok(y)
@@ -53,13 +119,13 @@ pointwise!(
     /// `d sqrt(x) = g / (2 y)`, as `(g * 0.5) / y`, and 0 where `g` is 0 (TF's `SqrtGrad`).
     SqrtLocal { arity: 1, saves: Output, 0: |g, y, _y| g.unless_zero((g * y.lit(0.5)) / y) }
 );
-describe_op!(Sqrt, "Sqrt", |[x]| sqrt(x), rows: true, pointwise: SqrtLocal, method: sqrt);
+describe_op!(Sqrt, "Sqrt", |[x]| sqrt(x), rows: true, pointwise: SqrtLocal, elementwise: SqrtFwd, method: sqrt);
 
 /// Square root; its gradient at 0 is infinite (as TF).
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| complex::sqrt(v)) {
         Some(t) => t,
-        None => float_unary!("Sqrt", x, |v| v.sqrt())?,
+        None => float_unary!("Sqrt", x, |v| SqrtFwd::at(v))?,
     };
     record_pointwise(Sqrt, &[x], &y);
     Ok(y)
@@ -69,26 +135,26 @@ pointwise!(
     /// `d x^2 = g (2 x)`.
     SquareLocal { arity: 1, saves: Inputs, 0: |g, x, _x| g * (x * x.lit(2.0)) }
 );
-describe_op!(Square, "Square", |[x]| square(x), rows: true, pointwise: SquareLocal, method: square);
+describe_op!(Square, "Square", |[x]| square(x), rows: true, pointwise: SquareLocal, elementwise: SquareFwd, method: square);
 
 /// `x * x`.
 pub fn square(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| v * v) {
         Some(t) => t,
-        None => numeric_unary!("Square", x, |v| Arith::mul(v, v))?,
+        None => numeric_unary!("Square", x, |v| SquareFwd::at(v))?,
     };
     record_pointwise(Square, &[x], &y);
     Ok(y)
 }
 
-describe_op!(Sin, "Sin", |[x]| sin(x), rows: true, method: sin);
-describe_op!(Cos, "Cos", |[x]| cos(x), rows: true, method: cos);
+describe_op!(Sin, "Sin", |[x]| sin(x), rows: true, elementwise: SinFwd, method: sin);
+describe_op!(Cos, "Cos", |[x]| cos(x), rows: true, elementwise: CosFwd, method: cos);
 
 /// Sine.
 pub fn sin(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| v.sin()) {
         Some(t) => t,
-        None => float_unary!("Sin", x, |v| v.sin())?,
+        None => float_unary!("Sin", x, |v| SinFwd::at(v))?,
     };
     record(Sin, &[x], &[&y], || {
         let x = x.clone();
@@ -101,7 +167,7 @@ pub fn sin(x: &Tensor) -> Result<Tensor> {
 pub fn cos(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| v.cos()) {
         Some(t) => t,
-        None => float_unary!("Cos", x, |v| v.cos())?,
+        None => float_unary!("Cos", x, |v| CosFwd::at(v))?,
     };
     record(Cos, &[x], &[&y], || {
         let x = x.clone();
@@ -119,7 +185,7 @@ pointwise!(
     /// `d tanh = g (1 - y^2)` (TF's `TanhGrad`).
     TanhLocal { arity: 1, saves: Output, 0: |g, y, _y| g * (y.lit(1.0) - y * y) }
 );
-describe_op!(Tanh, "Tanh", |[x]| tanh(x), rows: true, pointwise: TanhLocal, method: tanh);
+describe_op!(Tanh, "Tanh", |[x]| tanh(x), rows: true, pointwise: TanhLocal, elementwise: TanhFwd, method: tanh);
 
 /// Hyperbolic tangent. float32 uses Eigen's rational approximation (as TF
 /// does; within 4e-7 of the true value, and it vectorizes), float64 the
@@ -127,7 +193,7 @@ describe_op!(Tanh, "Tanh", |[x]| tanh(x), rows: true, pointwise: TanhLocal, meth
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| v.tanh()) {
         Some(t) => t,
-        None => float_unary!("Tanh", x, map_simd, |v| FastTanh::fast_tanh(v))?,
+        None => float_unary!("Tanh", x, map_simd, |v| TanhFwd::at(v))?,
     };
     record_pointwise(Tanh, &[x], &y);
     Ok(y)
@@ -239,7 +305,7 @@ pointwise!(
     /// `d sigmoid = g y (1 - y)` (TF's `SigmoidGrad`).
     SigmoidLocal { arity: 1, saves: Output, 0: |g, y, _y| g * (y * (y.lit(1.0) - y)) }
 );
-describe_op!(Sigmoid, "Sigmoid", |[x]| sigmoid(x), rows: true, pointwise: SigmoidLocal, method: sigmoid);
+describe_op!(Sigmoid, "Sigmoid", |[x]| sigmoid(x), rows: true, pointwise: SigmoidLocal, elementwise: SigmoidFwd, method: sigmoid);
 
 /// Logistic sigmoid `1 / (1 + e^-x)`, computed without overflow.
 pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
@@ -247,18 +313,7 @@ pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
         record_pointwise(Sigmoid, &[x], &y);
         return Ok(y);
     }
-    let y = float_unary!("Sigmoid", x, map_simd, |v| {
-        // One exp of -|v| (never overflows): sigmoid(|v|) = 1 / (1 + e), and
-        // sigmoid(-|v|) = e / (1 + e). Selects only, so the loop vectorizes.
-        let one = one_of(v);
-        let e = FastExp::fast_exp(-v.abs());
-        let s = one / (one + e);
-        if v >= zero_of(v) {
-            s
-        } else {
-            e * s
-        }
-    })?;
+    let y = float_unary!("Sigmoid", x, map_simd, |v| SigmoidFwd::at(v))?;
     record_pointwise(Sigmoid, &[x], &y);
     Ok(y)
 }
@@ -364,13 +419,13 @@ pointwise!(
     /// `d x^-1/2 = g (-y^3 / 2)`, and 0 where `g` is 0 (TF's `RsqrtGrad`).
     RsqrtLocal { arity: 1, saves: Output, 0: |g, y, _y| g.unless_zero(g * ((y * (y * y)) * y.lit(-0.5))) }
 );
-describe_op!(Rsqrt, "Rsqrt", |[x]| rsqrt(x), rows: true, pointwise: RsqrtLocal, method: rsqrt);
+describe_op!(Rsqrt, "Rsqrt", |[x]| rsqrt(x), rows: true, pointwise: RsqrtLocal, elementwise: RsqrtFwd, method: rsqrt);
 
 /// `1 / sqrt(x)`.
 pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| complex::recip(complex::sqrt(v))) {
         Some(t) => t,
-        None => float_unary!("Rsqrt", x, |v| v.sqrt().recip())?,
+        None => float_unary!("Rsqrt", x, |v| RsqrtFwd::at(v))?,
     };
     record_pointwise(Rsqrt, &[x], &y);
     Ok(y)
@@ -380,13 +435,13 @@ pointwise!(
     /// `d x^-1 = g (-y^2)`, and 0 where `g` is 0 (TF's `ReciprocalGrad`).
     ReciprocalLocal { arity: 1, saves: Output, 0: |g, y, _y| g.unless_zero(g * -(y * y)) }
 );
-describe_op!(Reciprocal, "Reciprocal", |[x]| reciprocal(x), rows: true, pointwise: ReciprocalLocal, method: reciprocal);
+describe_op!(Reciprocal, "Reciprocal", |[x]| reciprocal(x), rows: true, pointwise: ReciprocalLocal, elementwise: ReciprocalFwd, method: reciprocal);
 
 /// `1 / x`.
 pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
     let y = match complex_unary!(x, |v| complex::recip(v)) {
         Some(t) => t,
-        None => float_unary!("Reciprocal", x, |v| v.recip())?,
+        None => float_unary!("Reciprocal", x, |v| ReciprocalFwd::at(v))?,
     };
     record_pointwise(Reciprocal, &[x], &y);
     Ok(y)
@@ -451,20 +506,12 @@ pointwise!(
     /// gives NaN; its own gradient with respect to `x` is zeros).
     ReluLocal { arity: 1, saves: Inputs, 0: |g, x, _x| x.times_positive(g) }
 );
-describe_op!(Relu, "Relu", |[x]| relu(x), rows: true, pointwise: ReluLocal, method: relu);
+describe_op!(Relu, "Relu", |[x]| relu(x), rows: true, pointwise: ReluLocal, elementwise: ReluFwd, method: relu);
 describe_op!(Relu6, "Relu6", |[x]| relu6(x), method: relu6);
 
 /// Rectified linear unit; the gradient at 0 is 0, and NaN stays NaN (as TF).
 pub fn relu(x: &Tensor) -> Result<Tensor> {
-    let y = numeric_unary!("Relu", x, |v| {
-        let z = zero_of(v);
-        // `v < 0`, not `v > 0`: NaN (and -0.0) pass through, as in TF.
-        if v < z {
-            z
-        } else {
-            v
-        }
-    })?;
+    let y = numeric_unary!("Relu", x, |v| ReluFwd::at(v))?;
     record_pointwise(Relu, &[x], &y);
     Ok(y)
 }

@@ -86,7 +86,8 @@ pub use segment::{
 };
 pub use sort::{argsort, bincount, searchsorted, sort, top_k, unique, Bincount};
 
-pub(crate) use pointwise::{pointwise, record_pointwise, FUSE_MIN};
+pub(crate) use pointwise::{elementwise, pointwise, record_pointwise, FUSE_MIN};
+pub(crate) use reduce::SUM_CHUNK;
 
 /// The gradient-rule closure type every op builds.
 pub(crate) fn rule<F>(f: F) -> Arc<dyn BackwardFn>
@@ -200,7 +201,7 @@ pub fn by_name(name: &str) -> Option<&'static dyn Op> {
 /// derivative, and the [`Tensor`] method that calls it (`x.tanh()`,
 /// `a.mul(&b)`).
 macro_rules! describe_op {
-    (@desc $Name:ident, $tf:literal, [$($x:ident),*], $fwd:expr, [$($rows:expr)?], [$($pw:expr)?]) => {
+    (@desc $Name:ident, $tf:literal, [$($x:ident),*], $fwd:expr, [$($rows:expr)?], [$($pw:expr)?], [$($ew:expr)?]) => {
         #[doc = concat!("The description of `", $tf, "`.")]
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct $Name;
@@ -222,11 +223,15 @@ macro_rules! describe_op {
             $(fn pointwise(&self) -> Option<&'static dyn $crate::op::Pointwise> {
                 Some(&$pw)
             })?
+
+            $(fn fusion(&self) -> $crate::op::Fusion<'_> {
+                $crate::op::Fusion::Map(&$ew)
+            })?
         }
     };
     ($Name:ident, $tf:literal, |[$x:ident]| $fwd:expr
-        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?, method: $method:ident) => {
-        $crate::ops::describe_op!(@desc $Name, $tf, [$x], $fwd, [$($rows)?], [$($pw)?]);
+        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)? $(, elementwise: $ew:expr)?, method: $method:ident) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$x], $fwd, [$($rows)?], [$($pw)?], [$($ew)?]);
 
         inventory::submit! {
             $crate::ops::Named { name: stringify!($method), op: &$Name }
@@ -241,8 +246,8 @@ macro_rules! describe_op {
         }
     };
     ($Name:ident, $tf:literal, |[$a:ident, $b:ident]| $fwd:expr
-        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?, method: $method:ident) => {
-        $crate::ops::describe_op!(@desc $Name, $tf, [$a, $b], $fwd, [$($rows)?], [$($pw)?]);
+        $(, rows: $rows:expr)? $(, pointwise: $pw:expr)? $(, elementwise: $ew:expr)?, method: $method:ident) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$a, $b], $fwd, [$($rows)?], [$($pw)?], [$($ew)?]);
 
         inventory::submit! {
             $crate::ops::Named { name: stringify!($method), op: &$Name }
@@ -256,8 +261,8 @@ macro_rules! describe_op {
             }
         }
     };
-    ($Name:ident, $tf:literal, |[$($x:ident),*]| $fwd:expr $(, rows: $rows:expr)? $(, pointwise: $pw:expr)?) => {
-        $crate::ops::describe_op!(@desc $Name, $tf, [$($x),*], $fwd, [$($rows)?], [$($pw)?]);
+    ($Name:ident, $tf:literal, |[$($x:ident),*]| $fwd:expr $(, rows: $rows:expr)? $(, pointwise: $pw:expr)? $(, elementwise: $ew:expr)?) => {
+        $crate::ops::describe_op!(@desc $Name, $tf, [$($x),*], $fwd, [$($rows)?], [$($pw)?], [$($ew)?]);
     };
 }
 pub(crate) use describe_op;

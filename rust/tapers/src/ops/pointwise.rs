@@ -567,3 +567,129 @@ impl<O: Op> crate::record::BackwardFn for PointwiseRule<O> {
         Ok(out)
     }
 }
+
+/// A unary forward formula (see [`elementwise!`]).
+pub(crate) trait Unary<T> {
+    /// The formula at one element.
+    fn at(a: T) -> T;
+}
+
+/// A binary forward formula (see [`elementwise!`]).
+pub(crate) trait Binary<T> {
+    /// The formula at one pair of elements.
+    fn at(a: T, b: T) -> T;
+}
+
+/// `out` gets `F(a)` for each element of `a` (SIMD-dispatched when long).
+#[inline(always)]
+pub(crate) fn map1<T: Copy, F: Unary<T>>(a: &[T], out: &mut Vec<T>) {
+    let go = |out: &mut Vec<T>| out.extend(a.iter().map(|&v| F::at(v)));
+    if a.len() < SIMD_MIN {
+        go(out)
+    } else {
+        simd(|| go(out))
+    }
+}
+
+/// `out` gets `F(a, b)` for each pair of elements; an input of one element
+/// is broadcast (SIMD-dispatched when long).
+#[inline(always)]
+pub(crate) fn map2<T: Copy, F: Binary<T>>(a: &[T], b: &[T], out: &mut Vec<T>) {
+    let go = |out: &mut Vec<T>| match (a.len(), b.len()) {
+        (1, n) if n != 1 => {
+            let a = a[0];
+            out.extend(b.iter().map(|&y| F::at(a, y)))
+        }
+        (n, 1) if n != 1 => {
+            let b = b[0];
+            out.extend(a.iter().map(|&x| F::at(x, b)))
+        }
+        _ => out.extend(a.iter().zip(b).map(|(&x, &y)| F::at(x, y))),
+    };
+    if a.len().max(b.len()) < SIMD_MIN {
+        go(out)
+    } else {
+        simd(|| go(out))
+    }
+}
+
+/// Declares an elementwise op's forward formula once: a unit struct with
+/// `Name::at(a)` (or `Name::at(a, b)`), which the op's eager kernel calls
+/// per element, and an [`crate::op::Elementwise`] implementation running the
+/// same formula over chunks, which a traced graph's fusion pass runs. The
+/// bound in brackets is what the formula needs of the element type.
+macro_rules! elementwise {
+    ($(#[$m:meta])* $Name:ident<T: [$($b:tt)+]>, |$a:ident| $f:expr) => {
+        $(#[$m])*
+        pub(crate) struct $Name;
+
+        impl<T: $($b)+> $crate::ops::pointwise::Unary<T> for $Name {
+            #[inline(always)]
+            fn at($a: T) -> T {
+                $f
+            }
+        }
+
+        impl $Name {
+            /// The formula at one element.
+            #[inline(always)]
+            pub(crate) fn at<T>(a: T) -> T
+            where
+                Self: $crate::ops::pointwise::Unary<T>,
+            {
+                <Self as $crate::ops::pointwise::Unary<T>>::at(a)
+            }
+        }
+
+        impl $crate::op::Elementwise for $Name {
+            fn arity(&self) -> usize {
+                1
+            }
+
+            fn chunk_f32(&self, ins: [&[f32]; 2], out: &mut Vec<f32>) {
+                $crate::ops::pointwise::map1::<f32, Self>(ins[0], out)
+            }
+
+            fn chunk_f64(&self, ins: [&[f64]; 2], out: &mut Vec<f64>) {
+                $crate::ops::pointwise::map1::<f64, Self>(ins[0], out)
+            }
+        }
+    };
+    ($(#[$m:meta])* $Name:ident<T: [$($b:tt)+]>, |$a:ident, $bb:ident| $f:expr) => {
+        $(#[$m])*
+        pub(crate) struct $Name;
+
+        impl<T: $($b)+> $crate::ops::pointwise::Binary<T> for $Name {
+            #[inline(always)]
+            fn at($a: T, $bb: T) -> T {
+                $f
+            }
+        }
+
+        impl $Name {
+            /// The formula at one pair of elements.
+            #[inline(always)]
+            pub(crate) fn at<T>(a: T, b: T) -> T
+            where
+                Self: $crate::ops::pointwise::Binary<T>,
+            {
+                <Self as $crate::ops::pointwise::Binary<T>>::at(a, b)
+            }
+        }
+
+        impl $crate::op::Elementwise for $Name {
+            fn arity(&self) -> usize {
+                2
+            }
+
+            fn chunk_f32(&self, ins: [&[f32]; 2], out: &mut Vec<f32>) {
+                $crate::ops::pointwise::map2::<f32, Self>(ins[0], ins[1], out)
+            }
+
+            fn chunk_f64(&self, ins: [&[f64]; 2], out: &mut Vec<f64>) {
+                $crate::ops::pointwise::map2::<f64, Self>(ins[0], ins[1], out)
+            }
+        }
+    };
+}
+pub(crate) use elementwise;

@@ -44,6 +44,11 @@ fn kept_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// Elements per partial sum of a full reduction: each chunk is summed
+/// alone (`Arith::sum_slice`), then the partial sums in order from zero. A
+/// traced graph's fused loops that end in a sum use the same split.
+pub(crate) const SUM_CHUNK: usize = 1 << 15;
+
 fn sum_axes<T>(a: &ArcArray<T, IxDyn>, axes: &[usize], keepdims: bool) -> ArcArray<T, IxDyn>
 where
     T: Arith,
@@ -53,7 +58,7 @@ where
             // Full reduction: fixed-size chunks summed in parallel, then the
             // partial sums in order, so the result never depends on threads.
             use rayon::prelude::*;
-            const CHUNK: usize = 1 << 15;
+            const CHUNK: usize = SUM_CHUNK;
             let chunk_sum = T::sum_slice;
             let partial: Vec<T> =
                 crate::kernels::parallel(flat.len(), crate::kernels::PAR_THRESHOLD, |par| {
@@ -183,6 +188,15 @@ impl Op for Reduce {
     /// Only the sum: its rule reshapes and broadcasts behind the row dims.
     fn carries_rows(&self) -> bool {
         self.kind == ReduceKind::Sum
+    }
+
+    fn fusion(&self) -> crate::op::Fusion<'_> {
+        match self.kind {
+            ReduceKind::Sum => crate::op::Fusion::Sum {
+                axes: self.axes.len(),
+            },
+            _ => crate::op::Fusion::None,
+        }
     }
 }
 

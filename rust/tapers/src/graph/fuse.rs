@@ -1,0 +1,782 @@
+//! Forward elementwise fusion: chains of large same-shape elementwise ops of
+//! a traced graph run as one chunked loop.
+//!
+//! Replayed op by op, `reduce_sum(tanh(x) * exp(-x * x) + x)` makes one
+//! pass over memory per op, each reading and writing whole tensors. This
+//! pass finds groups of nodes that can run together over the same elements
+//! and replaces each by one node ([`FusedLoop`]) that walks the elements in
+//! fixed chunks (in parallel on rayon when large) and runs every member on
+//! each chunk while it is in cache:
+//!
+//! * an elementwise op ([`Fusion::Map`]) runs its [`Elementwise`] kernel,
+//!   the same per-element formula its eager forward runs (each op's formula
+//!   is written once, with `ops::elementwise!`), so the bits are eager's;
+//!   its inputs have the group's shape and dtype, or one element
+//!   (broadcast);
+//! * a sum of every element ([`Fusion::Sum`]) of a member's output sums each
+//!   chunk of [`crate::ops::SUM_CHUNK`] elements with `Arith::sum_slice`,
+//!   then the partial sums in order from zero: the split and order of eager's
+//!   `reduce_sum`, so the same bits;
+//! * a fused backward region that a trace recorded (`FusedElementwiseGrad`,
+//!   [`Fusion::Region`]) runs its chunk (the same chunk kernels as eager's
+//!   fused backward) on the forward values the loop has just computed, so a
+//!   forward and backward pass reads its inputs and writes its results once.
+//!
+//! A member's output is written to memory only when something outside the
+//! group reads it (a later op, a variable write, an output or a guard);
+//! values only the group reads are never materialized. Sums and regions end
+//! chains (their results are complete only after the loop), so no member
+//! reads them.
+//!
+//! A group runs where its last member ran, so a member joins only when every
+//! node that reads the group's values and ran before it is in the group.
+//! Decisions depend on the graph and traced shapes alone. At replay, a
+//! fused node whose inputs do not have the traced shapes, or that runs while
+//! a tape records or a trace is active (which must see each op), runs its
+//! members op by op.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::{Graph, Node, Slot};
+use crate::autodiff::fuse::{Fusible, Scratch as RegionScratch, TracedRegion, CHUNK};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernels::uninit::ChunkOut;
+use crate::kernels::{parallel, Arith, PAR_THRESHOLD};
+use crate::op::{Elementwise, Fusion, Op, OpRef};
+use crate::ops::SUM_CHUNK;
+use crate::tensor::{Element, Tensor};
+
+/// Groups over fewer elements are left op by op.
+const FORWARD_MIN: usize = 1 << 14;
+
+/// What the fusion pass made of a graph.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FusionStats {
+    /// Fused loops (each one node of the graph).
+    pub loops: usize,
+    /// Recorded nodes they replaced (elementwise ops, sums and backward
+    /// regions).
+    pub ops: usize,
+    /// Sums of every element computed inside a loop.
+    pub sums: usize,
+    /// Fused backward regions joined with the forward ops they read.
+    pub joined_backward: usize,
+    /// Values computed inside loops that are never written to memory.
+    pub not_materialized: usize,
+}
+
+/// The traced shape and dtype of a value.
+#[derive(Clone, Debug)]
+pub(super) struct Meta {
+    shape: SmallVec<[usize; 4]>,
+    dtype: DType,
+}
+
+impl Meta {
+    pub(super) fn of(t: &Tensor) -> Meta {
+        Meta {
+            shape: t.shape().into(),
+            dtype: t.dtype(),
+        }
+    }
+
+    fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+}
+
+/// What a member of a group does.
+#[derive(Clone)]
+enum Kind {
+    Map(&'static dyn Elementwise),
+    Sum,
+    Region,
+}
+
+impl Kind {
+    /// Whether later members may read its outputs chunk by chunk.
+    fn streams(&self) -> bool {
+        matches!(self, Kind::Map(_))
+    }
+}
+
+/// How a node could join a group: its kind and the elements it walks.
+fn classify(n: &Node<Slot>, meta: &[Option<Meta>]) -> Option<(Kind, Meta)> {
+    let Node::Op {
+        op,
+        inputs,
+        outputs,
+    } = n
+    else {
+        return None;
+    };
+    let m = |s: Slot| meta[s as usize].as_ref();
+    let float = |d: DType| matches!(d, DType::F32 | DType::F64);
+    match op.fusion() {
+        Fusion::Map(k) => {
+            let out = m(*outputs.first()?)?;
+            let fits = outputs.len() == 1
+                && inputs.len() == k.arity()
+                && float(out.dtype)
+                && out.numel() >= FORWARD_MIN
+                && inputs.iter().all(|&i| {
+                    m(i).is_some_and(|im| {
+                        im.dtype == out.dtype && (im.shape == out.shape || im.numel() == 1)
+                    })
+                });
+            fits.then(|| (Kind::Map(k), out.clone()))
+        }
+        Fusion::Sum { axes } => {
+            let (x, y) = (m(*inputs.first()?)?, m(*outputs.first()?)?);
+            let fits = inputs.len() == 1
+                && outputs.len() == 1
+                && axes == x.shape.len()
+                && float(x.dtype)
+                && x.numel() >= FORWARD_MIN
+                && y.numel() == 1;
+            fits.then(|| (Kind::Sum, x.clone()))
+        }
+        Fusion::Region(any) => {
+            let r = any.downcast_ref::<TracedRegion>()?;
+            let shape: SmallVec<[usize; 4]> = r.shape().into();
+            let n: usize = shape.iter().product();
+            let fits = float(r.dtype())
+                && n >= FORWARD_MIN
+                && outputs
+                    .iter()
+                    .all(|&o| m(o).is_some_and(|om| om.shape == shape && om.dtype == r.dtype()))
+                && inputs.iter().all(|&i| {
+                    m(i).is_some_and(|im| {
+                        im.dtype == r.dtype() && (im.shape == shape || im.numel() == 1)
+                    })
+                });
+            fits.then(|| {
+                (
+                    Kind::Region,
+                    Meta {
+                        shape,
+                        dtype: r.dtype(),
+                    },
+                )
+            })
+        }
+        Fusion::None => None,
+    }
+}
+
+/// Replaces each group of fusable nodes in `g` by one [`FusedLoop`] node.
+pub(super) fn fuse(g: &mut Graph, meta: &[Option<Meta>]) -> FusionStats {
+    let mut stats = FusionStats::default();
+    let n = g.nodes.len();
+    let kinds: Vec<Option<(Kind, Meta)>> = g.nodes.iter().map(|n| classify(n, meta)).collect();
+    if kinds.iter().flatten().count() < 2 {
+        return stats;
+    }
+    // Readers of each slot (node indices, ascending), the producer of each,
+    // and the slots read after every node (outputs, guards).
+    let mut readers: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); g.slots];
+    let mut producer: Vec<Option<usize>> = vec![None; g.slots];
+    let mut kept = vec![false; g.slots];
+    for &s in &g.outputs {
+        kept[s as usize] = true;
+    }
+    for (s, _) in &g.guards {
+        kept[*s as usize] = true;
+    }
+    for (i, node) in g.nodes.iter().enumerate() {
+        let (ins, outs) = node_slots(node);
+        for &s in ins {
+            if readers[s as usize].last() != Some(&i) {
+                readers[s as usize].push(i);
+            }
+        }
+        for &s in outs {
+            producer[s as usize] = Some(i);
+        }
+    }
+    // Groups by union: `group_of[i]` is the group node `i` is in.
+    let mut group_of: Vec<Option<usize>> = vec![None; n];
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for i in 0..n {
+        let Some((_, m)) = &kinds[i] else { continue };
+        let (ins, _) = node_slots(&g.nodes[i]);
+        // Groups whose streamed values (same shape and dtype) this node reads.
+        let mut joins: SmallVec<[usize; 2]> = SmallVec::new();
+        for &s in ins {
+            let Some(p) = producer[s as usize] else {
+                continue;
+            };
+            let (Some(gp), Some((pk, pm))) = (group_of[p], &kinds[p]) else {
+                continue;
+            };
+            if pk.streams() && pm.shape == m.shape && pm.dtype == m.dtype && !joins.contains(&gp) {
+                joins.push(gp);
+            }
+        }
+        let union: Vec<usize> = joins
+            .iter()
+            .flat_map(|&gi| members[gi].iter().copied())
+            .chain([i])
+            .collect();
+        if joins.is_empty() || !can_run_together(g, &union, i, &kinds, &readers, &producer) {
+            group_of[i] = Some(members.len());
+            members.push(vec![i]);
+            continue;
+        }
+        let into = joins[0];
+        for &other in &joins[1..] {
+            let moved = std::mem::take(&mut members[other]);
+            for &mbr in &moved {
+                group_of[mbr] = Some(into);
+            }
+            members[into].extend(moved);
+        }
+        members[into].push(i);
+        group_of[i] = Some(into);
+    }
+    // Emit each group of two or more at its last member's position.
+    let mut replace: FxHashMap<usize, Node<Slot>> = FxHashMap::default();
+    let mut drop = vec![false; n];
+    for group in members.iter_mut().filter(|m| m.len() >= 2) {
+        group.sort_unstable();
+        // A region alone with no forward member gains nothing.
+        if group
+            .iter()
+            .all(|&i| matches!(kinds[i], Some((Kind::Region, _))))
+        {
+            continue;
+        }
+        let (node, st) = build_loop(g, group, &kinds, meta, &readers, &kept);
+        stats.loops += 1;
+        stats.ops += group.len();
+        stats.sums += st.sums;
+        stats.joined_backward += st.joined_backward;
+        stats.not_materialized += st.not_materialized;
+        let last = *group.last().expect("two or more");
+        for &i in group.iter() {
+            drop[i] = true;
+        }
+        drop[last] = false;
+        replace.insert(last, node);
+    }
+    if stats.loops == 0 {
+        return stats;
+    }
+    let old = std::mem::take(&mut g.nodes);
+    g.nodes = old
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !drop[*i])
+        .map(|(i, node)| replace.remove(&i).unwrap_or(node))
+        .collect();
+    stats
+}
+
+/// Whether the nodes `union` (`i`, the latest, among them) can run as one
+/// loop at `i`'s position: every value a member reads from another member
+/// streams (a sum or a region's gradients are complete only after the
+/// loop), and every node before `i` that reads a member's value is a member.
+fn can_run_together(
+    g: &Graph,
+    union: &[usize],
+    i: usize,
+    kinds: &[Option<(Kind, Meta)>],
+    readers: &[SmallVec<[usize; 2]>],
+    producer: &[Option<usize>],
+) -> bool {
+    let member = |r: usize| union.contains(&r);
+    union.iter().all(|&mbr| {
+        let (ins, outs) = node_slots(&g.nodes[mbr]);
+        let streams_in = ins.iter().all(|&s| match producer[s as usize] {
+            Some(p) if member(p) => kinds[p].as_ref().is_some_and(|(k, _)| k.streams()),
+            _ => true,
+        });
+        let read_after = outs
+            .iter()
+            .all(|&s| readers[s as usize].iter().all(|&r| r >= i || member(r)));
+        streams_in && read_after
+    })
+}
+
+/// The slots a node reads and writes.
+fn node_slots(n: &Node<Slot>) -> (&[Slot], &[Slot]) {
+    match n {
+        Node::Op {
+            inputs, outputs, ..
+        } => (inputs, outputs),
+        Node::Read { output, .. } => (&[], std::slice::from_ref(output)),
+        Node::Effect { inputs, .. } => (inputs, &[]),
+    }
+}
+
+/// What one group's loop counted.
+#[derive(Default)]
+struct LoopStats {
+    sums: usize,
+    joined_backward: usize,
+    not_materialized: usize,
+}
+
+/// The fused node of one group (`group`: node indices, ascending).
+fn build_loop(
+    g: &Graph,
+    group: &[usize],
+    kinds: &[Option<(Kind, Meta)>],
+    meta: &[Option<Meta>],
+    readers: &[SmallVec<[usize; 2]>],
+    kept: &[bool],
+) -> (Node<Slot>, LoopStats) {
+    let mut st = LoopStats::default();
+    let in_group = |i: usize| group.binary_search(&i).is_ok();
+    // Locals: the loop's inputs first, then the members' outputs.
+    let mut local: FxHashMap<Slot, usize> = FxHashMap::default();
+    let mut inputs: SmallVec<[Slot; 2]> = SmallVec::new();
+    let produced: Vec<Slot> = group
+        .iter()
+        .flat_map(|&i| node_slots(&g.nodes[i]).1.iter().copied())
+        .collect();
+    for &i in group {
+        for &s in node_slots(&g.nodes[i]).0 {
+            if !produced.contains(&s) && !local.contains_key(&s) {
+                local.insert(s, inputs.len());
+                inputs.push(s);
+            }
+        }
+    }
+    for &s in &produced {
+        let next = local.len();
+        local.insert(s, next);
+    }
+    let mut steps = Vec::with_capacity(group.len());
+    // Outputs: each region's gradients (contiguous), then materialized
+    // values of elementwise members, then sums.
+    let mut region_outs: Vec<Slot> = Vec::new();
+    let mut map_outs: Vec<Slot> = Vec::new();
+    let mut sum_outs: Vec<Slot> = Vec::new();
+    for &i in group {
+        let Node::Op {
+            op,
+            inputs: ins,
+            outputs: outs,
+        } = &g.nodes[i]
+        else {
+            unreachable!("members are ops")
+        };
+        let (kind, _) = kinds[i].clone().expect("a member");
+        let ins = ins.iter().map(|s| local[s]).collect();
+        let locals: SmallVec<[usize; 1]> = outs.iter().map(|s| local[s]).collect();
+        match kind {
+            Kind::Map(_) => {
+                let o = outs[0];
+                let outside = readers[o as usize].iter().any(|&r| !in_group(r));
+                if outside || kept[o as usize] {
+                    map_outs.push(o);
+                } else {
+                    st.not_materialized += 1;
+                }
+            }
+            Kind::Sum => {
+                st.sums += 1;
+                sum_outs.push(outs[0]);
+            }
+            Kind::Region => {
+                st.joined_backward += 1;
+                region_outs.extend(outs.iter().copied());
+            }
+        }
+        steps.push(Step {
+            op: op.clone(),
+            kind,
+            ins,
+            outs: locals,
+        });
+    }
+    let outputs: SmallVec<[Slot; 1]> = region_outs
+        .iter()
+        .chain(&map_outs)
+        .chain(&sum_outs)
+        .copied()
+        .collect();
+    let out_locals = outputs.iter().map(|s| local[s]).collect();
+    let (_, m) = kinds[group[0]].clone().expect("a member");
+    let shape_of = |s: Slot| {
+        meta[s as usize]
+            .as_ref()
+            .map_or_else(|| m.shape.clone(), |sm| sm.shape.clone())
+    };
+    let input_shapes = inputs.iter().map(|&s| shape_of(s)).collect();
+    // Sums keep their traced (scalar or kept-dims) shapes.
+    let out_shapes = outputs.iter().map(|&o| shape_of(o)).collect();
+    let fused = FusedLoop {
+        shape: m.shape.to_vec(),
+        dtype: m.dtype,
+        input_shapes,
+        steps,
+        locals: local.len(),
+        inputs: inputs.len(),
+        out_locals,
+        out_shapes,
+    };
+    (
+        Node::Op {
+            op: OpRef::Shared(Arc::new(fused)),
+            inputs,
+            outputs,
+        },
+        st,
+    )
+}
+
+/// One member of a fused loop, over the loop's locals.
+#[derive(Clone)]
+struct Step {
+    op: OpRef,
+    kind: Kind,
+    ins: SmallVec<[usize; 2]>,
+    outs: SmallVec<[usize; 1]>,
+}
+
+/// A group of a graph's nodes run as one chunked loop (see the module docs).
+struct FusedLoop {
+    /// The elements every member walks.
+    shape: Vec<usize>,
+    dtype: DType,
+    /// The traced shape of each input.
+    input_shapes: Vec<SmallVec<[usize; 4]>>,
+    steps: Vec<Step>,
+    /// Locals: inputs, then every member's outputs.
+    locals: usize,
+    inputs: usize,
+    /// The locals the node outputs, in order: regions' gradients, values
+    /// read outside the loop, sums.
+    out_locals: Vec<usize>,
+    out_shapes: Vec<SmallVec<[usize; 4]>>,
+}
+
+impl Op for FusedLoop {
+    fn name(&self) -> &'static str {
+        "FusedElementwise"
+    }
+
+    fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        if inputs.len() != self.inputs {
+            return Err(Error::invalid(format!(
+                "FusedElementwise takes {} inputs, {} were given",
+                self.inputs,
+                inputs.len()
+            )));
+        }
+        let traced = inputs
+            .iter()
+            .zip(&self.input_shapes)
+            .all(|(t, s)| t.shape() == &s[..] && t.dtype() == self.dtype);
+        // A tape or a trace that watches this replay must see each op.
+        if !traced || crate::record::is_recording() || crate::record::is_tracing() {
+            return self.op_by_op(inputs);
+        }
+        Ok(match self.dtype {
+            DType::F32 => self.run::<f32>(inputs),
+            DType::F64 => self.run::<f64>(inputs),
+            _ => return self.op_by_op(inputs),
+        })
+    }
+}
+
+/// The element types a fused loop runs in.
+trait Elem: Fusible + Arith {
+    fn map(k: &dyn Elementwise, ins: [&[Self]; 2], out: &mut Vec<Self>);
+}
+
+impl Elem for f32 {
+    fn map(k: &dyn Elementwise, ins: [&[f32]; 2], out: &mut Vec<f32>) {
+        k.chunk_f32(ins, out)
+    }
+}
+
+impl Elem for f64 {
+    fn map(k: &dyn Elementwise, ins: [&[f64]; 2], out: &mut Vec<f64>) {
+        k.chunk_f64(ins, out)
+    }
+}
+
+/// Per-worker buffers: one chunk per local a member computes, one
+/// [`SUM_CHUNK`] buffer per sum, one scratch per region.
+struct Scratch<T> {
+    bufs: Vec<Vec<T>>,
+    sums: Vec<Vec<T>>,
+    regions: Vec<RegionScratch<T>>,
+}
+
+/// A loop input over chunks: its elements, or one chunk's worth of copies
+/// of a broadcast element (or of ones, known without reading them).
+enum View<'a, T: Clone> {
+    All(Cow<'a, [T]>),
+    Same(Vec<T>),
+}
+
+impl<T: Copy> View<'_, T> {
+    #[inline]
+    fn at(&self, lo: usize, hi: usize) -> &[T] {
+        match self {
+            View::All(v) => &v[lo..hi],
+            View::Same(v) => &v[..hi - lo],
+        }
+    }
+}
+
+fn elements<T: Element>(t: &Tensor) -> Cow<'_, [T]> {
+    let a = T::unwrap(t.storage()).expect("a fused loop has one dtype");
+    match a.as_slice() {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(a.iter().copied().collect()),
+    }
+}
+
+impl FusedLoop {
+    /// The members' own forwards, in order (under a recording tape, or on
+    /// inputs of other shapes than traced).
+    fn op_by_op(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let mut vals: Vec<Option<Tensor>> = vec![None; self.locals];
+        for (v, t) in vals.iter_mut().zip(inputs) {
+            *v = Some(t.clone());
+        }
+        for step in &self.steps {
+            let ins: Vec<Tensor> = step
+                .ins
+                .iter()
+                .map(|&l| vals[l].clone().expect("computed before"))
+                .collect();
+            let outs = step.op.forward(&ins)?;
+            if outs.len() != step.outs.len() {
+                return Err(Error::invalid(format!(
+                    "{} gave {} outputs on replay, {} when traced",
+                    step.op.name(),
+                    outs.len(),
+                    step.outs.len()
+                )));
+            }
+            for (&l, t) in step.outs.iter().zip(outs) {
+                vals[l] = Some(t);
+            }
+        }
+        Ok(self
+            .out_locals
+            .iter()
+            .map(|&l| vals[l].clone().expect("computed"))
+            .collect())
+    }
+
+    fn region(step: &Step) -> &TracedRegion {
+        match step.op.fusion() {
+            Fusion::Region(any) => any
+                .downcast_ref::<TracedRegion>()
+                .expect("classified as a region"),
+            _ => unreachable!("classified as a region"),
+        }
+    }
+
+    fn run<T: Elem>(&self, inputs: &[Tensor]) -> Vec<Tensor> {
+        let n: usize = self.shape.iter().product();
+        let views: Vec<View<'_, T>> = inputs
+            .iter()
+            .map(|t| {
+                if t.numel() == 1 && n > 1 {
+                    View::Same(vec![elements::<T>(t)[0]; CHUNK.min(n)])
+                } else if t.is_all_ones() {
+                    View::Same(vec![T::one(); CHUNK.min(n)])
+                } else {
+                    View::All(elements::<T>(t))
+                }
+            })
+            .collect();
+        // Which output each local is written to, and each region's first
+        // output and leaf map.
+        let mut written: Vec<Option<usize>> = vec![None; self.locals];
+        let mut sum_of: Vec<Option<usize>> = vec![None; self.locals];
+        let mut streamed = 0;
+        let mut sums = 0;
+        for (j, &l) in self.out_locals.iter().enumerate() {
+            written[l] = Some(j);
+        }
+        let mut region_base: Vec<(usize, Vec<Option<usize>>)> = Vec::new();
+        for step in &self.steps {
+            match step.kind {
+                Kind::Sum => {
+                    sum_of[step.outs[0]] = Some(sums);
+                    sums += 1;
+                }
+                Kind::Region => {
+                    let base = written[step.outs[0]].expect("a region's gradients are outputs");
+                    region_base.push((base, Self::region(step).output_of()));
+                }
+                Kind::Map(_) => {
+                    if written[step.outs[0]].is_some() {
+                        streamed += 1;
+                    }
+                }
+            }
+        }
+        let region_outs: usize = self
+            .steps
+            .iter()
+            .filter(|s| matches!(s.kind, Kind::Region))
+            .map(|s| s.outs.len())
+            .sum();
+        let arrays = region_outs + streamed;
+        let chunks = n.div_ceil(SUM_CHUNK);
+        let mut partials = vec![T::zero(); chunks * sums.max(1)];
+        let work: Vec<&mut [T]> = partials.chunks_mut(sums.max(1)).collect();
+        let regions: Vec<&TracedRegion> = self
+            .steps
+            .iter()
+            .filter(|s| matches!(s.kind, Kind::Region))
+            .map(Self::region)
+            .collect();
+        let init = || Scratch {
+            bufs: (0..self.locals)
+                .map(|_| Vec::with_capacity(CHUNK))
+                .collect(),
+            sums: (0..sums).map(|_| Vec::with_capacity(SUM_CHUNK)).collect(),
+            regions: regions.iter().map(|r| r.scratch()).collect(),
+        };
+        let outs = parallel(n, PAR_THRESHOLD, |par| {
+            crate::kernels::uninit::fill_chunked_many::<T, &mut [T], Scratch<T>, SUM_CHUNK>(
+                n,
+                arrays,
+                par,
+                work,
+                init,
+                |s, c, partial, dst| {
+                    let (lo, hi) = (c * SUM_CHUNK, ((c + 1) * SUM_CHUNK).min(n));
+                    s.sums.iter_mut().for_each(Vec::clear);
+                    let mut at = lo;
+                    while at < hi {
+                        let end = (at + CHUNK).min(hi);
+                        self.chunk(
+                            s,
+                            &views,
+                            &regions,
+                            &region_base,
+                            &sum_of,
+                            &written,
+                            at,
+                            end,
+                            dst,
+                        );
+                        at = end;
+                    }
+                    for (p, buf) in partial.iter_mut().zip(&s.sums) {
+                        *p = T::sum_slice(buf);
+                    }
+                },
+            )
+        });
+        let mut result: Vec<Tensor> = outs
+            .into_iter()
+            .map(|v| {
+                Tensor::from_array(
+                    ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&self.shape), v)
+                        .expect("sizes match"),
+                )
+            })
+            .collect();
+        for k in 0..sums {
+            let total = partials
+                .iter()
+                .skip(k)
+                .step_by(sums)
+                .fold(T::zero(), |a, &b| Arith::add(a, b));
+            let shape = &self.out_shapes[arrays + k];
+            result.push(Tensor::from_array(ndarray::ArrayD::from_elem(
+                ndarray::IxDyn(shape),
+                total,
+            )));
+        }
+        result
+    }
+
+    /// Every member on elements `lo..hi` (at most [`CHUNK`]).
+    #[allow(clippy::too_many_arguments)]
+    fn chunk<T: Elem>(
+        &self,
+        s: &mut Scratch<T>,
+        views: &[View<'_, T>],
+        regions: &[&TracedRegion],
+        region_base: &[(usize, Vec<Option<usize>>)],
+        sum_of: &[Option<usize>],
+        written: &[Option<usize>],
+        lo: usize,
+        hi: usize,
+        dst: &mut [ChunkOut<'_, T>],
+    ) {
+        let len = hi - lo;
+        let mut region = 0;
+        for step in &self.steps {
+            match step.kind {
+                Kind::Map(k) => {
+                    let o = step.outs[0];
+                    let mut out = std::mem::take(&mut s.bufs[o]);
+                    out.clear();
+                    {
+                        let at = |l: usize| -> &[T] {
+                            if l < self.inputs {
+                                views[l].at(lo, hi)
+                            } else {
+                                &s.bufs[l][..len]
+                            }
+                        };
+                        let a = at(step.ins[0]);
+                        let b = step.ins.get(1).map_or(a, |&l| at(l));
+                        T::map(k, [a, b], &mut out);
+                    }
+                    if let Some(j) = written[o] {
+                        dst[j].extend(out.iter().copied());
+                    }
+                    s.bufs[o] = out;
+                }
+                Kind::Sum => {
+                    let l = step.ins[0];
+                    let k = sum_of[step.outs[0]].expect("a sum");
+                    let vals = if l < self.inputs {
+                        views[l].at(lo, hi)
+                    } else {
+                        &s.bufs[l][..len]
+                    };
+                    s.sums[k].extend_from_slice(vals);
+                }
+                Kind::Region => {
+                    let r = regions[region];
+                    let (base, output_of) = &region_base[region];
+                    let at = |l: usize| -> &[T] {
+                        if l < self.inputs {
+                            views[l].at(lo, hi)
+                        } else {
+                            &s.bufs[l][..len]
+                        }
+                    };
+                    let g = at(step.ins[0]);
+                    let mut rest = step.ins[1..].iter();
+                    let saved: Vec<SmallVec<[&[T]; 2]>> = r
+                        .saved_counts()
+                        .iter()
+                        .map(|&c| rest.by_ref().take(c).map(|&l| at(l)).collect())
+                        .collect();
+                    let k = step.outs.len();
+                    r.chunk(
+                        &mut s.regions[region],
+                        g,
+                        &saved,
+                        output_of,
+                        &mut dst[*base..*base + k],
+                    );
+                    region += 1;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Forward elementwise fusion in traced graphs (`tapers::graph::FusionStats`):
+//! chains of large same-shape elementwise ops, the sum that ends them and
+//! the fused backward region that reads them replay as one chunked loop,
+//! with eager's bits; an op that cannot fuse splits a chain in two.
+
+use tapers::graph::{self, FusionStats};
+use tapers::{ops, DType, GradientTape, Tensor};
+
+fn bits(t: &Tensor) -> Vec<u64> {
+    ops::cast(t, DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
+fn vals(shape: &[usize], dtype: DType, seed: f64) -> Tensor {
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n)
+        .map(|i| (i as f64 * 0.731 + seed).sin() * 1.5)
+        .collect();
+    ops::cast(&Tensor::from_vec(v, shape).unwrap(), dtype).unwrap()
+}
+
+fn scalar(dtype: DType, v: f64) -> Tensor {
+    Tensor::scalar_of(dtype, v)
+}
+
+type Program = fn(&[Tensor]) -> tapers::Result<Vec<Tensor>>;
+
+/// Traces `f` on inputs of `shapes`, checks the trace and two replays on
+/// other values against eager execution bit for bit, and returns the stats.
+fn check(f: Program, shapes: &[&[usize]], dtype: DType) -> (FusionStats, Vec<&'static str>) {
+    let inputs = |seed: f64| -> Vec<Tensor> {
+        shapes
+            .iter()
+            .enumerate()
+            .map(|(k, s)| vals(s, dtype, seed + k as f64))
+            .collect()
+    };
+    let (g, first) = graph::trace(&inputs(0.0), f).unwrap();
+    for (a, b) in first.iter().zip(f(&inputs(0.0)).unwrap()) {
+        assert_eq!(bits(a), bits(&b));
+    }
+    for seed in [0.4, 2.5] {
+        let again = g.run(&inputs(seed)).unwrap();
+        let eager = f(&inputs(seed)).unwrap();
+        assert_eq!(again.len(), eager.len());
+        for (k, (a, b)) in again.iter().zip(&eager).enumerate() {
+            assert_eq!(a.shape(), b.shape(), "output {k}");
+            assert_eq!(a.dtype(), b.dtype(), "output {k}");
+            assert!(
+                bits(a) == bits(b),
+                "output {k} differs from eager ({dtype:?}, seed {seed})"
+            );
+        }
+    }
+    (g.fusion_stats().clone(), g.op_names())
+}
+
+/// `sum(tanh(x) * exp(-x*x) + x)` and its gradient.
+fn value_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+    let x = &i[0];
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record()?;
+        tape.watch(x);
+        let z = x.tanh()?.mul(&x.neg()?.mul(x)?.exp()?)?.add(x)?;
+        ops::reduce_sum(&z, None, false)?
+    };
+    let g = tape
+        .gradient(std::slice::from_ref(&y), &[x.into()])?
+        .remove(0)
+        .unwrap();
+    Ok(vec![y, g])
+}
+
+#[test]
+fn value_and_gradient_are_one_loop_with_eager_bits() {
+    for dtype in [DType::F32, DType::F64] {
+        let (stats, names) = check(value_and_grad, &[&[70_000]], dtype);
+        // Tanh, Neg, Mul, Exp, Mul, AddV2, Sum and the backward region.
+        assert_eq!(names, vec!["FusedElementwise"], "{stats:?}");
+        assert_eq!((stats.loops, stats.ops), (1, 8), "{stats:?}");
+        assert_eq!((stats.sums, stats.joined_backward), (1, 1), "{stats:?}");
+        // Nothing but the sum and the gradient is written.
+        assert_eq!(stats.not_materialized, 6, "{stats:?}");
+    }
+}
+
+/// Scalars broadcast (constants), a value used twice, an output read in the
+/// middle of the chain, and a gradient of two inputs.
+fn mixed(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+    let (x, w) = (&i[0], &i[1]);
+    let d = x.dtype();
+    let tape = GradientTape::new();
+    let (y, mid) = {
+        let _r = tape.record()?;
+        tape.watch(x);
+        tape.watch(w);
+        let a = ops::sigmoid(&x.mul(&scalar(d, 0.5))?)?;
+        let b = a.mul(w)?.sub(&scalar(d, 1.25))?;
+        let c = ops::square(&b)?.add(&ops::relu(&w.sub(x)?)?)?;
+        let e = ops::sqrt(&ops::exp(&c.neg()?)?.add(&scalar(d, 1.0))?)?;
+        (
+            ops::reduce_sum(&e.div(&a.add(&scalar(d, 2.0))?)?, None, false)?,
+            b,
+        )
+    };
+    let g = tape.gradient(std::slice::from_ref(&y), &[x.into(), w.into()])?;
+    Ok(vec![y, mid, g[0].clone().unwrap(), g[1].clone().unwrap()])
+}
+
+#[test]
+fn mixed_programs_with_scalars_and_columns_fuse_with_eager_bits() {
+    for dtype in [DType::F32, DType::F64] {
+        for shape in [&[70_000][..], &[70_000, 1][..], &[300, 257][..]] {
+            let (stats, names) = check(mixed, &[shape, shape], dtype);
+            assert_eq!(stats.loops, 1, "{shape:?} {stats:?} {names:?}");
+            assert_eq!(stats.joined_backward, 1, "{shape:?} {stats:?} {names:?}");
+            assert!(stats.ops >= 15, "{shape:?} {stats:?}");
+        }
+    }
+}
+
+/// A chain split by `abs` (no fused kernel) and a `cumsum` (not
+/// elementwise): the parts around them still fuse.
+fn split(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+    let x = &i[0];
+    let a = x.tanh()?.mul(x)?.add(&scalar(x.dtype(), 3.0))?;
+    let b = ops::abs(&a)?;
+    let c = ops::exp(&b.neg()?)?.mul(&b)?;
+    let s = ops::reduce_sum(&c, None, false)?;
+    let d = ops::cumsum(&c, 0, false, false)?;
+    let e = d.mul(&d)?.sub(x)?;
+    Ok(vec![e.tanh()?, s])
+}
+
+#[test]
+fn a_non_fusable_op_in_the_middle_splits_the_chain() {
+    for dtype in [DType::F32, DType::F64] {
+        let (stats, names) = check(split, &[&[70_000]], dtype);
+        assert_eq!(stats.loops, 3, "{stats:?} {names:?}");
+        assert_eq!(
+            names,
+            vec![
+                "FusedElementwise",
+                "Abs",
+                "FusedElementwise",
+                "Cumsum",
+                "FusedElementwise"
+            ],
+            "{stats:?}"
+        );
+        // tanh(x), tanh(x) * x, -b, exp(-b), d * d, d * d - x: used only
+        // inside their loops.
+        assert_eq!(stats.not_materialized, 6, "{stats:?}");
+        assert_eq!(stats.sums, 1, "{stats:?}");
+    }
+}
+
+#[test]
+fn small_tensors_stay_op_by_op() {
+    let (stats, names) = check(value_and_grad, &[&[1000]], DType::F32);
+    assert_eq!(stats, FusionStats::default());
+    assert!(names.contains(&"Tanh"), "{names:?}");
+}
+
+#[test]
+fn a_replay_under_a_recording_tape_runs_op_by_op_and_records() {
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let x = &i[0];
+        Ok(vec![x.tanh()?.mul(x)?.exp()?])
+    };
+    let x = vals(&[70_000], DType::F64, 0.0);
+    let (g, _) = graph::trace(std::slice::from_ref(&x), f).unwrap();
+    assert_eq!(g.fusion_stats().loops, 1);
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record().unwrap();
+        tape.watch(&x);
+        g.run(std::slice::from_ref(&x)).unwrap().remove(0)
+    };
+    let got = tape.gradient(&[y], &[(&x).into()]).unwrap()[0]
+        .clone()
+        .unwrap();
+    let want = {
+        let t = GradientTape::new();
+        let y = {
+            let _r = t.record().unwrap();
+            t.watch(&x);
+            f(std::slice::from_ref(&x)).unwrap().remove(0)
+        };
+        t.gradient(&[y], &[(&x).into()]).unwrap()[0]
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(bits(&got), bits(&want));
+}
