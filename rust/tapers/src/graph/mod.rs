@@ -18,8 +18,8 @@
 //! leaves variables as they were. Nodes whose values reach no output, guard
 //! or effect are dropped when the trace finishes; chains of large
 //! elementwise ops (with a sum that ends them, and a fused backward region
-//! that reads them) run as one chunked loop ([`fuse`]); each value is
-//! released after its last reader ([`plan`]).
+//! that reads them) run as one chunked loop (`fuse.rs`); each value is
+//! released after its last reader (`plan.rs`).
 //!
 //! Ops whose description cannot run again (custom gradients whose forward is
 //! the caller's code) make the graph unreplayable, naming the op;
