@@ -64,3 +64,22 @@ def test_shuffle_is_a_permutation():
     x = tf.range(10)
     s = tf.random.shuffle(x, seed=1).numpy()
     assert sorted(s.tolist()) == list(range(10))
+
+
+@pytest.mark.parametrize("dtype", [tf.float16, tf.bfloat16])
+def test_half_dtypes_draw_uniform_and_normal_values(dtype):
+    # TF 2.21 draws both in float16/bfloat16; a uniform fraction never rounds up to maxval.
+    u = tf.random.uniform([20000], dtype=dtype, seed=3)
+    assert u.dtype == dtype
+    v = u.numpy().astype(np.float64)
+    assert v.min() >= 0.0 and v.max() < 1.0
+    assert len(np.unique(v)) > 100
+    w = tf.random.uniform([1000], minval=-2.0, maxval=2.0, dtype=dtype, seed=4).numpy().astype(np.float64)
+    assert w.min() >= -2.0 and w.max() < 2.0
+    n = tf.random.normal([20000], dtype=dtype, seed=5)
+    assert n.dtype == dtype and abs(float(np.mean(n.numpy().astype(np.float64)))) < 0.05
+
+
+def test_uniform_names_the_dtypes_it_takes():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="half, bfloat16, float32, float64, int32, int64"):
+        tf.random.uniform([2], maxval=3, dtype=tf.int8)

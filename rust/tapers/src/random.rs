@@ -41,7 +41,7 @@ fn float_dtype(op: &'static str, dtype: DType) -> Result<()> {
         return Err(Error::UnsupportedDType {
             op,
             dtype,
-            allowed: "float32, float64",
+            allowed: "half, bfloat16, float32, float64",
         });
     }
     Ok(())
@@ -101,9 +101,21 @@ impl Draw {
                 }
                 let mut rng = rng.lock();
                 match dtype {
-                    DType::F32 | DType::F64 => {
+                    DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
+                        // Half types draw as many random bits as their mantissa
+                        // holds (as TF's kernels), so a fraction never rounds up
+                        // to 1 when cast.
+                        let steps = match dtype {
+                            DType::F16 => Some(1024.0),
+                            DType::BF16 => Some(128.0),
+                            _ => None,
+                        };
                         let v: Vec<f64> = (0..n)
-                            .map(|_| minval + (maxval - minval) * rng.random::<f64>())
+                            .map(|_| {
+                                let u = rng.random::<f64>();
+                                let u = steps.map_or(u, |s: f64| (u * s).floor() / s);
+                                minval + (maxval - minval) * u
+                            })
                             .collect();
                         ops::cast(&Tensor::from_vec(v, shape)?, dtype)
                     }
@@ -115,7 +127,7 @@ impl Draw {
                     _ => Err(Error::UnsupportedDType {
                         op: "RandomUniform",
                         dtype,
-                        allowed: "float32, float64, int32, int64",
+                        allowed: "half, bfloat16, float32, float64, int32, int64",
                     }),
                 }
             }
