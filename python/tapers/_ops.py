@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _core
+from . import _core, errors
 from ._core import Tensor
 from ._indexed_slices import IndexedSlices
 
@@ -145,23 +145,30 @@ def _values_of(t: Any) -> Any:
 _POLICIES = ("", "DEFAULT", "ERROR", "IGNORE")
 
 
-def _valid_rows(indices: Any, shape: Sequence[int], op: str, policy: str) -> Any:
-    """Checks ``policy`` (TF's spelling, case-sensitive) and, for ``IGNORE``,
-    returns which index rows address an element of ``shape`` (None otherwise)."""
+def _check_policy(policy: str, op: str) -> None:
+    """TF's ``bad_indices_policy`` values (case-sensitive)."""
     if policy not in _POLICIES:
-        raise _errors().InvalidArgumentError(f"Unknown bad indices handling attribute: {policy} [Op:{op}]")
-    if policy != "IGNORE":
-        return None
-    idx = np.asarray(_core.convert_to_tensor(indices))
+        raise errors.InvalidArgumentError(f"Unknown bad indices handling attribute: {policy} [Op:{op}]")
+
+
+def _valid_rows(idx: Any, shape: Sequence[int]) -> Any:
+    """Which rows of the index array ``idx`` address an element of ``shape``."""
     k = idx.shape[-1] if idx.ndim else 0
     bounds = np.asarray(shape[:k], dtype=np.int64)
     return np.all((idx >= 0) & (idx < bounds), axis=-1)
 
 
-def _errors() -> Any:
-    from . import errors
-
-    return errors
+def _scatter_args(indices: Any, updates: Any, shape: Sequence[int], op: str, policy: str) -> tuple[Any, Any]:
+    """``indices`` and ``updates`` with the rows outside ``shape`` dropped under
+    ``IGNORE`` (the updates through ``boolean_mask``, so they stay differentiable)."""
+    _check_policy(policy, op)
+    if policy != "IGNORE":
+        return indices, updates
+    idx = np.asarray(_core.convert_to_tensor(indices))
+    valid = _valid_rows(idx, shape)
+    if valid.all():
+        return indices, updates
+    return idx[valid], _core.boolean_mask(updates, valid)
 
 
 def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str = "", name: Any = None) -> Tensor:
@@ -188,11 +195,11 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str =
     Tensor
         Of ``shape`` and ``updates``' dtype.
     """
-    dims = [int(d) for d in np.asarray(_core.convert_to_tensor(shape)).reshape(-1)]
-    valid = _valid_rows(indices, dims, "ScatterNd", bad_indices_policy)
-    if valid is not None and not valid.all():
-        idx = np.asarray(_core.convert_to_tensor(indices))
-        indices, updates = idx[valid], _core.boolean_mask(updates, valid)
+    if bad_indices_policy == "IGNORE":
+        dims = [int(d) for d in np.asarray(_core.convert_to_tensor(shape)).reshape(-1)]
+        indices, updates = _scatter_args(indices, updates, dims, "ScatterNd", bad_indices_policy)
+    else:
+        _check_policy(bad_indices_policy, "ScatterNd")
     return _core.scatter_nd(indices, updates, shape)
 
 
@@ -221,10 +228,7 @@ def tensor_scatter_nd_add(
         Of ``tensor``'s shape and dtype.
     """
     tensor = _core.convert_to_tensor(tensor)
-    valid = _valid_rows(indices, tuple(tensor.shape), "TensorScatterAdd", bad_indices_policy)
-    if valid is not None and not valid.all():
-        idx = np.asarray(_core.convert_to_tensor(indices))
-        indices, updates = idx[valid], _core.boolean_mask(updates, valid)
+    indices, updates = _scatter_args(indices, updates, tuple(tensor.shape), "TensorScatterAdd", bad_indices_policy)
     return _core.tensor_scatter_nd_add(tensor, indices, updates)
 
 
@@ -255,7 +259,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Any = None, 
         in ``params``.
     """
     if bad_indices_policy not in _POLICIES:
-        raise _errors().NotFoundError(
+        raise errors.NotFoundError(
             "Could not find device for node: {{node GatherNd}} = "
             f'GatherNd[bad_indices_policy="{bad_indices_policy}"]'
         )
@@ -268,7 +272,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Any = None, 
         idx = _with_batch_coordinates(idx, b, tuple(params.shape))
     if bad_indices_policy != "IGNORE":
         return _core.gather_nd(params, idx)
-    valid = _valid_rows(idx, tuple(params.shape), "GatherNd", bad_indices_policy)
+    valid = _valid_rows(idx, tuple(params.shape))
     if valid.all():
         return _core.gather_nd(params, idx)
     safe = np.where(valid[..., None], idx, 0).astype(idx.dtype)
@@ -286,7 +290,7 @@ def _with_batch_coordinates(idx: Any, b: int, params_shape: tuple[int, ...]) -> 
             f"{idx.ndim} and params of rank {len(params_shape)}"
         )
     if tuple(idx.shape[:b]) != tuple(params_shape[:b]):
-        raise _errors().InvalidArgumentError(
+        raise errors.InvalidArgumentError(
             f"Batch dimensions of params {list(params_shape[:b])} and indices {list(idx.shape[:b])} must be equal"
         )
     grids = np.meshgrid(*[np.arange(n, dtype=idx.dtype) for n in idx.shape[:-1]], indexing="ij")
