@@ -90,7 +90,7 @@ pub trait Elementwise: Send + Sync {
     /// The op's number of inputs (1 or 2).
     fn arity(&self) -> usize;
 
-    /// The formula over one float32 chunk, appended to `out`.
+    /// The formula over one float32 chunk; `out` is overwritten with it.
     fn chunk_f32(&self, ins: [&[f32]; 2], out: &mut Vec<f32>);
 
     /// [`Elementwise::chunk_f32`] in float64.
@@ -197,16 +197,39 @@ impl<'a, T: Copy + std::ops::Add<Output = T>> Acc<'a, T> {
         Acc { buf, filled }
     }
 
-    /// Adds `vals` (one per element of the chunk).
+    /// Adds `f(i)` for each element `i < n` of the chunk. Index loops over
+    /// the buffer (its length set first, reused chunk after chunk): they
+    /// vectorize once inlined into a SIMD-dispatched kernel, where a
+    /// `Vec::extend` through iterator adapters did not.
     #[inline(always)]
-    pub fn add(self, vals: impl Iterator<Item = T>) {
+    pub fn add(self, n: usize, f: impl Fn(usize) -> T) {
         if *self.filled {
-            for (d, v) in self.buf.iter_mut().zip(vals) {
+            for (i, d) in self.buf[..n].iter_mut().enumerate() {
+                *d = *d + f(i);
+            }
+        } else {
+            if n == 0 {
+                self.buf.clear();
+            } else {
+                self.buf.resize(n, f(0));
+                for (i, d) in self.buf.iter_mut().enumerate() {
+                    *d = f(i);
+                }
+            }
+            *self.filled = true;
+        }
+    }
+
+    /// Adds `vals` (the whole chunk's values).
+    #[inline(always)]
+    pub fn add_slice(self, vals: &[T]) {
+        if *self.filled {
+            for (d, &v) in self.buf.iter_mut().zip(vals) {
                 *d = *d + v;
             }
         } else {
             self.buf.clear();
-            self.buf.extend(vals);
+            self.buf.extend_from_slice(vals);
             *self.filled = true;
         }
     }

@@ -590,7 +590,7 @@ impl FusedRule {
                 match step.local {
                     Some(local) => T::chunk(local, k, go, v, acc),
                     // A full sum: every element gets the sum's gradient.
-                    None => acc.add(go.iter().copied()),
+                    None => acc.add_slice(go),
                 }
             }
             s.bufs[step.out] = taken;
@@ -598,7 +598,7 @@ impl FusedRule {
         for (k, o) in output_of.iter().enumerate() {
             let Some(o) = *o else { continue };
             if s.filled[1 + k] {
-                dst[o].extend(s.bufs[1 + k][..len].iter().copied());
+                dst[o].extend_from_slice(&s.bufs[1 + k][..len]);
             } else {
                 // A leaf nothing reached in this region: zeros.
                 dst[o].extend(std::iter::repeat_n(T::zero(), len));

@@ -721,7 +721,6 @@ impl FusedLoop {
                 Kind::Map(k) => {
                     let o = step.outs[0];
                     let mut out = std::mem::take(&mut s.bufs[o]);
-                    out.clear();
                     {
                         let at = |l: usize| -> &[T] {
                             if l < self.inputs {
@@ -735,7 +734,7 @@ impl FusedLoop {
                         T::map(k, [a, b], &mut out);
                     }
                     if let Some(j) = written[o] {
-                        dst[j].extend(out.iter().copied());
+                        dst[j].extend_from_slice(&out);
                     }
                     s.bufs[o] = out;
                 }

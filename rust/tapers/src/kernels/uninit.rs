@@ -48,6 +48,22 @@ impl<C> ChunkOut<'_, C> {
         }
         self.written += k;
     }
+
+    /// Appends a copy of `vals` (or as much as fits): a slice loop the
+    /// compiler turns into a block copy, where `extend` over a `copied()`
+    /// iterator stepped element by element outside SIMD kernels.
+    #[inline(always)]
+    pub(crate) fn extend_from_slice(&mut self, vals: &[C])
+    where
+        C: Copy,
+    {
+        let rest = &mut self.slots[self.written..];
+        let k = rest.len().min(vals.len());
+        for (d, &v) in rest[..k].iter_mut().zip(&vals[..k]) {
+            d.write(v);
+        }
+        self.written += k;
+    }
 }
 
 /// Builds a vector of `n` elements, `K` at a time: `fill(state, c, work[c],

@@ -169,18 +169,28 @@ impl Value for Expr {
 /// tensors: the dispatch would cost more than the loop).
 pub(crate) const SIMD_MIN: usize = 64;
 
-/// Runs `f` inside pulp's runtime SIMD dispatch, so the loops inlined into
-/// it compile for the CPU's vector width (the wheel's baseline is SSE2).
-pub(crate) fn simd(f: impl FnOnce()) {
-    struct Job<F>(F);
-    impl<F: FnOnce()> pulp::WithSimd for Job<F> {
+/// A loop body to run under pulp's runtime SIMD dispatch. Implementors mark
+/// `run` `#[inline(always)]`: the body then compiles inside pulp's
+/// target-feature function, for the CPU's vector width (the wheel's baseline
+/// is SSE2). A closure would not do: its body is a function of its own that
+/// LLVM may leave out of line, compiled for the baseline.
+pub(crate) trait Kernel {
+    /// The loop.
+    fn run(self);
+}
+
+/// Runs `k` inside pulp's runtime SIMD dispatch.
+#[inline(always)]
+pub(crate) fn simd<K: Kernel>(k: K) {
+    struct Job<K>(K);
+    impl<K: Kernel> pulp::WithSimd for Job<K> {
         type Output = ();
         #[inline(always)]
         fn with_simd<S: pulp::Simd>(self, _simd: S) {
-            (self.0)()
+            self.0.run()
         }
     }
-    pulp::Arch::new().dispatch(Job(f))
+    pulp::Arch::new().dispatch(Job(k))
 }
 
 /// Declares a pointwise local derivative: a unit struct implementing
@@ -207,10 +217,13 @@ macro_rules! pointwise {
             where
                 T: $crate::ops::pointwise::Value + Copy,
             {
+                let n = g.len();
+                let (g, a, b) = (g, &v[0][..n], &v[1][..n]);
                 match k {
-                    $($k => acc.add(
-                        g.iter().zip(v[0]).zip(v[1]).map(|((&$g, &$a), &$b)| $f),
-                    ),)+
+                    $($k => acc.add(n, |i| {
+                        let ($g, $a, $b) = (g[i], a[i], b[i]);
+                        $f
+                    }),)+
                     _ => {}
                 }
             }
@@ -248,7 +261,14 @@ macro_rules! pointwise {
                 if g.len() < $crate::ops::pointwise::SIMD_MIN {
                     Self::chunk(k, g, v, acc)
                 } else {
-                    $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
+                    struct Job<'a>(usize, &'a [f32], [&'a [f32]; 2], $crate::op::Acc<'a, f32>);
+                    impl $crate::ops::pointwise::Kernel for Job<'_> {
+                        #[inline(always)]
+                        fn run(self) {
+                            $Name::chunk(self.0, self.1, self.2, self.3)
+                        }
+                    }
+                    $crate::ops::pointwise::simd(Job(k, g, v, acc))
                 }
             }
 
@@ -256,7 +276,14 @@ macro_rules! pointwise {
                 if g.len() < $crate::ops::pointwise::SIMD_MIN {
                     Self::chunk(k, g, v, acc)
                 } else {
-                    $crate::ops::pointwise::simd(|| Self::chunk(k, g, v, acc))
+                    struct Job<'a>(usize, &'a [f64], [&'a [f64]; 2], $crate::op::Acc<'a, f64>);
+                    impl $crate::ops::pointwise::Kernel for Job<'_> {
+                        #[inline(always)]
+                        fn run(self) {
+                            $Name::chunk(self.0, self.1, self.2, self.3)
+                        }
+                    }
+                    $crate::ops::pointwise::simd(Job(k, g, v, acc))
                 }
             }
 
@@ -368,7 +395,7 @@ fn one_pass(p: &dyn Pointwise, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Option<
                             [&a[part(&a)], &b[part(&b)]],
                             Acc::new(buf, &mut filled),
                         );
-                        dst.extend(buf.iter().copied());
+                        dst.extend_from_slice(buf);
                     },
                 )
             })
@@ -580,36 +607,76 @@ pub(crate) trait Binary<T> {
     fn at(a: T, b: T) -> T;
 }
 
-/// `out` gets `F(a)` for each element of `a` (SIMD-dispatched when long).
+/// `out` becomes `F(a)` for each element of `a` (SIMD-dispatched when long).
+/// `out` is overwritten in place: a fused loop hands the same buffer back
+/// chunk after chunk, so it is resized (filled) only when its length
+/// changes, and the loop is a plain slice zip that vectorizes.
 #[inline(always)]
 pub(crate) fn map1<T: Copy, F: Unary<T>>(a: &[T], out: &mut Vec<T>) {
-    let go = |out: &mut Vec<T>| out.extend(a.iter().map(|&v| F::at(v)));
+    struct Job<'a, T, F>(&'a [T], &'a mut [T], std::marker::PhantomData<F>);
+    impl<T: Copy, F: Unary<T>> Kernel for Job<'_, T, F> {
+        #[inline(always)]
+        fn run(self) {
+            for (o, &v) in self.1.iter_mut().zip(self.0) {
+                *o = F::at(v);
+            }
+        }
+    }
+    let Some(&first) = a.first() else {
+        out.clear();
+        return;
+    };
+    out.resize(a.len(), first);
+    let job = Job::<T, F>(a, out, std::marker::PhantomData);
     if a.len() < SIMD_MIN {
-        go(out)
+        job.run()
     } else {
-        simd(|| go(out))
+        simd(job)
     }
 }
 
-/// `out` gets `F(a, b)` for each pair of elements; an input of one element
-/// is broadcast (SIMD-dispatched when long).
+/// `out` becomes `F(a, b)` for each pair of elements; an input of one
+/// element is broadcast (SIMD-dispatched when long; `out` is overwritten as
+/// in [`map1`]).
 #[inline(always)]
 pub(crate) fn map2<T: Copy, F: Binary<T>>(a: &[T], b: &[T], out: &mut Vec<T>) {
-    let go = |out: &mut Vec<T>| match (a.len(), b.len()) {
-        (1, n) if n != 1 => {
-            let a = a[0];
-            out.extend(b.iter().map(|&y| F::at(a, y)))
+    struct Job<'a, T, F>(&'a [T], &'a [T], &'a mut [T], std::marker::PhantomData<F>);
+    impl<T: Copy, F: Binary<T>> Kernel for Job<'_, T, F> {
+        #[inline(always)]
+        fn run(self) {
+            let Job(a, b, out, _) = self;
+            match (a.len(), b.len()) {
+                (1, n) if n != 1 => {
+                    let a = a[0];
+                    for (o, &y) in out.iter_mut().zip(b) {
+                        *o = F::at(a, y);
+                    }
+                }
+                (n, 1) if n != 1 => {
+                    let b = b[0];
+                    for (o, &x) in out.iter_mut().zip(a) {
+                        *o = F::at(x, b);
+                    }
+                }
+                _ => {
+                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                        *o = F::at(x, y);
+                    }
+                }
+            }
         }
-        (n, 1) if n != 1 => {
-            let b = b[0];
-            out.extend(a.iter().map(|&x| F::at(x, b)))
-        }
-        _ => out.extend(a.iter().zip(b).map(|(&x, &y)| F::at(x, y))),
-    };
-    if a.len().max(b.len()) < SIMD_MIN {
-        go(out)
+    }
+    let n = a.len().max(b.len());
+    if a.is_empty() || b.is_empty() {
+        out.clear();
+        return;
+    }
+    out.resize(n, a[0]);
+    let job = Job::<T, F>(a, b, out, std::marker::PhantomData);
+    if n < SIMD_MIN {
+        job.run()
     } else {
-        simd(|| go(out))
+        simd(job)
     }
 }
 
@@ -693,3 +760,55 @@ macro_rules! elementwise {
     };
 }
 pub(crate) use elementwise;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::Acc;
+    use crate::ops::arith::{AddFwd, NegFwd};
+
+    #[test]
+    fn map_kernels_overwrite_a_reused_buffer_of_any_length() {
+        let a: Vec<f32> = (0..100).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..100).map(|i| 2.0 * i as f32).collect();
+        // Longer, shorter and empty buffers: the result is exactly the map.
+        for start in [vec![7.0f32; 300], vec![7.0; 3], vec![]] {
+            let mut out = start.clone();
+            map1::<f32, NegFwd>(&a, &mut out);
+            assert_eq!(out, a.iter().map(|v| -v).collect::<Vec<_>>());
+            let mut out = start.clone();
+            map2::<f32, AddFwd>(&a, &b, &mut out);
+            assert_eq!(out, (0..100).map(|i| 3.0 * i as f32).collect::<Vec<_>>());
+            let mut out = start.clone();
+            map2::<f32, AddFwd>(&[1.0], &b[..10], &mut out);
+            assert_eq!(out, b[..10].iter().map(|v| v + 1.0).collect::<Vec<_>>());
+            let mut out = start;
+            map2::<f32, AddFwd>(&a[..5], &[1.0], &mut out);
+            assert_eq!(out, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        }
+        let mut out = vec![1.0f32; 4];
+        map1::<f32, NegFwd>(&[], &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn accumulator_sets_then_adds_on_a_reused_buffer() {
+        for start in [vec![9.0f64; 50], vec![9.0; 2], vec![]] {
+            let (mut buf, mut filled) = (start, false);
+            Acc::new(&mut buf, &mut filled).add(8, |i| i as f64);
+            assert!(filled);
+            Acc::new(&mut buf, &mut filled).add_slice(&[1.0; 8]);
+            Acc::new(&mut buf, &mut filled).add(8, |i| 10.0 * i as f64);
+            assert_eq!(
+                buf,
+                (0..8).map(|i| 1.0 + 11.0 * i as f64).collect::<Vec<_>>()
+            );
+        }
+        let (mut buf, mut filled) = (vec![3.0f32; 5], false);
+        Acc::new(&mut buf, &mut filled).add_slice(&[1.0, 2.0]);
+        assert_eq!(buf, vec![1.0, 2.0]);
+        let (mut buf, mut filled) = (vec![3.0f32; 5], false);
+        Acc::new(&mut buf, &mut filled).add(0, |_| 1.0);
+        assert!(buf.is_empty() && filled);
+    }
+}
