@@ -93,3 +93,40 @@ __all__ += ["IndexedSlices", "TensorSpec", "autodiff", "config", "data", "device
 __all__ += ["atan2", "vectorized_map"]
 __all__ += ["complex", "bfloat16", "complex64", "complex128", "float16", "half"]
 __all__ += ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]
+
+# Issue 20: the rest of TensorFlow's top-level numeric surface (python/tapers/_array_extra.py).
+from ._array_extra import (  # noqa: E402
+    control_dependencies,
+    dynamic_partition,
+    dynamic_stitch,
+    executing_eagerly,
+    foldl,
+    foldr,
+    get_static_value,
+    group,
+    histogram_fixed_width,
+    identity_n,
+    init_scope,
+    is_tensor,
+    no_op,
+    reverse_sequence,
+    saturate_cast,
+    scan,
+    sequence_mask,
+    shape_n,
+    slice,
+    strided_slice,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    unique_with_counts,
+    unravel_index,
+)
+from ._math_extra import scalar_mul  # noqa: E402
+
+__all__ += [
+    "control_dependencies", "dynamic_partition", "dynamic_stitch", "executing_eagerly", "foldl", "foldr",
+    "get_static_value", "group", "histogram_fixed_width", "identity_n", "init_scope", "is_tensor", "no_op",
+    "reverse_sequence", "saturate_cast", "scalar_mul", "scan", "sequence_mask", "shape_n", "slice", "strided_slice",
+    "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "unique_with_counts", "unravel_index",
+]  # fmt: skip

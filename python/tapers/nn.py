@@ -402,3 +402,26 @@ __all__ = [
     *__all__, "avg_pool", "batch_normalization", "conv1d", "conv2d_transpose", "depthwise_conv2d", "dropout",
     "embedding_lookup", "max_pool", "moments", "swish",
 ]  # fmt: skip
+
+# Issue 20: more of tf.nn (python/tapers/_nn_extra.py, python/tapers/_math_extra.py).
+from ._math_extra import in_top_k, zero_fraction  # noqa: E402
+from ._nn_extra import (  # noqa: E402
+    avg_pool1d,
+    compute_average_loss,
+    crelu,
+    depth_to_space,
+    l2_loss,
+    log_poisson_loss,
+    max_pool1d,
+    normalize_moments,
+    space_to_depth,
+    sufficient_statistics,
+    weighted_cross_entropy_with_logits,
+    weighted_moments,
+)
+
+__all__ += [
+    "avg_pool1d", "compute_average_loss", "crelu", "depth_to_space", "in_top_k", "l2_loss", "log_poisson_loss",
+    "max_pool1d", "normalize_moments", "space_to_depth", "sufficient_statistics", "weighted_cross_entropy_with_logits",
+    "weighted_moments", "zero_fraction",
+]  # fmt: skip

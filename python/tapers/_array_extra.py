@@ -1,0 +1,514 @@
+"""TensorFlow's remaining top-level array and control helpers, over tapers' ops.
+
+Slicing ops (``slice``, ``strided_slice``) become a ``Tensor.__getitem__``
+key, so their gradient is the strided-slice gradient; data movement
+(``reverse_sequence``, ``dynamic_partition``, ``tensor_scatter_nd_max``...) is
+``gather``/``boolean_mask``/``scatter`` with index arrays computed by numpy,
+so gradients flow exactly as TensorFlow's. Control helpers that only matter in
+TF graphs (``no_op``, ``group``, ``control_dependencies``, ``init_scope``)
+behave as TensorFlow's do in eager mode.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _core, _nest, errors
+from ._core import Tensor, Variable
+from ._custom import custom_gradient
+from ._indexed_slices import IndexedSlices
+from .dtypes import as_dtype
+
+
+def _t(x: Any, dtype_hint: Any = None) -> Tensor:
+    if dtype_hint is None:
+        return _core.convert_to_tensor(x)
+    return _core.convert_to_tensor(x, dtype_hint=dtype_hint)
+
+
+def _ints(x: Any) -> list[int]:
+    return [int(v) for v in np.asarray(_t(x)).reshape(-1)]
+
+
+def slice(input_: Any, begin: Any, size: Any, name: Any = None) -> Tensor:  # noqa: A001
+    """``size[i]`` elements of ``input_`` from ``begin[i]`` on each axis (``tf.slice``); a size
+    of -1 takes the rest of the axis. Out-of-range boxes raise ``InvalidArgumentError``."""
+    x = _t(input_)
+    b, s = _ints(begin), _ints(size)
+    shape = [int(d) for d in x.shape]
+    if len(b) != len(shape) or len(s) != len(shape):
+        raise errors.InvalidArgumentError(
+            f"Expected begin and size arguments to be 1-D tensors of size {len(shape)}, but got shapes "
+            f"[{len(b)}] and [{len(s)}] instead. [Op:Slice]"
+        )
+    key = []
+    for i, (bi, si, n) in enumerate(zip(b, s, shape)):
+        si = n - bi if si == -1 else si
+        if bi < 0 or si < 0 or bi + si > n:
+            raise errors.InvalidArgumentError(
+                f"Expected size[{i}] in [0, {n - bi}], but got {si} [Op:Slice]"
+                if 0 <= bi <= n
+                else f"Expected begin[{i}] in [0, {n}], but got {bi} [Op:Slice]"
+            )
+        key.append(builtins.slice(bi, bi + si))
+    return x[tuple(key)] if key else _core.identity(x)
+
+
+def strided_slice(
+    input_: Any,
+    begin: Any,
+    end: Any,
+    strides: Any = None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    var: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """TensorFlow's ``strided_slice``: the masks turn ``begin``/``end``/``strides`` into the
+    index key ``input_[...]`` that TensorFlow's own ``__getitem__`` would build.
+
+    Bit ``i`` of ``begin_mask``/``end_mask`` ignores ``begin[i]``/``end[i]``; of
+    ``ellipsis_mask`` makes entry ``i`` an ellipsis; of ``new_axis_mask`` a new
+    axis; of ``shrink_axis_mask`` an integer index (``begin[i]``) that removes the axis.
+    """
+    x = _t(input_)
+    b, e = _ints(begin), _ints(end)
+    st = [1] * len(b) if strides is None else _ints(strides)
+    if not (len(b) == len(e) == len(st)):
+        raise ValueError(f"Shapes must be equal rank, but are {len(b)} and {len(e)}")
+    key: list[Any] = []
+    for i in range(len(b)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(b[i])
+        else:
+            if st[i] == 0:
+                raise ValueError("slice index 0 of dimension 0 out of bounds. strides must be non-zero")
+            key.append(builtins.slice(None if begin_mask & bit else b[i], None if end_mask & bit else e[i], st[i]))
+    return x[tuple(key)]
+
+
+def identity_n(input: Any, name: Any = None) -> list[Tensor]:
+    """``identity`` of each tensor of a list (``tf.identity_n``)."""
+    return [_core.identity(x) for x in input]
+
+
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = "bool", name: Any = None) -> Tensor:
+    """``mask[..., j] = j < lengths[...]`` (``tf.sequence_mask``); ``maxlen`` defaults to the longest."""
+    lt = _t(lengths)
+    if not as_dtype(lt.dtype).is_integer:
+        raise TypeError(f"lengths must be integral, got {as_dtype(lt.dtype).name}")
+    la = np.asarray(lt)
+    m = int(la.max(initial=0)) if maxlen is None else int(np.asarray(_t(maxlen)))
+    r = _core.range(0, m, dtype=lt.dtype)
+    mask = _core.less(r, _core.expand_dims(lt, -1))
+    return mask if as_dtype(dtype).name == "bool" else _core.cast(mask, dtype)
+
+
+def reverse_sequence(
+    input: Any, seq_lengths: Any, seq_axis: Any = None, batch_axis: Any = None, name: Any = None
+) -> Tensor:
+    """Reverses the first ``seq_lengths[b]`` entries along ``seq_axis`` of each slice ``b`` of
+    ``batch_axis`` (``tf.reverse_sequence``); a ``gather_nd``, so differentiable."""
+    x = _t(input)
+    shape = [int(d) for d in x.shape]
+    r = len(shape)
+    sa = int(seq_axis) % r if seq_axis is not None else None
+    ba = int(batch_axis or 0) % r
+    if sa is None:
+        raise TypeError("reverse_sequence() missing required argument 'seq_axis'")
+    lens = np.asarray(_t(seq_lengths)).astype(np.int64)
+    if sa == ba:
+        raise errors.InvalidArgumentError(f"seq_dim == batch_dim == {sa} [Op:ReverseSequence]")
+    if lens.shape != (shape[ba],):
+        raise errors.InvalidArgumentError(
+            f"Length of seq_lengths != input.dims({ba}), ({lens.shape[0] if lens.ndim else 0} vs. {shape[ba]}) "
+            "[Op:ReverseSequence]"
+        )
+    if lens.size and (lens.max() > shape[sa] or lens.min() < 0):
+        raise errors.InvalidArgumentError(
+            f"seq_lens(0) > input.dims({sa}) [Op:ReverseSequence]"
+            if lens.max() > shape[sa]
+            else "seq_lens(0) < 0 [Op:ReverseSequence]"
+        )
+    grid = np.indices(shape)
+    seq = grid[sa]
+    ln = lens[grid[ba]]
+    grid[sa] = np.where(seq < ln, ln - 1 - seq, seq)
+    idx = np.moveaxis(grid, 0, -1)
+    return _core.gather_nd(x, _core.constant(idx.astype(np.int64)))
+
+
+def _scatter_reduce(tensor: Any, indices: Any, updates: Any, kind: str, op: str) -> Tensor:
+    x = _t(tensor)
+    u = _t(updates, dtype_hint=x.dtype)
+    idx = np.asarray(_t(indices)).astype(np.int64)
+    if idx.ndim == 0 or idx.shape[-1] > len(x.shape):
+        raise errors.InvalidArgumentError(f"Index innermost dimension length must be <= tensor rank [Op:{op}]")
+    k = idx.shape[-1]
+    rows = idx.reshape(-1, k)
+    bounds = np.asarray(x.shape[:k], dtype=np.int64)
+    bad = np.nonzero(np.any((rows < 0) | (rows >= bounds), axis=1))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise errors.InvalidArgumentError(
+            f"indices[{i}] = [{', '.join(str(v) for v in rows[i])}] does not index into shape {list(x.shape)} [Op:{op}]"
+        )
+    rest = [int(d) for d in x.shape[k:]]
+    uflat = _core.reshape(u, [-1, *rest])
+    uniq, seg = np.unique(rows, axis=0, return_inverse=True) if rows.size else (rows, np.zeros(0, np.int64))
+    seg = np.asarray(seg).reshape(-1)
+    # Each touched element's candidates: the tensor's value first, then its updates; reduce_max/min
+    # split a tie's gradient evenly between them, which is TensorFlow's TensorScatterMax/Min gradient.
+    current = _core.gather_nd(x, _core.constant(uniq))
+    cand = _core.concat([current, uflat], 0)
+    ids = np.concatenate([np.arange(uniq.shape[0]), seg])
+    from ._math_extra import _segment_reduce
+
+    best = _segment_reduce(cand, ids, uniq.shape[0], kind, op)
+    return _core.tensor_scatter_nd_update(x, _core.constant(uniq), best)
+
+
+def tensor_scatter_nd_max(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
+    """``tensor`` with each indexed element replaced by the max of it and its updates
+    (``tf.tensor_scatter_nd_max``); ties share the gradient evenly, as TensorFlow."""
+    return _scatter_reduce(tensor, indices, updates, "max", "TensorScatterMax")
+
+
+def tensor_scatter_nd_min(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
+    """``tensor`` with each indexed element replaced by the min of it and its updates
+    (``tf.tensor_scatter_nd_min``); ties share the gradient evenly, as TensorFlow."""
+    return _scatter_reduce(tensor, indices, updates, "min", "TensorScatterMin")
+
+
+def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
+    """Subtracts ``updates`` from ``tensor`` at ``indices`` (``tf.tensor_scatter_nd_sub``)."""
+    x = _t(tensor)
+    return _core.tensor_scatter_nd_add(x, indices, -_t(updates, dtype_hint=x.dtype))
+
+
+def unique_with_counts(x: Any, out_idx: Any = "int32", name: Any = None) -> tuple[Tensor, Tensor, Tensor]:
+    """``(y, idx, count)``: unique values in order of first appearance, each element's index
+    into ``y``, and how often each value occurs (``tf.unique_with_counts``)."""
+    y, idx = _core.unique(x, out_idx=out_idx)
+    counts = np.bincount(np.asarray(idx).astype(np.int64), minlength=int(y.shape[0]))
+    return UniqueWithCounts(y, idx, _core.constant(counts.astype(np.asarray(idx).dtype)))
+
+
+class UniqueWithCounts(tuple):
+    """TensorFlow's ``UniqueWithCounts(y, idx, count)`` named tuple."""
+
+    def __new__(cls, y: Tensor, idx: Tensor, count: Tensor) -> UniqueWithCounts:
+        return super().__new__(cls, (y, idx, count))
+
+    @property
+    def y(self) -> Tensor:
+        return self[0]
+
+    @property
+    def idx(self) -> Tensor:
+        return self[1]
+
+    @property
+    def count(self) -> Tensor:
+        return self[2]
+
+    def __repr__(self) -> str:
+        return f"UniqueWithCounts(y={self[0]!r}, idx={self[1]!r}, count={self[2]!r})"
+
+
+def unravel_index(indices: Any, dims: Any, name: Any = None) -> Tensor:
+    """Coordinates of flat ``indices`` in an array of shape ``dims`` (``tf.unravel_index``):
+    ``[len(dims)]`` for a scalar, ``[len(dims), n]`` for a vector."""
+    it = _t(indices)
+    dt = as_dtype(it.dtype)
+    if dt.name not in ("int32", "int64"):
+        raise TypeError(f"Value passed to parameter 'indices' has DataType {dt.name} not in list of allowed values")
+    a = np.asarray(it)
+    d = np.asarray(_t(dims, dtype_hint=it.dtype)).astype(np.int64)
+    if np.any(d <= 0) and a.size:
+        raise errors.InvalidArgumentError("dims must contain positive values [Op:UnravelIndex]")
+    total = int(np.prod(d))
+    if a.size and (a.min() < 0 or a.max() >= total):
+        raise errors.InvalidArgumentError("index is out of bound as with dims [Op:UnravelIndex]")
+    out = np.stack(np.unravel_index(a.astype(np.int64), tuple(int(v) for v in d)), axis=0)
+    return _core.constant(out.astype(a.dtype))
+
+
+def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Any = None) -> list[Tensor]:
+    """Splits ``data`` into ``num_partitions`` tensors by ``partitions`` (``tf.dynamic_partition``);
+    each is a ``boolean_mask``, so differentiable."""
+    d = _t(data)
+    p = np.asarray(_t(partitions)).astype(np.int64)
+    n = int(num_partitions)
+    if tuple(p.shape) != tuple(d.shape[: p.ndim]):
+        raise errors.InvalidArgumentError(
+            f"data.shape must start with partitions.shape, got data.shape = {list(d.shape)}, "
+            f"partitions.shape = {list(p.shape)} [Op:DynamicPartition]"
+        )
+    if p.size and (p.min() < 0 or p.max() >= n):
+        bad = int(np.nonzero((p.reshape(-1) < 0) | (p.reshape(-1) >= n))[0][0])
+        raise errors.InvalidArgumentError(
+            f"partitions[{bad}] = {int(p.reshape(-1)[bad])} is not in [0, {n}) [Op:DynamicPartition]"
+        )
+    rest = [int(v) for v in d.shape[p.ndim :]]
+    flat = _core.reshape(d, [-1, *rest])
+    pf = p.reshape(-1)
+    return [_core.boolean_mask(flat, _core.constant(pf == i)) for i in range(n)]
+
+
+def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: Any = None) -> Tensor:
+    """Interleaves ``data`` into one tensor at ``indices`` (``tf.dynamic_stitch``); a later
+    index wins. As TensorFlow's gradient, every ``data`` element, overwritten or not,
+    receives the output gradient at its index."""
+    if len(indices) != len(data):
+        raise ValueError(
+            f"List argument 'data' to 'DynamicStitch' Op with length {len(data)} must match length "
+            f"{len(indices)} of argument 'indices'."
+        )
+    idx = [np.asarray(_t(i)).astype(np.int64) for i in indices]
+    ds = [_t(x) for x in data]
+    if not ds:
+        raise ValueError("DynamicStitch needs at least one input")
+    dt = ds[0].dtype
+    rest = [int(v) for v in ds[0].shape[idx[0].ndim :]]
+    flats = []
+    for i, (ii, x) in enumerate(zip(idx, ds)):
+        if tuple(x.shape[: ii.ndim]) != tuple(ii.shape) or [int(v) for v in x.shape[ii.ndim :]] != rest:
+            raise errors.InvalidArgumentError(
+                f"data[{i}].shape = {list(x.shape)} does not start with indices[{i}].shape = {list(ii.shape)} "
+                "[Op:DynamicStitch]"
+            )
+        if x.dtype != dt:
+            raise TypeError("DynamicStitch data must have one dtype")
+        flats.append(_core.reshape(x, [-1, *rest]))
+    all_idx = np.concatenate([i.reshape(-1) for i in idx]) if idx else np.zeros(0, np.int64)
+    if all_idx.size and all_idx.min() < 0:
+        raise errors.InvalidArgumentError(f"indices contains a negative value {int(all_idx.min())} [Op:DynamicStitch]")
+    n = int(all_idx.max()) + 1 if all_idx.size else 0
+    src = np.full(n, -1, dtype=np.int64)
+    src[all_idx] = np.arange(all_idx.size)
+    if np.any(src < 0):
+        raise errors.InvalidArgumentError(
+            f"Missing indices in [0, {n}): index {int(np.nonzero(src < 0)[0][0])} [Op:DynamicStitch]"
+        )
+    sizes = [int(f.shape[0]) for f in flats]
+
+    @custom_gradient
+    def stitch(*parts: Tensor) -> Any:
+        out = _core.gather(_core.concat(list(parts), 0), _core.constant(src))
+
+        def grad(dy: Tensor) -> list[Tensor]:
+            return [_core.gather(dy, _core.constant(i.reshape(-1))) for i in idx]
+
+        return out, grad
+
+    del sizes
+    return stitch(*flats)
+
+
+def shape_n(input: Sequence[Any], out_type: Any = "int32", name: Any = None) -> list[Tensor]:
+    """The shape of each tensor of a list (``tf.shape_n``)."""
+    return [_core.shape(x, out_type=out_type) for x in input]
+
+
+def saturate_cast(value: Any, dtype: Any, name: Any = None) -> Tensor:
+    """Casts ``value`` to ``dtype``, clamping to ``dtype``'s range first (``tf.saturate_cast``),
+    so large values saturate instead of wrapping; the gradient flows inside the range."""
+    x = _t(value)
+    src, dst = as_dtype(x.dtype), as_dtype(dtype)
+    if src.is_complex and not dst.is_complex:
+        x = _core.math.real(x)
+        src = as_dtype(x.dtype)
+    if not src.is_complex and not dst.is_complex and not dst.name == "bool" and src.name != "bool":
+        lo = max(float(src.min), float(dst.min)) if src.is_floating or dst.is_floating else max(src.min, dst.min)
+        hi = min(float(src.max), float(dst.max)) if src.is_floating or dst.is_floating else min(src.max, dst.max)
+        if (dst.min > src.min) or (dst.max < src.max):
+            if src.is_floating and dst.is_integer:
+                # TF clamps in the source type; an int bound may round up past it, so step back.
+                hi_t = np.asarray(hi, dtype=src.as_numpy_dtype)
+                if float(hi_t) > float(dst.max):
+                    hi_t = np.nextafter(hi_t, np.asarray(0, dtype=src.as_numpy_dtype))
+                lo_c = _core.constant(np.asarray(lo, dtype=src.as_numpy_dtype))
+                x = _core.maximum(_core.minimum(x, _core.constant(hi_t)), lo_c)
+            else:
+                lo_c = _core.constant(np.asarray(lo).astype(src.as_numpy_dtype))
+                hi_c = _core.constant(np.asarray(hi).astype(src.as_numpy_dtype))
+                x = _core.maximum(_core.minimum(x, hi_c), lo_c)
+    return _core.cast(x, dst)
+
+
+def histogram_fixed_width(
+    values: Any, value_range: Any, nbins: Any = 100, dtype: Any = "int32", name: Any = None
+) -> Tensor:
+    """Counts of ``values`` in ``nbins`` equal bins over ``value_range`` (``tf.histogram_fixed_width``);
+    values below or above the range count in the first or last bin."""
+    v = _t(values)
+    r = np.asarray(_t(value_range, dtype_hint=v.dtype)).astype(np.float64)
+    n = int(np.asarray(_t(nbins)))
+    if n <= 0:
+        raise errors.InvalidArgumentError(f"nbins should be a positive number, but got '{n}' [Op:HistogramFixedWidth]")
+    if r.shape != (2,) or not r[0] < r[1]:
+        raise errors.InvalidArgumentError(
+            f"value_range should satisfy value_range[0] < value_range[1], but got '[{r[0]:g}, {r[1]:g}]' "
+            "[Op:HistogramFixedWidth]"
+        )
+    a = np.asarray(v).astype(np.float64).reshape(-1)
+    bins = np.clip(np.floor((a - r[0]) / (r[1] - r[0]) * n), 0, n - 1).astype(np.int64)
+    return _core.constant(np.bincount(bins, minlength=n).astype(as_dtype(dtype).as_numpy_dtype))
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a tapers tensor-like object: a ``Tensor``, ``Variable`` or ``IndexedSlices``
+    (``tf.is_tensor``; numpy arrays and Python numbers are not)."""
+    return isinstance(x, (Tensor, Variable, IndexedSlices))
+
+
+def executing_eagerly() -> bool:
+    """False while a ``tapers.function`` traces its Python function, True otherwise."""
+    return not _core._is_tracing()
+
+
+def no_op(name: Any = None) -> None:
+    """Does nothing; returns None, as TensorFlow's ``no_op`` when executing eagerly."""
+    return None
+
+
+def group(*inputs: Any, **kwargs: Any) -> None:
+    """Returns None, as TensorFlow's ``group`` when executing eagerly (the ops already ran)."""
+    unknown = set(kwargs) - {"name"}
+    if unknown:
+        raise TypeError(f"Unknown keyword arguments: {sorted(unknown)}")
+    return None
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs: Any) -> Iterator[None]:
+    """A context that orders nothing: ops run in program order eagerly (and in a traced
+    ``tapers.function`` too), as TensorFlow's ``control_dependencies`` in eager mode."""
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)) and not callable(control_inputs):
+        raise TypeError(f"control_inputs must be a list or None, got {type(control_inputs).__name__}")
+    yield None
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """A context for creating state outside a traced function; tapers creates Variables eagerly
+    already, so it changes nothing (TensorFlow's in eager mode)."""
+    yield None
+
+
+def _elems_list(elems: Any) -> tuple[list[Tensor], int]:
+    flat = [_t(e) for e in _nest.flatten(elems)]
+    if not flat:
+        raise ValueError("elems must be a Tensor or (possibly nested) sequence of Tensors.")
+    n = int(flat[0].shape[0]) if len(flat[0].shape) else -1
+    if n < 0 or any(len(e.shape) == 0 or int(e.shape[0]) != n for e in flat):
+        raise ValueError("Elements in elems must be 1+ dimensional and have the same first dimension")
+    return flat, n
+
+
+def scan(
+    fn: Callable[[Any, Any], Any],
+    elems: Any,
+    initializer: Any = None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    infer_shape: bool = True,
+    reverse: bool = False,
+    name: Any = None,
+) -> Any:
+    """TensorFlow's ``scan``: ``a = fn(a, x)`` over the first axis of ``elems``, stacking each ``a``.
+
+    ``elems`` and ``initializer`` may be nested; without ``initializer`` the first
+    element starts the accumulator (and is the first output). Runs as a Python
+    loop of recorded ops, so it is differentiable.
+    """
+    flat, n = _elems_list(elems)
+    order = list(range(n))[::-1] if reverse else list(range(n))
+    item = lambda i: _nest.pack_sequence_as(elems, [e[i] for e in flat])  # noqa: E731
+    outs: list[Any] = []
+    if initializer is None:
+        if n == 0:
+            raise ValueError("Cannot scan over an empty sequence without an initializer")
+        acc = item(order[0])
+        outs.append(acc)
+        order = order[1:]
+    else:
+        acc = initializer
+    for i in order:
+        acc = fn(acc, item(i))
+        outs.append(acc)
+    if reverse:
+        outs = outs[::-1]
+    if not outs:
+        return _nest.pack_sequence_as(
+            initializer, [_core.zeros([0, *_t(a).shape], dtype=_t(a).dtype) for a in _nest.flatten(initializer)]
+        )
+    flat_outs = [_nest.flatten(o) for o in outs]
+    stacked = [_core.stack([fo[j] for fo in flat_outs], 0) for j in range(len(flat_outs[0]))]
+    return _nest.pack_sequence_as(outs[0], stacked)
+
+
+def _fold(fn: Callable[[Any, Any], Any], elems: Any, initializer: Any, reverse: bool) -> Any:
+    flat, n = _elems_list(elems)
+    order = list(range(n))[::-1] if reverse else list(range(n))
+    item = lambda i: _nest.pack_sequence_as(elems, [e[i] for e in flat])  # noqa: E731
+    if initializer is None:
+        if n == 0:
+            raise ValueError("Cannot fold over an empty sequence without an initializer")
+        acc = item(order[0])
+        order = order[1:]
+    else:
+        acc = initializer
+    for i in order:
+        acc = fn(acc, item(i))
+    return acc
+
+
+def foldl(
+    fn: Callable[[Any, Any], Any],
+    elems: Any,
+    initializer: Any = None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    name: Any = None,
+) -> Any:
+    """``a = fn(a, x)`` over the first axis of ``elems`` from the front (``tf.foldl``); returns the last ``a``."""
+    return _fold(fn, elems, initializer, reverse=False)
+
+
+def foldr(
+    fn: Callable[[Any, Any], Any],
+    elems: Any,
+    initializer: Any = None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    name: Any = None,
+) -> Any:
+    """``a = fn(a, x)`` over the first axis of ``elems`` from the back (``tf.foldr``); returns the last ``a``."""
+    return _fold(fn, elems, initializer, reverse=True)
+
+
+def get_static_value(tensor: Any, partial: bool = False) -> Any:
+    """The numpy value of an eager tensor (``tf.get_static_value``); a non-tensor comes back unchanged."""
+    if isinstance(tensor, Tensor):
+        return np.array(tensor)
+    if isinstance(tensor, Variable):
+        return None
+    return tensor

@@ -1,0 +1,408 @@
+"""More of ``tf.nn``, ``tf.linalg`` and ``tf.random``, written as TensorFlow writes them.
+
+The ``tf.nn`` losses and moments below are TensorFlow's own Python compositions
+(``nn_impl.py``) over tapers' ops, so values and gradients follow; the pooling
+and space/depth rearrangements are reshapes/transposes and the 2-D pools.
+``tf.linalg`` helpers compose ``einsum``/``diag``/``svd``. The stateless random
+ops keep TensorFlow's determinism contract (the same ``seed`` pair gives the
+same values, any call, any program) but not TensorFlow's Philox bits: their
+streams are tapers' own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _core, errors
+from ._core import Tensor
+from .dtypes import as_dtype
+
+
+def _t(x: Any, dtype_hint: Any = None) -> Tensor:
+    if dtype_hint is None:
+        return _core.convert_to_tensor(x)
+    return _core.convert_to_tensor(x, dtype_hint=dtype_hint)
+
+
+# ------------------------------------------------------------------------------------------------- tf.nn
+
+
+def l2_loss(t: Any, name: Any = None) -> Tensor:
+    """``sum(t ** 2) / 2`` (``tf.nn.l2_loss``), a scalar of ``t``'s dtype."""
+    x = _t(t)
+    return _core.reduce_sum(x * x) / _t(2, dtype_hint=x.dtype)
+
+
+def crelu(features: Any, name: Any = None, axis: int = -1) -> Tensor:
+    """``relu(concat([x, -x], axis))`` (``tf.nn.crelu``): doubles ``axis``."""
+    x = _t(features)
+    return _core.nn.relu(_core.concat([x, -x], axis))
+
+
+def compute_average_loss(
+    per_example_loss: Any, sample_weight: Any = None, global_batch_size: Any = None, name: Any = None
+) -> Tensor:
+    """``sum(per_example_loss * sample_weight) / global_batch_size`` (``tf.nn.compute_average_loss``);
+    the batch size defaults to the loss's first dimension (one replica), and a zero batch size gives 0.
+
+    As TensorFlow, weighted losses are multiplied in float32 (``scale_losses_by_sample_weight``
+    casts both) and cast back, so a float64 loss with ``sample_weight`` keeps float32 precision.
+    """
+    loss = _t(per_example_loss)
+    input_dtype = loss.dtype
+    if len(loss.shape) == 0:
+        raise ValueError(
+            f"Invalid value passed for `per_example_loss`. Expected a tensor with at least rank 1. "
+            f"Received per_example_loss={loss} with rank 0"
+        )
+    if sample_weight is not None:
+        w = _core.cast(_t(sample_weight), "float32")
+        loss = _core.cast(_core.cast(loss, "float32") * w, input_dtype)
+    if global_batch_size is None:
+        gbs = _t(int(loss.shape[0]), dtype_hint="int32")
+    else:
+        gbs = _t(global_batch_size)
+        if len(gbs.shape) != 0:
+            raise ValueError("global_batch_size must be scalar.")
+        if not as_dtype(gbs.dtype).is_integer:
+            raise TypeError(f"global_batch_size must be an integer. {gbs!r} must be of integer dtype.")
+        if int(np.asarray(gbs)) < 0:
+            raise errors.InvalidArgumentError("global_batch_size must be non-negative.")
+    total = _core.reduce_sum(loss)
+    return _div_no_nan(total, _core.cast(gbs, input_dtype))
+
+
+def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any, name: Any = None) -> Tensor:
+    """TensorFlow's numerically stable weighted sigmoid cross entropy:
+    ``(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + relu(-x))``."""
+    x = _t(logits)
+    z = _t(labels, dtype_hint=x.dtype)
+    if tuple(z.shape) != tuple(x.shape):
+        raise ValueError(f"logits and labels must have the same shape, received ({x.shape} vs {z.shape}).")
+    q = _t(pos_weight, dtype_hint=x.dtype)
+    one = _t(1, dtype_hint=x.dtype)
+    log_weight = one + (q - one) * z
+    return (one - z) * x + log_weight * (_core.math.log1p(_core.exp(-_core.abs(x))) + _core.nn.relu(-x))
+
+
+def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False, name: Any = None) -> Tensor:
+    """``exp(log_input) - log_input * targets`` (``tf.nn.log_poisson_loss``), plus Stirling's
+    approximation of ``log(targets!)`` for targets > 1 with ``compute_full_loss``."""
+    c = _t(log_input)
+    z = _t(targets, dtype_hint=c.dtype)
+    if tuple(z.shape) != tuple(c.shape):
+        raise ValueError(f"log_input and targets must have the same shape ({c.shape} vs {z.shape})")
+    result = _core.exp(c) - c * z
+    if compute_full_loss:
+        one = _t(1, dtype_hint=c.dtype)
+        half = _t(0.5, dtype_hint=c.dtype)
+        point_five_log = half * _core.math.log(_t(2 * np.pi, dtype_hint=c.dtype) * z)
+        stirling = z * _core.math.log(z) - z + point_five_log
+        zeros = _core.zeros_like(z)
+        ones = _core.ones_like(z)
+        cond = _core.logical_and(_core.greater_equal(z, zeros), _core.less_equal(z, ones))
+        result = result + _core.where(cond, zeros, stirling)
+        del one
+    return result
+
+
+def sufficient_statistics(
+    x: Any, axes: Any, shift: Any = None, keep_dims: Any = None, name: Any = None, keepdims: Any = None
+) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+    """``(count, mean_ss, var_ss, shift)`` over ``axes`` (``tf.nn.sufficient_statistics``):
+    the count of reduced elements (``x``'s dtype), ``sum(x - shift)``, ``sum((x - shift)**2)``."""
+    xt = _t(x)
+    kd = bool(keepdims if keepdims is not None else keep_dims)
+    ax = [int(a) % max(len(xt.shape), 1) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
+    count = 1
+    for a in ax:
+        count *= int(xt.shape[a])
+    counts = _t(count, dtype_hint=xt.dtype)
+    if shift is not None:
+        s = _t(shift, dtype_hint=xt.dtype)
+        m_ss = _core.reduce_sum(xt - s, ax, keepdims=kd)
+        v_ss = _core.reduce_sum(_core.square(xt - s), ax, keepdims=kd)
+        return counts, m_ss, v_ss, s
+    return counts, _core.reduce_sum(xt, ax, keepdims=kd), _core.reduce_sum(_core.square(xt), ax, keepdims=kd), None
+
+
+def normalize_moments(
+    counts: Any, mean_ss: Any, variance_ss: Any, shift: Any, name: Any = None
+) -> tuple[Tensor, Tensor]:
+    """``(mean, variance)`` from sufficient statistics (``tf.nn.normalize_moments``)."""
+    m = _t(mean_ss)
+    divisor = _core.math.reciprocal(_t(counts, dtype_hint=m.dtype))
+    if shift is not None:
+        shifted_mean = m * divisor
+        mean = shifted_mean + _t(shift, dtype_hint=m.dtype)
+    else:
+        shifted_mean = m * divisor
+        mean = shifted_mean
+    variance = _t(variance_ss, dtype_hint=m.dtype) * divisor - _core.square(shifted_mean)
+    return mean, variance
+
+
+def weighted_moments(
+    x: Any, axes: Any, frequency_weights: Any, keepdims: bool = False, name: Any = None
+) -> tuple[Tensor, Tensor]:
+    """Frequency-weighted mean and variance over ``axes`` (``tf.nn.weighted_moments``);
+    a zero total weight gives 0 (TensorFlow's ``div_no_nan``)."""
+    xt = _t(x)
+    w = _t(frequency_weights, dtype_hint=xt.dtype)
+    ax = list(axes) if isinstance(axes, (list, tuple)) else [axes]
+    weighted_input_sum = _core.reduce_sum(w * xt, ax, keepdims=True)
+    broadcasted_weights = w + _core.zeros_like(xt)
+    sum_of_weights = _core.reduce_sum(broadcasted_weights, ax, keepdims=True)
+    weighted_mean = _div_no_nan(weighted_input_sum, sum_of_weights)
+    weighted_distsq = _core.reduce_sum(w * _core.square(xt - weighted_mean), ax, keepdims=True)
+    weighted_variance = _div_no_nan(weighted_distsq, sum_of_weights)
+    if not keepdims:
+        weighted_mean = _core.squeeze(weighted_mean, ax)
+        weighted_variance = _core.squeeze(weighted_variance, ax)
+    return weighted_mean, weighted_variance
+
+
+def _div_no_nan(a: Tensor, b: Tensor) -> Tensor:
+    zero = _core.zeros_like(b)
+    nz = _core.not_equal(b, zero)
+    safe = _core.where(nz, b, _core.ones_like(b))
+    return _core.where(nz, a / safe, _core.zeros_like(a / safe))
+
+
+def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name: Any = None) -> Tensor:
+    """Moves ``block_size x block_size`` spatial blocks into channels (``tf.nn.space_to_depth``, NHWC)."""
+    x = _t(input)
+    b = int(block_size)
+    if data_format != "NHWC":
+        raise errors.InvalidArgumentError(f"Only NHWC data_format is supported on CPU, got {data_format}")
+    if b < 2:
+        raise errors.InvalidArgumentError(f"Value for attr 'block_size' of {b} must be at least minimum 2")
+    if len(x.shape) != 4:
+        raise errors.InvalidArgumentError(f"Input rank should be: 4 instead of: {len(x.shape)} [Op:SpaceToDepth]")
+    n, h, w, c = (int(d) for d in x.shape)
+    if h % b or w % b:
+        raise errors.InvalidArgumentError(
+            f"Image width {w} and height {h} should be divisible by block_size: {b} [Op:SpaceToDepth]"
+        )
+    y = _core.reshape(x, [n, h // b, b, w // b, b, c])
+    y = _core.transpose(y, [0, 1, 3, 2, 4, 5])
+    return _core.reshape(y, [n, h // b, w // b, b * b * c])
+
+
+def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: Any = None) -> Tensor:
+    """Moves channels into ``block_size x block_size`` spatial blocks (``tf.nn.depth_to_space``, NHWC)."""
+    x = _t(input)
+    b = int(block_size)
+    if data_format != "NHWC":
+        raise errors.InvalidArgumentError(f"Only NHWC data_format is supported on CPU, got {data_format}")
+    if b < 2:
+        raise errors.InvalidArgumentError(f"Value for attr 'block_size' of {b} must be at least minimum 2")
+    if len(x.shape) != 4:
+        raise errors.InvalidArgumentError(f"Input rank should be: 4 instead of: {len(x.shape)} [Op:DepthToSpace]")
+    n, h, w, c = (int(d) for d in x.shape)
+    if c % (b * b):
+        raise errors.InvalidArgumentError(
+            f"Input depth dimension {c} should be divisible by: {b * b} [Op:DepthToSpace]"
+        )
+    oc = c // (b * b)
+    y = _core.reshape(x, [n, h, w, b, b, oc])
+    y = _core.transpose(y, [0, 1, 3, 2, 4, 5])
+    return _core.reshape(y, [n, h * b, w * b, oc])
+
+
+def _pool1d(pool: Any, input: Any, ksize: Any, strides: Any, padding: str, data_format: str) -> Tensor:
+    x = _t(input)
+    if data_format not in ("NWC", "NHWC"):
+        raise ValueError(f"data_format must be 'NWC', got {data_format}")
+    if len(x.shape) != 3:
+        raise ValueError(f"Input tensor must be of rank 3 but was {len(x.shape)}.")
+
+    def one(v: Any, what: str) -> int:
+        vals = [int(u) for u in (v if isinstance(v, (list, tuple)) else [v])]
+        if len(vals) == 3:
+            if vals[0] != 1 or vals[2] != 1:
+                raise errors.UnimplementedError(
+                    f"Pooling is not yet supported on the batch or depth dimension ({what})"
+                )
+            return vals[1]
+        if len(vals) != 1:
+            raise ValueError(f"{what} should be of length 1 or 3 but was {len(vals)}")
+        return vals[0]
+
+    k, s = one(ksize, "ksize"), one(strides, "strides")
+    y = pool(_core.expand_dims(x, 1), [1, k], [1, s], padding)
+    return _core.squeeze(y, [1])
+
+
+def max_pool1d(
+    input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC", name: Any = None
+) -> Tensor:
+    """1-D max pooling over ``[batch, width, channels]`` (``tf.nn.max_pool1d``): the 2-D pool on a height of 1."""
+    return _pool1d(_core.nn.max_pool2d, input, ksize, strides, padding, data_format)
+
+
+def avg_pool1d(
+    input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC", name: Any = None
+) -> Tensor:
+    """1-D average pooling over ``[batch, width, channels]`` (``tf.nn.avg_pool1d``)."""
+    return _pool1d(_core.nn.avg_pool2d, input, ksize, strides, padding, data_format)
+
+
+# --------------------------------------------------------------------------------------------- tf.linalg
+
+
+def cross(a: Any, b: Any, name: Any = None) -> Tensor:
+    """Cross product of 3-vectors on the last axis (``tf.linalg.cross``); batch axes must match."""
+    at = _t(a)
+    bt = _t(b, dtype_hint=at.dtype)
+    if tuple(at.shape) != tuple(bt.shape):
+        raise errors.InvalidArgumentError(
+            f"Both inputs must be of same shape: {list(at.shape)} vs. {list(bt.shape)} [Op:Cross]"
+        )
+    if not len(at.shape) or int(at.shape[-1]) != 3:
+        raise errors.FailedPreconditionError("Cross-products are only defined for 3-element vectors. [Op:Cross]")
+    a0, a1, a2 = _core.unstack(at, axis=-1)
+    b0, b1, b2 = _core.unstack(bt, axis=-1)
+    return _core.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
+
+
+def set_diag(input: Any, diagonal: Any, name: Any = "set_diag", k: int = 0, align: str = "RIGHT_LEFT") -> Tensor:
+    """``input`` with its main diagonal replaced by ``diagonal`` (``tf.linalg.set_diag``, ``k=0``;
+    other ``k`` raise ``NotImplementedError``); differentiable in both."""
+    x = _t(input)
+    d = _t(diagonal, dtype_hint=x.dtype)
+    if k != 0:
+        raise NotImplementedError("tapers' set_diag supports only the main diagonal (k=0)")
+    if len(x.shape) < 2:
+        raise ValueError(f"input must be at least 2-dim, received shape: {list(x.shape)}")
+    m, n = int(x.shape[-2]), int(x.shape[-1])
+    if tuple(d.shape) != (*tuple(x.shape[:-2]), min(m, n)):
+        raise errors.InvalidArgumentError(
+            f"diagonal must be at least 1-dim and match input's batch shape and min(M, N) [Op:MatrixSetDiagV3]; "
+            f"input {list(x.shape)}, diagonal {list(d.shape)}"
+        )
+    eye = np.eye(m, n, dtype=bool)
+    eye_t = _core.constant(eye)
+    full = _core.zeros_like(x) + _core.linalg.diag(d) if m == n else _pad_diag(d, m, n)
+    return _core.where(eye_t, full, x)
+
+
+def _pad_diag(d: Tensor, m: int, n: int) -> Tensor:
+    sq = _core.linalg.diag(d)
+    k = min(m, n)
+    pads = [[0, 0]] * (len(d.shape) - 1) + [[0, m - k], [0, n - k]]
+    return _core.pad(sq, pads)
+
+
+def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False, name: Any = None) -> Tensor:
+    """Number of singular values above ``tol`` (``tf.linalg.matrix_rank``), int32; the default
+    ``tol`` is ``max(s) * max(M, N) * eps``, as TensorFlow."""
+    x = _t(a)
+    s = _core.linalg.svd(x, compute_uv=False)
+    if tol is None:
+        eps = float(np.finfo(as_dtype(x.dtype).as_numpy_dtype).eps)
+        m, n = int(x.shape[-2]), int(x.shape[-1])
+        tolt = _core.reduce_max(s, -1, keepdims=True) * _t(max(m, n) * eps, dtype_hint=x.dtype)
+    else:
+        tolt = _t(tol, dtype_hint=x.dtype)
+    return _core.reduce_sum(_core.cast(_core.greater(s, tolt), "int32"), -1)
+
+
+def tensor_diag(diagonal: Any, name: Any = None) -> Tensor:
+    """A rank-2k tensor with ``diagonal`` (rank k) on its diagonal (``tf.linalg.tensor_diag``)."""
+    d = _t(diagonal)
+    shape = [int(v) for v in d.shape]
+    n = int(np.prod(shape)) if shape else 1
+    flat = _core.reshape(d, [n])
+    return _core.reshape(_core.linalg.diag(flat), shape + shape)
+
+
+def tensor_diag_part(input: Any, name: Any = None) -> Tensor:
+    """The diagonal of a rank-2k tensor of shape ``s + s`` (``tf.linalg.tensor_diag_part``)."""
+    x = _t(input)
+    shape = [int(v) for v in x.shape]
+    r = len(shape)
+    if r % 2 or shape[: r // 2] != shape[r // 2 :]:
+        raise errors.InvalidArgumentError(
+            f"The input tensor must have even rank and shape s + s, got {shape} [Op:DiagPart]"
+        )
+    half = shape[: r // 2]
+    n = int(np.prod(half)) if half else 1
+    return _core.reshape(_core.linalg.diag_part(_core.reshape(x, [n, n])), half)
+
+
+# --------------------------------------------------------------------------------------------- tf.random
+
+
+def _seed_pair(seed: Any) -> int:
+    s = np.asarray(_t(seed)).reshape(-1)
+    if s.shape != (2,):
+        raise ValueError(f"seed must have shape [2], not {list(np.asarray(seed).shape)}")
+    return ((int(s[0]) & 0xFFFFFFFF) << 32 | (int(s[1]) & 0xFFFFFFFF)) ^ 0x5DEECE66D
+
+
+def stateless_uniform(
+    shape: Any,
+    seed: Any,
+    minval: Any = 0,
+    maxval: Any = None,
+    dtype: Any = "float32",
+    name: Any = None,
+    alg: Any = "auto_select",
+) -> Tensor:
+    """Uniform samples that depend only on ``seed`` (a pair of ints) and ``shape``
+    (``tf.random.stateless_uniform``'s contract; not TensorFlow's Philox bits)."""
+    g = _core.random.Generator.from_seed(_seed_pair(seed))
+    return g.uniform(shape, float(minval), None if maxval is None else float(maxval), dtype)
+
+
+def stateless_normal(
+    shape: Any,
+    seed: Any,
+    mean: Any = 0.0,
+    stddev: Any = 1.0,
+    dtype: Any = "float32",
+    name: Any = None,
+    alg: Any = "auto_select",
+) -> Tensor:
+    """Normal samples that depend only on ``seed`` and ``shape`` (not TensorFlow's Philox bits)."""
+    return _core.random.Generator.from_seed(_seed_pair(seed)).normal(shape, float(mean), float(stddev), dtype)
+
+
+def stateless_truncated_normal(
+    shape: Any,
+    seed: Any,
+    mean: Any = 0.0,
+    stddev: Any = 1.0,
+    dtype: Any = "float32",
+    name: Any = None,
+    alg: Any = "auto_select",
+) -> Tensor:
+    """Truncated-normal samples (within two ``stddev``) that depend only on ``seed`` and ``shape``
+    (not TensorFlow's Philox bits)."""
+    g = _core.random.Generator.from_seed(_seed_pair(seed))
+    return g.truncated_normal(shape, float(mean), float(stddev), dtype)
+
+
+def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: int | None = None, name: Any = None) -> Tensor:
+    """``num_samples`` class indices per row of ``[batch, classes]`` ``logits`` (``tf.random.categorical``),
+    drawn with the Gumbel-max rule from ``tapers.random``'s seeded stream; int64 unless ``dtype``."""
+    from . import random as _random
+
+    lg = _t(logits)
+    if len(lg.shape) != 2:
+        raise errors.InvalidArgumentError(f"logits should be a matrix, got shape {list(lg.shape)} [Op:Multinomial]")
+    out_dt = as_dtype(dtype or "int64")
+    if out_dt.name not in ("int32", "int64"):
+        raise TypeError(f"Value for attr 'output_dtype' of {out_dt.name} is not in the list of allowed values")
+    b, c = int(lg.shape[0]), int(lg.shape[1])
+    n = int(num_samples)
+    if c == 0 and n:
+        raise errors.InvalidArgumentError("num_classes should be positive, got: 0 [Op:Multinomial]")
+    u = np.asarray(_random.uniform([b, n, c], dtype="float64", seed=seed))
+    la = np.asarray(_core.cast(lg, "float64"))[:, None, :]
+    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0)))
+    idx = np.argmax(np.where(np.isneginf(la), -np.inf, la + gumbel), axis=-1) if n else np.zeros((b, 0), np.int64)
+    return _core.constant(idx.astype(out_dt.as_numpy_dtype))
