@@ -85,8 +85,17 @@ def strided_slice(
     if not (len(b) == len(e) == len(st)):
         raise ValueError(f"Shapes must be equal rank, but are {len(b)} and {len(e)}")
     key: list[Any] = []
+    dim = 0  # the input dimension entry i addresses (exact while no ellipsis precedes it)
     for i in range(len(b)):
         bit = 1 << i
+        if shrink_axis_mask & bit and not ellipsis_mask and not new_axis_mask & bit and dim < len(x.shape):
+            n = int(x.shape[dim])
+            if not -n <= b[i] < n:
+                raise errors.InvalidArgumentError(
+                    f"slice index {b[i]} of dimension {dim} out of bounds. [Op:StridedSlice]"
+                )
+        if not new_axis_mask & bit:
+            dim += 1
         if ellipsis_mask & bit:
             key.append(Ellipsis)
         elif new_axis_mask & bit:
@@ -95,7 +104,7 @@ def strided_slice(
             key.append(b[i])
         else:
             if st[i] == 0:
-                raise ValueError("slice index 0 of dimension 0 out of bounds. strides must be non-zero")
+                raise errors.InvalidArgumentError(f"strides[{i}] must be non-zero [Op:StridedSlice]")
             key.append(builtins.slice(None if begin_mask & bit else b[i], None if end_mask & bit else e[i], st[i]))
     return x[tuple(key)]
 
@@ -131,18 +140,17 @@ def reverse_sequence(
         raise TypeError("reverse_sequence() missing required argument 'seq_axis'")
     lens = np.asarray(_t(seq_lengths)).astype(np.int64)
     if sa == ba:
-        raise errors.InvalidArgumentError(f"seq_dim == batch_dim == {sa} [Op:ReverseSequence]")
+        raise errors.InvalidArgumentError(f"batch_dim == seq_dim == {sa} [Op:ReverseSequence]")
     if lens.shape != (shape[ba],):
         raise errors.InvalidArgumentError(
             f"Length of seq_lengths != input.dims({ba}), ({lens.shape[0] if lens.ndim else 0} vs. {shape[ba]}) "
             "[Op:ReverseSequence]"
         )
-    if lens.size and (lens.max() > shape[sa] or lens.min() < 0):
-        raise errors.InvalidArgumentError(
-            f"seq_lens(0) > input.dims({sa}) [Op:ReverseSequence]"
-            if lens.max() > shape[sa]
-            else "seq_lens(0) < 0 [Op:ReverseSequence]"
-        )
+    for i, n in enumerate(lens.tolist()):
+        if n > shape[sa]:
+            raise errors.InvalidArgumentError(f"seq_lens({i}) > input.dims({sa}) [Op:ReverseSequence]")
+        if n < 0:
+            raise errors.InvalidArgumentError(f"seq_lens({i}) < 0 [Op:ReverseSequence]")
     grid = np.indices(shape)
     seq = grid[sa]
     ln = lens[grid[ba]]
@@ -202,7 +210,10 @@ def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any, name: Any = N
 def unique_with_counts(x: Any, out_idx: Any = "int32", name: Any = None) -> tuple[Tensor, Tensor, Tensor]:
     """``(y, idx, count)``: unique values in order of first appearance, each element's index
     into ``y``, and how often each value occurs (``tf.unique_with_counts``)."""
-    y, idx = _core.unique(x, out_idx=out_idx)
+    xt = _t(x)
+    if len(xt.shape) != 1:
+        raise errors.InvalidArgumentError("unique expects a 1D vector. [Op:UniqueWithCounts]")
+    y, idx = _core.unique(xt, out_idx=out_idx)
     counts = np.bincount(np.asarray(idx).astype(np.int64), minlength=int(y.shape[0]))
     return UniqueWithCounts(y, idx, _core.constant(counts.astype(np.asarray(idx).dtype)))
 

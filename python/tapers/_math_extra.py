@@ -65,7 +65,7 @@ def scalar_mul(scalar: Any, x: Any, name: Any = None) -> Tensor:
     ``scalar`` is not a scalar, as TensorFlow.
     """
     xt = _t(x)
-    s = _t(scalar, dtype_hint=xt.dtype)
+    s = _core.convert_to_tensor(scalar, dtype=xt.dtype)
     if len(s.shape) != 0:
         raise ValueError(f"The input scalar must be a 0-D value. Received shape {_shape_str(s.shape)}.")
     return s * xt
@@ -106,7 +106,7 @@ def polyval(coeffs: Any, x: Any, name: Any = None) -> Tensor:
     """Evaluates the polynomial ``coeffs[0] * x**(n-1) + ... + coeffs[n-1]`` by Horner's rule
     (``tf.math.polyval``); an empty ``coeffs`` gives zeros like ``x``."""
     if not isinstance(coeffs, (list, tuple)):
-        raise ValueError(f"Argument coeffs must be list type found {type(coeffs)}.")
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
     xt = _t(x)
     if not coeffs:
         return _core.zeros_like(xt)
@@ -198,7 +198,10 @@ def confusion_matrix(
     la = np.asarray(_t(labels)).astype(np.int64).reshape(-1)
     pa = np.asarray(_t(predictions)).astype(np.int64).reshape(-1)
     if la.shape != pa.shape:
-        raise ValueError(f"Dimensions {la.shape[0]} and {pa.shape[0]} are not compatible")
+        raise errors.InvalidArgumentError(
+            f"Shapes of all inputs must match: values[0].shape = [{la.shape[0]}] != values[1].shape = "
+            f"[{pa.shape[0]}] [Op:Pack]"
+        )
     if la.size and la.min() < 0:
         raise errors.InvalidArgumentError("`labels` contains negative values.")
     if pa.size and pa.min() < 0:

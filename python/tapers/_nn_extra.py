@@ -180,7 +180,7 @@ def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name:
     if b < 2:
         raise errors.InvalidArgumentError(f"Value for attr 'block_size' of {b} must be at least minimum 2")
     if len(x.shape) != 4:
-        raise errors.InvalidArgumentError(f"Input rank should be: 4 instead of: {len(x.shape)} [Op:SpaceToDepth]")
+        raise errors.InvalidArgumentError(f"Input rank should be 4 instead of {len(x.shape)} [Op:SpaceToDepth]")
     n, h, w, c = (int(d) for d in x.shape)
     if h % b or w % b:
         raise errors.InvalidArgumentError(
@@ -200,7 +200,7 @@ def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name:
     if b < 2:
         raise errors.InvalidArgumentError(f"Value for attr 'block_size' of {b} must be at least minimum 2")
     if len(x.shape) != 4:
-        raise errors.InvalidArgumentError(f"Input rank should be: 4 instead of: {len(x.shape)} [Op:DepthToSpace]")
+        raise errors.InvalidArgumentError(f"Input rank should be 4 instead of {len(x.shape)} [Op:DepthToSpace]")
     n, h, w, c = (int(d) for d in x.shape)
     if c % (b * b):
         raise errors.InvalidArgumentError(
@@ -280,8 +280,11 @@ def set_diag(input: Any, diagonal: Any, name: Any = "set_diag", k: int = 0, alig
     m, n = int(x.shape[-2]), int(x.shape[-1])
     if tuple(d.shape) != (*tuple(x.shape[:-2]), min(m, n)):
         raise errors.InvalidArgumentError(
-            f"diagonal must be at least 1-dim and match input's batch shape and min(M, N) [Op:MatrixSetDiagV3]; "
-            f"input {list(x.shape)}, diagonal {list(d.shape)}"
+            "Either first dimensions of diagonal don't match input.shape[:-2], or diagonal.shape[:-1] is not equal "
+            "to the longests diagonal in range [lower_diag_index:upper_diag_index].\n"
+            f"Input shape: [{','.join(str(int(v)) for v in x.shape)}]\n"
+            f"Diagonal shape: [{','.join(str(int(v)) for v in d.shape)}]\n"
+            f"Expected diagonal shape: [{','.join(str(v) for v in [*x.shape[:-2], min(m, n)])}] [Op:MatrixSetDiagV3]"
         )
     eye = np.eye(m, n, dtype=bool)
     eye_t = _core.constant(eye)
@@ -324,10 +327,16 @@ def tensor_diag_part(input: Any, name: Any = None) -> Tensor:
     x = _t(input)
     shape = [int(v) for v in x.shape]
     r = len(shape)
-    if r % 2 or shape[: r // 2] != shape[r // 2 :]:
+    if r % 2 or r == 0:
         raise errors.InvalidArgumentError(
-            f"The input tensor must have even rank and shape s + s, got {shape} [Op:DiagPart]"
+            f"The rank of the tensor should be even and positive, got shape [{','.join(map(str, shape))}] [Op:DiagPart]"
         )
+    for i in range(r // 2):
+        if shape[i] != shape[i + r // 2]:
+            raise errors.InvalidArgumentError(
+                f"Invalid shape [{','.join(map(str, shape))}]: dimensions {i} and {i + r // 2} do not match. "
+                "[Op:DiagPart]"
+            )
     half = shape[: r // 2]
     n = int(np.prod(half)) if half else 1
     return _core.reshape(_core.linalg.diag_part(_core.reshape(x, [n, n])), half)
