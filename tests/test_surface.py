@@ -111,6 +111,11 @@ def test_matches_tensorflow(case: dict) -> None:
         assert isinstance(g, tf.Tensor)
         assert g.dtype.name == w["dtype"]
         assert list(g.shape) == w["shape"]
+        if g.dtype.is_complex:
+            parts = np.array(decode(w["value"]), dtype=np.float64).reshape([*w["shape"], 2])
+            np.testing.assert_allclose(g.numpy().real, parts[..., 0], rtol=1e-6)
+            np.testing.assert_allclose(g.numpy().imag, parts[..., 1], rtol=1e-6)
+            continue
         expect = np.array(decode(w["value"]), dtype=g.dtype.as_numpy_dtype).reshape(w["shape"])
         if g.dtype.is_floating:
             rtol = 1e-6 if g.dtype == tf.float32 else 1e-12

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _core, _nest, errors
+from . import _complex, _core, _nest, errors
 from ._core import Tensor, Variable
 from ._custom import custom_gradient
 from ._indexed_slices import IndexedSlices
@@ -337,28 +337,46 @@ def shape_n(input: Sequence[Any], out_type: Any = "int32", name: Any = None) -> 
 
 def saturate_cast(value: Any, dtype: Any, name: Any = None) -> Tensor:
     """Casts ``value`` to ``dtype``, clamping to ``dtype``'s range first (``tf.saturate_cast``),
-    so large values saturate instead of wrapping; the gradient flows inside the range."""
+    so large values saturate instead of wrapping; the gradient flows inside the range.
+
+    TensorFlow's limits: ``dtype``'s min/max converted to the input's type, nudged toward
+    zero where that conversion rounds them outside ``dtype``'s range (float32 to int32 clamps
+    at 2147483520). A complex input cast to a real type loses its imaginary part.
+    """
     x = _t(value)
     src, dst = as_dtype(x.dtype), as_dtype(dtype)
-    if src.is_complex and not dst.is_complex:
-        x = _core.math.real(x)
+    if src.is_complex:
+        if dst.is_complex:
+            # Real and imaginary parts clamped separately, as TensorFlow's complex bounds do.
+            part = as_dtype(dst.real_dtype)
+            return _complex.complex(saturate_cast(_complex.real(x), part), saturate_cast(_complex.imag(x), part))
+        x = _complex.real(x)
         src = as_dtype(x.dtype)
-    if not src.is_complex and not dst.is_complex and not dst.name == "bool" and src.name != "bool":
-        lo = max(float(src.min), float(dst.min)) if src.is_floating or dst.is_floating else max(src.min, dst.min)
-        hi = min(float(src.max), float(dst.max)) if src.is_floating or dst.is_floating else min(src.max, dst.max)
-        if (dst.min > src.min) or (dst.max < src.max):
-            if src.is_floating and dst.is_integer:
-                # TF clamps in the source type; an int bound may round up past it, so step back.
-                hi_t = np.asarray(hi, dtype=src.as_numpy_dtype)
-                if float(hi_t) > float(dst.max):
-                    hi_t = np.nextafter(hi_t, np.asarray(0, dtype=src.as_numpy_dtype))
-                lo_c = _core.constant(np.asarray(lo, dtype=src.as_numpy_dtype))
-                x = _core.maximum(_core.minimum(x, _core.constant(hi_t)), lo_c)
-            else:
-                lo_c = _core.constant(np.asarray(lo).astype(src.as_numpy_dtype))
-                hi_c = _core.constant(np.asarray(hi).astype(src.as_numpy_dtype))
-                x = _core.maximum(_core.minimum(x, hi_c), lo_c)
-    return _core.cast(x, dst)
+    out_real = as_dtype(dst.real_dtype) if dst.is_complex else dst
+    if src.name == "bool" or out_real.name == "bool":
+        return _core.cast(x, dst)
+    np_in = np.dtype(src.as_numpy_dtype)
+    np_out = np.dtype(out_real.as_numpy_dtype)
+    try:
+        promoted: Any = np.promote_types(np_in, np_out)
+    except TypeError:
+        promoted = np.float64
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = np_in.type(max(_num(src.min), _num(out_real.min)))
+        if np.array([lo, out_real.min], dtype=promoted)[0] < np.array([lo, out_real.min], dtype=promoted)[1]:
+            lo = np.nextafter(lo, np_in.type(0), dtype=np_in)
+        hi = np_in.type(min(float(src.max), float(out_real.max)))
+        if np.array([hi, out_real.max], dtype=promoted)[0] > np.array([hi, out_real.max], dtype=promoted)[1]:
+            hi = np.nextafter(hi, np_in.type(0), dtype=np_in)
+    clipped = _core.maximum(
+        _core.minimum(x, _core.constant(np.asarray(hi, np_in))), _core.constant(np.asarray(lo, np_in))
+    )
+    return _core.cast(clipped, dst)
+
+
+def _num(v: Any) -> Any:
+    """A dtype limit as a Python number (ints stay exact)."""
+    return int(v) if isinstance(v, (int, np.integer)) else float(v)
 
 
 def histogram_fixed_width(

@@ -185,6 +185,10 @@ VALUES = [
     ("unsorted_segment_sqrt_n_2d_ids", "tf.math.unsorted_segment_sqrt_n(tf.reshape(tf.range(8.), [2, 2, 2]), [[0, 1], [1, 1]], 2)"),
     ("tensor_scatter_nd_max_slices", "tf.tensor_scatter_nd_max(tf.zeros([2, 3]), [[1], [1]], tf.constant([[1., -1., 2.], [0., 3., 1.]]))"),
     ("saturate_cast_int64_to_f16", "tf.saturate_cast(tf.constant([70000, -5], dtype=tf.int64), tf.float16)"),
+    ("saturate_cast_i64_to_u32", "tf.saturate_cast(tf.constant([2 ** 62, -5, 7], dtype=tf.int64), tf.uint32)"),
+    ("saturate_cast_c128_to_c64", "tf.saturate_cast(tf.complex(tf.constant([1e300, 2.], dtype=tf.float64), tf.constant([-1e300, 3.], dtype=tf.float64)), tf.complex64)"),
+    ("saturate_cast_c64_to_u8", "tf.saturate_cast(tf.complex(tf.constant([300., -2.]), tf.constant([1., 1.])), tf.uint8)"),
+    ("saturate_cast_bf16_to_u8", "tf.saturate_cast(tf.constant([1.5, 300., -3.], dtype=tf.bfloat16), tf.uint8)"),
     ("saturate_cast_u8_to_i8", "tf.saturate_cast(tf.constant([200, 5], dtype=tf.uint8), tf.int8)"),
     ("polyval_not_list", "tf.math.polyval(tf.constant([1., 2.]), tf.constant(1.))", False),
     ("scalar_mul_python_float_int", "tf.math.scalar_mul(2.5, tf.constant([1, 2]))"),
@@ -265,7 +269,10 @@ def describe(t):
         return {"numpy": enc(t.tolist()), "dtype": str(t.dtype)}
     if t is None or isinstance(t, (bool, int, float)):
         return {"py": t}
-    return {"value": enc(t.numpy().tolist()), "dtype": t.dtype.name, "shape": list(t.shape)}
+    a = t.numpy()
+    if t.dtype.is_complex:  # [..., 2]: real and imaginary parts
+        a = np.stack([a.real, a.imag], -1)
+    return {"value": enc(a.astype(np.float64).tolist() if t.dtype.name == "bfloat16" else a.tolist()), "dtype": t.dtype.name, "shape": list(t.shape)}
 
 
 def weights(shape, start, step):
