@@ -37,7 +37,24 @@ def _ints(x: Any) -> list[int]:
 
 def slice(input_: Any, begin: Any, size: Any, name: Any = None) -> Tensor:  # noqa: A001
     """``size[i]`` elements of ``input_`` from ``begin[i]`` on each axis (``tf.slice``); a size
-    of -1 takes the rest of the axis. Out-of-range boxes raise ``InvalidArgumentError``."""
+    of -1 takes the rest of the axis. Out-of-range boxes raise ``InvalidArgumentError``.
+
+    Parameters
+    ----------
+    input_ : Tensor-like
+        The input.
+    begin : sequence of int
+        Start on every axis.
+    size : sequence of int
+        Length on every axis; -1 for the rest of the axis.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The box, a strided-slice view whose gradient scatters back into ``input_``'s shape.
+    """
     x = _t(input_)
     b, s = _ints(begin), _ints(size)
     shape = [int(d) for d in x.shape]
@@ -78,6 +95,36 @@ def strided_slice(
     Bit ``i`` of ``begin_mask``/``end_mask`` ignores ``begin[i]``/``end[i]``; of
     ``ellipsis_mask`` makes entry ``i`` an ellipsis; of ``new_axis_mask`` a new
     axis; of ``shrink_axis_mask`` an integer index (``begin[i]``) that removes the axis.
+
+    Parameters
+    ----------
+    input_ : Tensor-like
+        The input.
+    begin : sequence of int
+        Start per entry (negative counts from the end).
+    end : sequence of int
+        Stop per entry (exclusive).
+    strides : sequence of int, optional
+        Step per entry (non-zero; default 1).
+    begin_mask : int
+        Bit i: ignore ``begin[i]`` (start from the edge).
+    end_mask : int
+        Bit i: ignore ``end[i]`` (run to the edge).
+    ellipsis_mask : int
+        Bit i: entry i is ``...``.
+    new_axis_mask : int
+        Bit i: entry i inserts an axis of length 1.
+    shrink_axis_mask : int
+        Bit i: entry i takes index ``begin[i]`` and drops the axis.
+    var : Variable, optional
+        Accepted for TensorFlow compatibility and ignored.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The slice, differentiable in ``input_``.
     """
     x = _t(input_)
     b, e = _ints(begin), _ints(end)
@@ -110,12 +157,42 @@ def strided_slice(
 
 
 def identity_n(input: Any, name: Any = None) -> list[Tensor]:
-    """``identity`` of each tensor of a list (``tf.identity_n``)."""
+    """``identity`` of each tensor of a list (``tf.identity_n``).
+
+    Parameters
+    ----------
+    input : list of Tensor-like
+        The tensors.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    list of Tensor
+        One ``identity`` per input (gradients pass through).
+    """
     return [_core.identity(x) for x in input]
 
 
 def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = "bool", name: Any = None) -> Tensor:
-    """``mask[..., j] = j < lengths[...]`` (``tf.sequence_mask``); ``maxlen`` defaults to the longest."""
+    """``mask[..., j] = j < lengths[...]`` (``tf.sequence_mask``); ``maxlen`` defaults to the longest.
+
+    Parameters
+    ----------
+    lengths : int Tensor-like
+        Lengths (any shape).
+    maxlen : int, optional
+        The last axis' length; the largest length when None.
+    dtype : DType
+        bool by default; other dtypes give 0/1.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``lengths.shape + [maxlen]`` of ``dtype``.
+    """
     lt = _t(lengths)
     if not as_dtype(lt.dtype).is_integer:
         raise TypeError(f"lengths must be integral, got {as_dtype(lt.dtype).name}")
@@ -130,7 +207,26 @@ def reverse_sequence(
     input: Any, seq_lengths: Any, seq_axis: Any = None, batch_axis: Any = None, name: Any = None
 ) -> Tensor:
     """Reverses the first ``seq_lengths[b]`` entries along ``seq_axis`` of each slice ``b`` of
-    ``batch_axis`` (``tf.reverse_sequence``); a ``gather_nd``, so differentiable."""
+    ``batch_axis`` (``tf.reverse_sequence``); a ``gather_nd``, so differentiable.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        The input.
+    seq_lengths : int Tensor-like
+        One length per slice of ``batch_axis``, at most ``input.shape[seq_axis]``.
+    seq_axis : int
+        The axis partly reversed.
+    batch_axis : int
+        The axis ``seq_lengths`` runs along (default 0).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape and dtype, differentiable.
+    """
     x = _t(input)
     shape = [int(d) for d in x.shape]
     r = len(shape)
@@ -191,25 +287,91 @@ def _scatter_reduce(tensor: Any, indices: Any, updates: Any, kind: str, op: str)
 
 def tensor_scatter_nd_max(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
     """``tensor`` with each indexed element replaced by the max of it and its updates
-    (``tf.tensor_scatter_nd_max``); ties share the gradient evenly, as TensorFlow."""
+    (``tf.tensor_scatter_nd_max``); ties share the gradient evenly, as TensorFlow.
+
+    Parameters
+    ----------
+    tensor : Tensor-like
+        The values updated (a new tensor is returned).
+    indices : int Tensor-like
+        Index rows ``[..., K]`` into ``tensor``'s first K dims.
+    updates : Tensor-like
+        Values, ``indices.shape[:-1] + tensor.shape[K:]``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``'s shape and dtype.
+    """
     return _scatter_reduce(tensor, indices, updates, "max", "TensorScatterMax")
 
 
 def tensor_scatter_nd_min(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
     """``tensor`` with each indexed element replaced by the min of it and its updates
-    (``tf.tensor_scatter_nd_min``); ties share the gradient evenly, as TensorFlow."""
+    (``tf.tensor_scatter_nd_min``); ties share the gradient evenly, as TensorFlow.
+
+    Parameters
+    ----------
+    tensor : Tensor-like
+        The values updated (a new tensor is returned).
+    indices : int Tensor-like
+        Index rows ``[..., K]`` into ``tensor``'s first K dims.
+    updates : Tensor-like
+        Values, ``indices.shape[:-1] + tensor.shape[K:]``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``'s shape and dtype.
+    """
     return _scatter_reduce(tensor, indices, updates, "min", "TensorScatterMin")
 
 
 def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
-    """Subtracts ``updates`` from ``tensor`` at ``indices`` (``tf.tensor_scatter_nd_sub``)."""
+    """Subtracts ``updates`` from ``tensor`` at ``indices`` (``tf.tensor_scatter_nd_sub``).
+
+    Parameters
+    ----------
+    tensor : Tensor-like
+        The values updated (a new tensor is returned).
+    indices : int Tensor-like
+        Index rows ``[..., K]`` into ``tensor``'s first K dims.
+    updates : Tensor-like
+        Values, ``indices.shape[:-1] + tensor.shape[K:]``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``'s shape and dtype, differentiable in both.
+    """
     x = _t(tensor)
     return _core.tensor_scatter_nd_add(x, indices, -_t(updates, dtype_hint=x.dtype))
 
 
 def unique_with_counts(x: Any, out_idx: Any = "int32", name: Any = None) -> tuple[Tensor, Tensor, Tensor]:
     """``(y, idx, count)``: unique values in order of first appearance, each element's index
-    into ``y``, and how often each value occurs (``tf.unique_with_counts``)."""
+    into ``y``, and how often each value occurs (``tf.unique_with_counts``).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        A 1-D tensor.
+    out_idx : DType
+        int32 (default) or int64.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    UniqueWithCounts
+        ``(y, idx, count)``; ``idx`` and ``count`` of ``out_idx``.
+    """
     xt = _t(x)
     if len(xt.shape) != 1:
         raise errors.InvalidArgumentError("unique expects a 1D vector. [Op:UniqueWithCounts]")
@@ -242,7 +404,22 @@ class UniqueWithCounts(tuple):
 
 def unravel_index(indices: Any, dims: Any, name: Any = None) -> Tensor:
     """Coordinates of flat ``indices`` in an array of shape ``dims`` (``tf.unravel_index``):
-    ``[len(dims)]`` for a scalar, ``[len(dims), n]`` for a vector."""
+    ``[len(dims)]`` for a scalar, ``[len(dims), n]`` for a vector.
+
+    Parameters
+    ----------
+    indices : int32/int64 Tensor-like
+        Flat indices (scalar or 1-D), in ``[0, prod(dims))``.
+    dims : int Tensor-like
+        The array's shape.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The coordinates, of ``indices``' dtype.
+    """
     it = _t(indices)
     dt = as_dtype(it.dtype)
     if dt.name not in ("int32", "int64"):
@@ -260,7 +437,24 @@ def unravel_index(indices: Any, dims: Any, name: Any = None) -> Tensor:
 
 def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Any = None) -> list[Tensor]:
     """Splits ``data`` into ``num_partitions`` tensors by ``partitions`` (``tf.dynamic_partition``);
-    each is a ``boolean_mask``, so differentiable."""
+    each is a ``boolean_mask``, so differentiable.
+
+    Parameters
+    ----------
+    data : Tensor-like
+        The rows; its leading dims are ``partitions``' shape.
+    partitions : int Tensor-like
+        Each row's partition, in ``[0, num_partitions)``.
+    num_partitions : int
+        How many outputs.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    list of Tensor
+        ``num_partitions`` tensors of the rows with each partition number, in order.
+    """
     d = _t(data)
     p = np.asarray(_t(partitions)).astype(np.int64)
     n = int(num_partitions)
@@ -283,7 +477,22 @@ def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Any
 def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: Any = None) -> Tensor:
     """Interleaves ``data`` into one tensor at ``indices`` (``tf.dynamic_stitch``); a later
     index wins. As TensorFlow's gradient, every ``data`` element, overwritten or not,
-    receives the output gradient at its index."""
+    receives the output gradient at its index.
+
+    Parameters
+    ----------
+    indices : list of int Tensor-like
+        Destination of each element of the matching ``data``.
+    data : list of Tensor-like
+        Values; each starts with its ``indices``' shape and they share the rest.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[max index + 1, *rest]``; every index in range must be given.
+    """
     if len(indices) != len(data):
         raise ValueError(
             f"List argument 'data' to 'DynamicStitch' Op with length {len(data)} must match length "
@@ -331,7 +540,22 @@ def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: Any = None
 
 
 def shape_n(input: Sequence[Any], out_type: Any = "int32", name: Any = None) -> list[Tensor]:
-    """The shape of each tensor of a list (``tf.shape_n``)."""
+    """The shape of each tensor of a list (``tf.shape_n``).
+
+    Parameters
+    ----------
+    input : list of Tensor-like
+        The tensors.
+    out_type : DType
+        int32 (default) or int64.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    list of Tensor
+        1-D shapes of ``out_type``.
+    """
     return [_core.shape(x, out_type=out_type) for x in input]
 
 
@@ -342,6 +566,20 @@ def saturate_cast(value: Any, dtype: Any, name: Any = None) -> Tensor:
     TensorFlow's limits: ``dtype``'s min/max converted to the input's type, nudged toward
     zero where that conversion rounds them outside ``dtype``'s range (float32 to int32 clamps
     at 2147483520). A complex input cast to a real type loses its imaginary part.
+
+    Parameters
+    ----------
+    value : Tensor-like
+        The values.
+    dtype : DType
+        The target dtype.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Of ``dtype``.
     """
     x = _t(value)
     src, dst = as_dtype(x.dtype), as_dtype(dtype)
@@ -383,7 +621,26 @@ def histogram_fixed_width(
     values: Any, value_range: Any, nbins: Any = 100, dtype: Any = "int32", name: Any = None
 ) -> Tensor:
     """Counts of ``values`` in ``nbins`` equal bins over ``value_range`` (``tf.histogram_fixed_width``);
-    values below or above the range count in the first or last bin."""
+    values below or above the range count in the first or last bin.
+
+    Parameters
+    ----------
+    values : Tensor-like
+        Numeric values, any shape.
+    value_range : pair of numbers
+        ``[low, high]``, ``low < high``.
+    nbins : int
+        Bins (positive).
+    dtype : DType
+        int32 (default) or int64.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[nbins]`` counts of ``dtype``.
+    """
     v = _t(values)
     r = np.asarray(_t(value_range, dtype_hint=v.dtype)).astype(np.float64)
     n = int(np.asarray(_t(nbins)))
@@ -401,22 +658,61 @@ def histogram_fixed_width(
 
 def is_tensor(x: Any) -> bool:
     """Whether ``x`` is a tapers tensor-like object: a ``Tensor``, ``Variable`` or ``IndexedSlices``
-    (``tf.is_tensor``; numpy arrays and Python numbers are not)."""
+    (``tf.is_tensor``; numpy arrays and Python numbers are not).
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for a Tensor, Variable or IndexedSlices.
+    """
     return isinstance(x, (Tensor, Variable, IndexedSlices))
 
 
 def executing_eagerly() -> bool:
-    """False while a ``tapers.function`` traces its Python function, True otherwise."""
+    """False while a ``tapers.function`` traces its Python function, True otherwise.
+
+    Returns
+    -------
+    bool
+        Whether ops run now (not being traced).
+    """
     return not _core._is_tracing()
 
 
 def no_op(name: Any = None) -> None:
-    """Does nothing; returns None, as TensorFlow's ``no_op`` when executing eagerly."""
+    """Does nothing; returns None, as TensorFlow's ``no_op`` when executing eagerly.
+
+    Parameters
+    ----------
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    None
+        Always None.
+    """
     return None
 
 
 def group(*inputs: Any, **kwargs: Any) -> None:
-    """Returns None, as TensorFlow's ``group`` when executing eagerly (the ops already ran)."""
+    """Returns None, as TensorFlow's ``group`` when executing eagerly (the ops already ran).
+
+    Parameters
+    ----------
+    inputs : Tensors
+        Ignored: they already ran.
+
+    Returns
+    -------
+    None
+        Always None.
+    """
     unknown = set(kwargs) - {"name"}
     if unknown:
         raise TypeError(f"Unknown keyword arguments: {sorted(unknown)}")
@@ -426,7 +722,18 @@ def group(*inputs: Any, **kwargs: Any) -> None:
 @contextlib.contextmanager
 def control_dependencies(control_inputs: Any) -> Iterator[None]:
     """A context that orders nothing: ops run in program order eagerly (and in a traced
-    ``tapers.function`` too), as TensorFlow's ``control_dependencies`` in eager mode."""
+    ``tapers.function`` too), as TensorFlow's ``control_dependencies`` in eager mode.
+
+    Parameters
+    ----------
+    control_inputs : list, callable or None
+        Ops that already ran.
+
+    Returns
+    -------
+    context manager
+        A context that changes nothing.
+    """
     if control_inputs is not None and not isinstance(control_inputs, (list, tuple)) and not callable(control_inputs):
         raise TypeError(f"control_inputs must be a list or None, got {type(control_inputs).__name__}")
     yield None
@@ -435,7 +742,13 @@ def control_dependencies(control_inputs: Any) -> Iterator[None]:
 @contextlib.contextmanager
 def init_scope() -> Iterator[None]:
     """A context for creating state outside a traced function; tapers creates Variables eagerly
-    already, so it changes nothing (TensorFlow's in eager mode)."""
+    already, so it changes nothing (TensorFlow's in eager mode).
+
+    Returns
+    -------
+    context manager
+        A context that changes nothing.
+    """
     yield None
 
 
@@ -465,6 +778,32 @@ def scan(
     ``elems`` and ``initializer`` may be nested; without ``initializer`` the first
     element starts the accumulator (and is the first output). Runs as a Python
     loop of recorded ops, so it is differentiable.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(accumulator, element)``, returning the new accumulator (same structure).
+    elems : Tensor-like or nested structure of them
+        Elements taken along the first axis (all the same length).
+    initializer : Tensor-like or nested structure, optional
+        The first accumulator; without it, the first element.
+    parallel_iterations : int
+        Accepted for TensorFlow compatibility and ignored.
+    back_prop : bool
+        Accepted for TensorFlow compatibility and ignored. (gradients always flow)
+    swap_memory : bool
+        Accepted for TensorFlow compatibility and ignored.
+    infer_shape : bool
+        Accepted for TensorFlow compatibility and ignored.
+    reverse : bool
+        Scan from the last element; outputs keep the elements' order.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor or nested structure
+        Every accumulator stacked along a new first axis (the structure of ``fn``'s result).
     """
     flat, n = _elems_list(elems)
     order = list(range(n))[::-1] if reverse else list(range(n))
@@ -517,7 +856,30 @@ def foldl(
     swap_memory: bool = False,
     name: Any = None,
 ) -> Any:
-    """``a = fn(a, x)`` over the first axis of ``elems`` from the front (``tf.foldl``); returns the last ``a``."""
+    """``a = fn(a, x)`` over the first axis of ``elems`` from the front (``tf.foldl``); returns the last ``a``.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(accumulator, element)``, returning the new accumulator (same structure).
+    elems : Tensor-like or nested structure of them
+        Elements taken along the first axis (all the same length).
+    initializer : Tensor-like or nested structure, optional
+        The first accumulator; without it, the first element.
+    parallel_iterations : int
+        Accepted for TensorFlow compatibility and ignored.
+    back_prop : bool
+        Accepted for TensorFlow compatibility and ignored. (gradients always flow)
+    swap_memory : bool
+        Accepted for TensorFlow compatibility and ignored.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor or nested structure
+        The last accumulator.
+    """
     return _fold(fn, elems, initializer, reverse=False)
 
 
@@ -530,12 +892,48 @@ def foldr(
     swap_memory: bool = False,
     name: Any = None,
 ) -> Any:
-    """``a = fn(a, x)`` over the first axis of ``elems`` from the back (``tf.foldr``); returns the last ``a``."""
+    """``a = fn(a, x)`` over the first axis of ``elems`` from the back (``tf.foldr``); returns the last ``a``.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(accumulator, element)``, returning the new accumulator (same structure).
+    elems : Tensor-like or nested structure of them
+        Elements taken along the first axis (all the same length).
+    initializer : Tensor-like or nested structure, optional
+        The first accumulator; without it, the first element.
+    parallel_iterations : int
+        Accepted for TensorFlow compatibility and ignored.
+    back_prop : bool
+        Accepted for TensorFlow compatibility and ignored. (gradients always flow)
+    swap_memory : bool
+        Accepted for TensorFlow compatibility and ignored.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor or nested structure
+        The last accumulator.
+    """
     return _fold(fn, elems, initializer, reverse=True)
 
 
 def get_static_value(tensor: Any, partial: bool = False) -> Any:
-    """The numpy value of an eager tensor (``tf.get_static_value``); a non-tensor comes back unchanged."""
+    """The numpy value of an eager tensor (``tf.get_static_value``); a non-tensor comes back unchanged.
+
+    Parameters
+    ----------
+    tensor : object
+        A tensor or anything else.
+    partial : bool
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    numpy.ndarray, object or None
+        The tensor's value; non-tensors unchanged; None for a Variable (its value can change).
+    """
     if isinstance(tensor, Tensor):
         return np.array(tensor)
     if isinstance(tensor, Variable):

@@ -36,6 +36,24 @@ def count_nonzero(
 
     ``input`` may be numeric or bool (``False`` counts as zero). The count is
     ``dtype`` (int64 by default), and has no gradient.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        Numeric or bool values.
+    axis : int or sequence of int, optional
+        Axes reduced; all when None (negative counts from the end).
+    keepdims : bool, optional
+        Keep the reduced axes with length 1.
+    dtype : DType
+        The count's dtype (int64 by default).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Counts of ``dtype``; no gradient.
     """
     x = _t(input)
     zero = _core.zeros_like(x)
@@ -49,6 +67,22 @@ def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = 
     Floating inputs are differentiable (``x / norm``, NaN at a zero norm, as
     TensorFlow's gradient). Integer inputs give TensorFlow's integer result: the
     square root of the integer sum of squares, truncated.
+
+    Parameters
+    ----------
+    input_tensor : Tensor-like
+        Numeric values.
+    axis : int or sequence of int, optional
+        Axes reduced; all when None (negative counts from the end).
+    keepdims : bool
+        Keep the reduced axes with length 1.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The norms, of the input's dtype.
     """
     x = _t(input_tensor)
     dt = as_dtype(x.dtype)
@@ -63,6 +97,20 @@ def scalar_mul(scalar: Any, x: Any, name: Any = None) -> Tensor:
 
     Raises ``ValueError`` ("The input scalar must be a 0-D value. ...") when
     ``scalar`` is not a scalar, as TensorFlow.
+
+    Parameters
+    ----------
+    scalar : scalar Tensor-like
+        Converted to ``x``'s dtype (a Python float into an int tensor is a TypeError).
+    x : Tensor-like
+        The input.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``scalar * x``, of ``x``'s dtype, differentiable in both.
     """
     xt = _t(x)
     s = _core.convert_to_tensor(scalar, dtype=xt.dtype)
@@ -76,7 +124,20 @@ def _shape_str(shape: Sequence[int]) -> str:
 
 
 def zero_fraction(value: Any, name: Any = None) -> Tensor:
-    """Fraction of zeros in ``value``, a float32 scalar (``tf.math.zero_fraction``)."""
+    """Fraction of zeros in ``value``, a float32 scalar (``tf.math.zero_fraction``).
+
+    Parameters
+    ----------
+    value : Tensor-like
+        Numeric values.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A float32 scalar in ``[0, 1]``.
+    """
     x = _t(value)
     return _core.reduce_mean(_core.cast(_core.equal(x, _core.zeros_like(x)), "float32"))
 
@@ -86,6 +147,22 @@ def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None, name:
 
     Raises ``ValueError`` for an empty list, mixed shapes, or a ``shape`` /
     ``tensor_dtype`` that disagrees with the inputs, as TensorFlow.
+
+    Parameters
+    ----------
+    inputs : list of Tensor-like
+        Same shape and dtype.
+    shape : sequence of int, optional
+        Checked against the inputs' shape.
+    tensor_dtype : DType, optional
+        Checked against the inputs' dtype.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The sum, differentiable in each input.
     """
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the same dtype and shape")
@@ -104,7 +181,22 @@ def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None, name:
 
 def polyval(coeffs: Any, x: Any, name: Any = None) -> Tensor:
     """Evaluates the polynomial ``coeffs[0] * x**(n-1) + ... + coeffs[n-1]`` by Horner's rule
-    (``tf.math.polyval``); an empty ``coeffs`` gives zeros like ``x``."""
+    (``tf.math.polyval``); an empty ``coeffs`` gives zeros like ``x``.
+
+    Parameters
+    ----------
+    coeffs : list of Tensor-like
+        Coefficients, highest power first (a list, as TensorFlow requires).
+    x : Tensor-like
+        Points; each coefficient broadcasts against it.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The polynomial at ``x``, differentiable in ``x`` and every coefficient.
+    """
     if not isinstance(coeffs, (list, tuple)):
         raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
     xt = _t(x)
@@ -117,7 +209,20 @@ def polyval(coeffs: Any, x: Any, name: Any = None) -> Tensor:
 
 
 def invert_permutation(x: Any, name: Any = None) -> Tensor:
-    """The inverse permutation ``y[x[i]] = i`` of a 1-D int32/int64 permutation."""
+    """The inverse permutation ``y[x[i]] = i`` of a 1-D int32/int64 permutation.
+
+    Parameters
+    ----------
+    x : int32/int64 Tensor-like
+        A permutation of ``0..n-1``; others raise ``InvalidArgumentError``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The inverse permutation, of ``x``'s dtype.
+    """
     xt = _t(x)
     dt = as_dtype(xt.dtype)
     if dt.name not in ("int32", "int64"):
@@ -140,13 +245,39 @@ def invert_permutation(x: Any, name: Any = None) -> Tensor:
 
 
 def is_non_decreasing(x: Any, name: Any = None) -> Tensor:
-    """Whether ``x``, flattened, is non-decreasing (a bool scalar; True when it has < 2 elements)."""
+    """Whether ``x``, flattened, is non-decreasing (a bool scalar; True when it has < 2 elements).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Numeric values, read in row-major order.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A bool scalar.
+    """
     a = np.asarray(_t(x)).reshape(-1)
     return _core.constant(bool(np.all(a[1:] >= a[:-1])))
 
 
 def is_strictly_increasing(x: Any, name: Any = None) -> Tensor:
-    """Whether ``x``, flattened, is strictly increasing (a bool scalar; True when it has < 2 elements)."""
+    """Whether ``x``, flattened, is strictly increasing (a bool scalar; True when it has < 2 elements).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Numeric values, read in row-major order.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A bool scalar.
+    """
     a = np.asarray(_t(x)).reshape(-1)
     return _core.constant(bool(np.all(a[1:] > a[:-1])))
 
@@ -158,6 +289,22 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: Any = None) -> Tensor
     int32/int64. As TensorFlow's ``InTopKV2``: ties at the k-th value all count
     as in the top k, and a target out of range or with a non-finite prediction
     is False.
+
+    Parameters
+    ----------
+    targets : int32/int64 Tensor-like
+        ``[batch]`` class indices.
+    predictions : Tensor-like
+        ``[batch, classes]`` scores.
+    k : int
+        How many of the largest scores count.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch]`` bool.
     """
     p = _t(predictions)
     t = _t(targets)
@@ -194,6 +341,26 @@ def confusion_matrix(
     label or prediction plus one; negative values or values ``>= num_classes``
     raise ``InvalidArgumentError``. ``weights`` enter through ``scatter_nd``, so
     a float result is differentiable in them.
+
+    Parameters
+    ----------
+    labels : int Tensor-like
+        1-D true classes.
+    predictions : int Tensor-like
+        1-D predicted classes, as long as ``labels``.
+    num_classes : int, optional
+        The matrix size; the largest value plus one when None.
+    weights : Tensor-like, optional
+        One weight per pair (default 1).
+    dtype : DType
+        The result's dtype (int32 by default).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[num_classes, num_classes]`` of ``dtype``: row = label, column = prediction.
     """
     la = np.asarray(_t(labels)).astype(np.int64).reshape(-1)
     pa = np.asarray(_t(predictions)).astype(np.int64).reshape(-1)
@@ -318,22 +485,81 @@ def segment_max(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
     """Maximum of each segment of rows (``tf.math.segment_max``); ids sorted, non-negative.
 
     Empty segments are 0. The gradient is split evenly between a segment's tied maxima, as TF.
+
+    Parameters
+    ----------
+    data : Tensor-like
+        The rows.
+    segment_ids : int Tensor-like
+        1-D, sorted, non-negative, one per row of ``data``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[segment_ids[-1] + 1, *data.shape[1:]]``.
     """
     return _sorted_segment(data, segment_ids, "max", "SegmentMax")
 
 
 def segment_min(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
-    """Minimum of each segment of rows (``tf.math.segment_min``); as :func:`segment_max`."""
+    """Minimum of each segment of rows (``tf.math.segment_min``); as :func:`segment_max`.
+
+    Parameters
+    ----------
+    data : Tensor-like
+        The rows.
+    segment_ids : int Tensor-like
+        1-D, sorted, non-negative, one per row of ``data``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[segment_ids[-1] + 1, *data.shape[1:]]``.
+    """
     return _sorted_segment(data, segment_ids, "min", "SegmentMin")
 
 
 def segment_prod(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
-    """Product of each segment of rows (``tf.math.segment_prod``); empty segments are 1."""
+    """Product of each segment of rows (``tf.math.segment_prod``); empty segments are 1.
+
+    Parameters
+    ----------
+    data : Tensor-like
+        The rows.
+    segment_ids : int Tensor-like
+        1-D, sorted, non-negative, one per row of ``data``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[segment_ids[-1] + 1, *data.shape[1:]]``; each element's gradient is the product of the others.
+    """
     return _sorted_segment(data, segment_ids, "prod", "SegmentProd")
 
 
 def segment_mean(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
-    """Mean of each segment of rows (``tf.math.segment_mean``); empty segments are 0."""
+    """Mean of each segment of rows (``tf.math.segment_mean``); empty segments are 0.
+
+    Parameters
+    ----------
+    data : Tensor-like
+        The rows.
+    segment_ids : int Tensor-like
+        1-D, sorted, non-negative, one per row of ``data``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[segment_ids[-1] + 1, *data.shape[1:]]``, floating.
+    """
     d = _t(data)
     ids = _sorted_ids(segment_ids, d, "SegmentMean")
     n = int(ids[-1]) + 1 if ids.size else 0
@@ -353,18 +579,68 @@ def unsorted_segment_min(data: Any, segment_ids: Any, num_segments: Any, name: A
 
     Negative ids drop their rows; empty segments hold the dtype's largest value;
     the gradient is split evenly between tied minima, as TensorFlow's.
+
+    Parameters
+    ----------
+    data : Tensor-like
+        The rows; its leading dims are ``segment_ids``' shape.
+    segment_ids : int Tensor-like
+        Each row's segment.
+    num_segments : int or int scalar Tensor
+        Segments in the result; ids outside ``[0, num_segments)`` raise, negative ids drop their rows.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[num_segments, *data.shape[segment_ids.ndim:]]``.
     """
     return _unsorted(data, segment_ids, num_segments, "min", "UnsortedSegmentMin")
 
 
 def unsorted_segment_prod(data: Any, segment_ids: Any, num_segments: Any, name: Any = None) -> Tensor:
-    """Product of the rows of each segment (``tf.math.unsorted_segment_prod``); empty segments are 1."""
+    """Product of the rows of each segment (``tf.math.unsorted_segment_prod``); empty segments are 1.
+
+    Parameters
+    ----------
+    data : Tensor-like
+        The rows; its leading dims are ``segment_ids``' shape.
+    segment_ids : int Tensor-like
+        Each row's segment.
+    num_segments : int or int scalar Tensor
+        Segments in the result; ids outside ``[0, num_segments)`` raise, negative ids drop their rows.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[num_segments, *data.shape[segment_ids.ndim:]]``.
+    """
     return _unsorted(data, segment_ids, num_segments, "prod", "UnsortedSegmentProd")
 
 
 def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any, name: Any = None) -> Tensor:
     """Sum of each segment divided by the square root of its row count
-    (``tf.math.unsorted_segment_sqrt_n``); empty segments are 0."""
+    (``tf.math.unsorted_segment_sqrt_n``); empty segments are 0.
+
+    Parameters
+    ----------
+    data : Tensor-like
+        The rows; its leading dims are ``segment_ids``' shape.
+    segment_ids : int Tensor-like
+        Each row's segment.
+    num_segments : int or int scalar Tensor
+        Segments in the result; ids outside ``[0, num_segments)`` raise, negative ids drop their rows.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[num_segments, *data.shape[segment_ids.ndim:]]``, floating.
+    """
     d = _t(data)
     ids = _ids(segment_ids, d, "UnsortedSegmentSum")
     n = int(np.asarray(_t(num_segments)))

@@ -30,13 +30,41 @@ def _t(x: Any, dtype_hint: Any = None) -> Tensor:
 
 
 def l2_loss(t: Any, name: Any = None) -> Tensor:
-    """``sum(t ** 2) / 2`` (``tf.nn.l2_loss``), a scalar of ``t``'s dtype."""
+    """``sum(t ** 2) / 2`` (``tf.nn.l2_loss``), a scalar of ``t``'s dtype.
+
+    Parameters
+    ----------
+    t : Tensor-like
+        Floating values.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A scalar.
+    """
     x = _t(t)
     return _core.reduce_sum(x * x) / _t(2, dtype_hint=x.dtype)
 
 
 def crelu(features: Any, name: Any = None, axis: int = -1) -> Tensor:
-    """``relu(concat([x, -x], axis))`` (``tf.nn.crelu``): doubles ``axis``."""
+    """``relu(concat([x, -x], axis))`` (``tf.nn.crelu``): doubles ``axis``.
+
+    Parameters
+    ----------
+    features : Tensor-like
+        Floating values.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    axis : int
+        The axis concatenated along (default -1).
+
+    Returns
+    -------
+    Tensor
+        ``features``' shape with ``axis`` doubled.
+    """
     x = _t(features)
     return _core.nn.relu(_core.concat([x, -x], axis))
 
@@ -49,6 +77,22 @@ def compute_average_loss(
 
     As TensorFlow, weighted losses are multiplied in float32 (``scale_losses_by_sample_weight``
     casts both) and cast back, so a float64 loss with ``sample_weight`` keeps float32 precision.
+
+    Parameters
+    ----------
+    per_example_loss : Tensor-like
+        Floating losses, at least rank 1.
+    sample_weight : Tensor-like, optional
+        Weights broadcast against the losses.
+    global_batch_size : int, optional
+        The divisor; the losses' first dimension when None.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        A scalar of the loss's dtype.
     """
     loss = _t(per_example_loss)
     input_dtype = loss.dtype
@@ -76,7 +120,24 @@ def compute_average_loss(
 
 def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any, name: Any = None) -> Tensor:
     """TensorFlow's numerically stable weighted sigmoid cross entropy:
-    ``(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + relu(-x))``."""
+    ``(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + relu(-x))``.
+
+    Parameters
+    ----------
+    labels : Tensor-like
+        Targets in [0, 1], the logits' shape.
+    logits : Tensor-like
+        Floating logits.
+    pos_weight : float or Tensor-like
+        Weight of the positive term.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Elementwise losses, the logits' shape.
+    """
     x = _t(logits)
     z = _t(labels, dtype_hint=x.dtype)
     if tuple(z.shape) != tuple(x.shape):
@@ -89,7 +150,24 @@ def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any
 
 def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False, name: Any = None) -> Tensor:
     """``exp(log_input) - log_input * targets`` (``tf.nn.log_poisson_loss``), plus Stirling's
-    approximation of ``log(targets!)`` for targets > 1 with ``compute_full_loss``."""
+    approximation of ``log(targets!)`` for targets > 1 with ``compute_full_loss``.
+
+    Parameters
+    ----------
+    targets : Tensor-like
+        Counts, ``log_input``'s shape.
+    log_input : Tensor-like
+        Log of the predicted rate.
+    compute_full_loss : bool
+        Add the Stirling term.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        Elementwise losses.
+    """
     c = _t(log_input)
     z = _t(targets, dtype_hint=c.dtype)
     if tuple(z.shape) != tuple(c.shape):
@@ -112,7 +190,28 @@ def sufficient_statistics(
     x: Any, axes: Any, shift: Any = None, keep_dims: Any = None, name: Any = None, keepdims: Any = None
 ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
     """``(count, mean_ss, var_ss, shift)`` over ``axes`` (``tf.nn.sufficient_statistics``):
-    the count of reduced elements (``x``'s dtype), ``sum(x - shift)``, ``sum((x - shift)**2)``."""
+    the count of reduced elements (``x``'s dtype), ``sum(x - shift)``, ``sum((x - shift)**2)``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Floating values.
+    axes : int or sequence of int
+        Axes reduced.
+    shift : Tensor-like, optional
+        Subtracted before summing.
+    keep_dims : bool, optional
+        Deprecated spelling of ``keepdims``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    keepdims : bool, optional
+        Keep the reduced axes.
+
+    Returns
+    -------
+    tuple
+        ``(count, mean_ss, var_ss, shift)``; ``shift`` is None when not given.
+    """
     xt = _t(x)
     kd = bool(keepdims if keepdims is not None else keep_dims)
     ax = [int(a) % max(len(xt.shape), 1) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
@@ -131,7 +230,26 @@ def sufficient_statistics(
 def normalize_moments(
     counts: Any, mean_ss: Any, variance_ss: Any, shift: Any, name: Any = None
 ) -> tuple[Tensor, Tensor]:
-    """``(mean, variance)`` from sufficient statistics (``tf.nn.normalize_moments``)."""
+    """``(mean, variance)`` from sufficient statistics (``tf.nn.normalize_moments``).
+
+    Parameters
+    ----------
+    counts : Tensor-like
+        Count of the reduced elements.
+    mean_ss : Tensor-like
+        Sum of the (shifted) values.
+    variance_ss : Tensor-like
+        Sum of the (shifted) squares.
+    shift : Tensor-like or None
+        The shift used, added back to the mean.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``(mean, variance)``.
+    """
     m = _t(mean_ss)
     divisor = _core.math.reciprocal(_t(counts, dtype_hint=m.dtype))
     if shift is not None:
@@ -148,7 +266,26 @@ def weighted_moments(
     x: Any, axes: Any, frequency_weights: Any, keepdims: bool = False, name: Any = None
 ) -> tuple[Tensor, Tensor]:
     """Frequency-weighted mean and variance over ``axes`` (``tf.nn.weighted_moments``);
-    a zero total weight gives 0 (TensorFlow's ``div_no_nan``)."""
+    a zero total weight gives 0 (TensorFlow's ``div_no_nan``).
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Floating values.
+    axes : int or sequence of int
+        Axes reduced.
+    frequency_weights : Tensor-like
+        Weights broadcast against ``x``.
+    keepdims : bool
+        Keep the reduced axes with length 1.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``(mean, variance)``.
+    """
     xt = _t(x)
     w = _t(frequency_weights, dtype_hint=xt.dtype)
     ax = list(axes) if isinstance(axes, (list, tuple)) else [axes]
@@ -172,7 +309,24 @@ def _div_no_nan(a: Tensor, b: Tensor) -> Tensor:
 
 
 def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name: Any = None) -> Tensor:
-    """Moves ``block_size x block_size`` spatial blocks into channels (``tf.nn.space_to_depth``, NHWC)."""
+    """Moves ``block_size x block_size`` spatial blocks into channels (``tf.nn.space_to_depth``, NHWC).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[n, h, w, c]``, h and w divisible by ``block_size``.
+    block_size : int
+        The block edge, at least 2.
+    data_format : str
+        Layout; only TensorFlow's CPU default is supported.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[n, h/b, w/b, c*b*b]``, differentiable.
+    """
     x = _t(input)
     b = int(block_size)
     if data_format != "NHWC":
@@ -192,7 +346,24 @@ def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name:
 
 
 def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: Any = None) -> Tensor:
-    """Moves channels into ``block_size x block_size`` spatial blocks (``tf.nn.depth_to_space``, NHWC)."""
+    """Moves channels into ``block_size x block_size`` spatial blocks (``tf.nn.depth_to_space``, NHWC).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[n, h, w, c]``, c divisible by ``block_size**2``.
+    block_size : int
+        The block edge, at least 2.
+    data_format : str
+        Layout; only TensorFlow's CPU default is supported.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[n, h*b, w*b, c/(b*b)]``, differentiable.
+    """
     x = _t(input)
     b = int(block_size)
     if data_format != "NHWC":
@@ -239,14 +410,56 @@ def _pool1d(pool: Any, input: Any, ksize: Any, strides: Any, padding: str, data_
 def max_pool1d(
     input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC", name: Any = None
 ) -> Tensor:
-    """1-D max pooling over ``[batch, width, channels]`` (``tf.nn.max_pool1d``): the 2-D pool on a height of 1."""
+    """1-D max pooling over ``[batch, width, channels]`` (``tf.nn.max_pool1d``): the 2-D pool on a height of 1.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, width, channels]``.
+    ksize : int or sequence of int
+        Window width (``[1, w, 1]`` also accepted).
+    strides : int or sequence of int
+        Window step.
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    data_format : str
+        Layout; only TensorFlow's CPU default is supported.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch, out_width, channels]``.
+    """
     return _pool1d(_core.nn.max_pool2d, input, ksize, strides, padding, data_format)
 
 
 def avg_pool1d(
     input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC", name: Any = None
 ) -> Tensor:
-    """1-D average pooling over ``[batch, width, channels]`` (``tf.nn.avg_pool1d``)."""
+    """1-D average pooling over ``[batch, width, channels]`` (``tf.nn.avg_pool1d``).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, width, channels]``.
+    ksize : int or sequence of int
+        Window width (``[1, w, 1]`` also accepted).
+    strides : int or sequence of int
+        Window step.
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    data_format : str
+        Layout; only TensorFlow's CPU default is supported.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch, out_width, channels]``.
+    """
     return _pool1d(_core.nn.avg_pool2d, input, ksize, strides, padding, data_format)
 
 
@@ -254,7 +467,22 @@ def avg_pool1d(
 
 
 def cross(a: Any, b: Any, name: Any = None) -> Tensor:
-    """Cross product of 3-vectors on the last axis (``tf.linalg.cross``); batch axes must match."""
+    """Cross product of 3-vectors on the last axis (``tf.linalg.cross``); batch axes must match.
+
+    Parameters
+    ----------
+    a : Tensor-like
+        ``[..., 3]``.
+    b : Tensor-like
+        ``a``'s shape.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``a``'s shape, differentiable in both.
+    """
     at = _t(a)
     bt = _t(b, dtype_hint=at.dtype)
     if tuple(at.shape) != tuple(bt.shape):
@@ -270,7 +498,26 @@ def cross(a: Any, b: Any, name: Any = None) -> Tensor:
 
 def set_diag(input: Any, diagonal: Any, name: Any = "set_diag", k: int = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """``input`` with its main diagonal replaced by ``diagonal`` (``tf.linalg.set_diag``, ``k=0``;
-    other ``k`` raise ``NotImplementedError``); differentiable in both."""
+    other ``k`` raise ``NotImplementedError``); differentiable in both.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        Matrices ``[..., M, N]``.
+    diagonal : Tensor-like
+        ``[..., min(M, N)]``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    k : int
+        Only 0 (the main diagonal) is supported.
+    align : str
+        Accepted for TensorFlow compatibility and ignored. (one diagonal needs no alignment)
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape and dtype.
+    """
     x = _t(input)
     d = _t(diagonal, dtype_hint=x.dtype)
     if k != 0:
@@ -301,7 +548,24 @@ def _pad_diag(d: Tensor, m: int, n: int) -> Tensor:
 
 def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False, name: Any = None) -> Tensor:
     """Number of singular values above ``tol`` (``tf.linalg.matrix_rank``), int32; the default
-    ``tol`` is ``max(s) * max(M, N) * eps``, as TensorFlow."""
+    ``tol`` is ``max(s) * max(M, N) * eps``, as TensorFlow.
+
+    Parameters
+    ----------
+    a : Tensor-like
+        Float matrices ``[..., M, N]``.
+    tol : float, optional
+        Singular values above it count.
+    validate_args : bool
+        Accepted for TensorFlow compatibility and ignored.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        int32 ranks, one per matrix.
+    """
     x = _t(a)
     s = _core.linalg.svd(x, compute_uv=False)
     if tol is None:
@@ -314,7 +578,20 @@ def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False, name: Any 
 
 
 def tensor_diag(diagonal: Any, name: Any = None) -> Tensor:
-    """A rank-2k tensor with ``diagonal`` (rank k) on its diagonal (``tf.linalg.tensor_diag``)."""
+    """A rank-2k tensor with ``diagonal`` (rank k) on its diagonal (``tf.linalg.tensor_diag``).
+
+    Parameters
+    ----------
+    diagonal : Tensor-like
+        Rank k, k >= 1.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``diagonal.shape * 2``.
+    """
     d = _t(diagonal)
     shape = [int(v) for v in d.shape]
     n = int(np.prod(shape)) if shape else 1
@@ -323,7 +600,20 @@ def tensor_diag(diagonal: Any, name: Any = None) -> Tensor:
 
 
 def tensor_diag_part(input: Any, name: Any = None) -> Tensor:
-    """The diagonal of a rank-2k tensor of shape ``s + s`` (``tf.linalg.tensor_diag_part``)."""
+    """The diagonal of a rank-2k tensor of shape ``s + s`` (``tf.linalg.tensor_diag_part``).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        Rank 2k, shape ``s + s``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The diagonal, shape ``s``.
+    """
     x = _t(input)
     shape = [int(v) for v in x.shape]
     r = len(shape)
@@ -362,7 +652,30 @@ def stateless_uniform(
     alg: Any = "auto_select",
 ) -> Tensor:
     """Uniform samples that depend only on ``seed`` (a pair of ints) and ``shape``
-    (``tf.random.stateless_uniform``'s contract; not TensorFlow's Philox bits)."""
+    (``tf.random.stateless_uniform``'s contract; not TensorFlow's Philox bits).
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Shape of the result.
+    seed : pair of int (list or int Tensor of shape [2])
+        The key: the same seed and shape always give the same values.
+    minval : number
+        Lower bound.
+    maxval : number, optional
+        Upper bound (exclusive); 1 for floats, required for ints.
+    dtype : DType
+        Float or integer dtype.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    alg : str
+        Accepted for TensorFlow compatibility and ignored. (tapers has one algorithm)
+
+    Returns
+    -------
+    Tensor
+        Samples of ``dtype`` (not recorded on tapes).
+    """
     g = _core.random.Generator.from_seed(_seed_pair(seed))
     return g.uniform(shape, float(minval), None if maxval is None else float(maxval), dtype)
 
@@ -376,7 +689,30 @@ def stateless_normal(
     name: Any = None,
     alg: Any = "auto_select",
 ) -> Tensor:
-    """Normal samples that depend only on ``seed`` and ``shape`` (not TensorFlow's Philox bits)."""
+    """Normal samples that depend only on ``seed`` and ``shape`` (not TensorFlow's Philox bits).
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Shape of the result.
+    seed : pair of int (list or int Tensor of shape [2])
+        The key: the same seed and shape always give the same values.
+    mean : float
+        Mean.
+    stddev : float
+        Standard deviation.
+    dtype : DType
+        Floating dtype.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    alg : str
+        Accepted for TensorFlow compatibility and ignored. (tapers has one algorithm)
+
+    Returns
+    -------
+    Tensor
+        Samples of ``dtype`` (not recorded on tapes).
+    """
     return _core.random.Generator.from_seed(_seed_pair(seed)).normal(shape, float(mean), float(stddev), dtype)
 
 
@@ -390,14 +726,56 @@ def stateless_truncated_normal(
     alg: Any = "auto_select",
 ) -> Tensor:
     """Truncated-normal samples (within two ``stddev``) that depend only on ``seed`` and ``shape``
-    (not TensorFlow's Philox bits)."""
+    (not TensorFlow's Philox bits).
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Shape of the result.
+    seed : pair of int (list or int Tensor of shape [2])
+        The key: the same seed and shape always give the same values.
+    mean : float
+        Mean.
+    stddev : float
+        Standard deviation.
+    dtype : DType
+        Floating dtype.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    alg : str
+        Accepted for TensorFlow compatibility and ignored. (tapers has one algorithm)
+
+    Returns
+    -------
+    Tensor
+        Samples of ``dtype`` (not recorded on tapes).
+    """
     g = _core.random.Generator.from_seed(_seed_pair(seed))
     return g.truncated_normal(shape, float(mean), float(stddev), dtype)
 
 
 def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: int | None = None, name: Any = None) -> Tensor:
     """``num_samples`` class indices per row of ``[batch, classes]`` ``logits`` (``tf.random.categorical``),
-    drawn with the Gumbel-max rule from ``tapers.random``'s seeded stream; int64 unless ``dtype``."""
+    drawn with the Gumbel-max rule from ``tapers.random``'s seeded stream; int64 unless ``dtype``.
+
+    Parameters
+    ----------
+    logits : Tensor-like
+        ``[batch, classes]`` unnormalized log-probabilities.
+    num_samples : int
+        Draws per row.
+    dtype : DType, optional
+        int64 (default) or int32.
+    seed : int, optional
+        Op-level seed (``tapers.random``'s rules).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch, num_samples]`` class indices.
+    """
     from . import random as _random
 
     lg = _t(logits)
