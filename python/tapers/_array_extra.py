@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -380,26 +380,12 @@ def unique_with_counts(x: Any, out_idx: Any = "int32", name: Any = None) -> tupl
     return UniqueWithCounts(y, idx, _core.constant(counts.astype(np.asarray(idx).dtype)))
 
 
-class UniqueWithCounts(tuple):
+class UniqueWithCounts(NamedTuple):
     """TensorFlow's ``UniqueWithCounts(y, idx, count)`` named tuple."""
 
-    def __new__(cls, y: Tensor, idx: Tensor, count: Tensor) -> UniqueWithCounts:
-        return super().__new__(cls, (y, idx, count))
-
-    @property
-    def y(self) -> Tensor:
-        return self[0]
-
-    @property
-    def idx(self) -> Tensor:
-        return self[1]
-
-    @property
-    def count(self) -> Tensor:
-        return self[2]
-
-    def __repr__(self) -> str:
-        return f"UniqueWithCounts(y={self[0]!r}, idx={self[1]!r}, count={self[2]!r})"
+    y: Tensor
+    idx: Tensor
+    count: Tensor  # type: ignore[assignment]  # TF's field name shadows tuple.count, as in TF
 
 
 def unravel_index(indices: Any, dims: Any, name: Any = None) -> Tensor:
@@ -603,7 +589,7 @@ def saturate_cast(value: Any, dtype: Any, name: Any = None) -> Tensor:
         lo = np_in.type(max(_num(src.min), _num(out_real.min)))
         if np.array([lo, out_real.min], dtype=promoted)[0] < np.array([lo, out_real.min], dtype=promoted)[1]:
             lo = np.nextafter(lo, np_in.type(0), dtype=np_in)
-        hi = np_in.type(min(float(src.max), float(out_real.max)))
+        hi = np_in.type(min(float(_num(src.max)), float(_num(out_real.max))))
         if np.array([hi, out_real.max], dtype=promoted)[0] > np.array([hi, out_real.max], dtype=promoted)[1]:
             hi = np.nextafter(hi, np_in.type(0), dtype=np_in)
     clipped = _core.maximum(
@@ -612,7 +598,7 @@ def saturate_cast(value: Any, dtype: Any, name: Any = None) -> Tensor:
     return _core.cast(clipped, dst)
 
 
-def _num(v: Any) -> Any:
+def _num(v: Any) -> int | float:
     """A dtype limit as a Python number (ints stay exact)."""
     return int(v) if isinstance(v, (int, np.integer)) else float(v)
 
