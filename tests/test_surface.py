@@ -31,7 +31,9 @@ ADDED = {
         "get_static_value", "group", "histogram_fixed_width", "identity_n", "init_scope", "is_tensor", "no_op",
         "reverse_sequence", "saturate_cast", "scalar_mul", "scan", "sequence_mask", "shape_n", "slice",
         "strided_slice", "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub",
-        "unique_with_counts", "unravel_index",
+        "unique_with_counts", "unravel_index", "batch_to_space", "space_to_batch", "space_to_batch_nd",
+        "broadcast_dynamic_shape", "broadcast_static_shape", "ensure_shape", "get_current_name_scope",
+        "grad_pass_through", "parallel_stack", "tuple",
     ],
     "math": [
         "accumulate_n", "confusion_matrix", "count_nonzero", "in_top_k", "invert_permutation", "is_non_decreasing",
@@ -42,10 +44,13 @@ ADDED = {
     "nn": [
         "avg_pool1d", "compute_average_loss", "crelu", "depth_to_space", "in_top_k", "l2_loss", "log_poisson_loss",
         "max_pool1d", "normalize_moments", "space_to_depth", "sufficient_statistics",
-        "weighted_cross_entropy_with_logits", "weighted_moments", "zero_fraction",
+        "weighted_cross_entropy_with_logits", "weighted_moments", "zero_fraction", "space_to_batch", "atrous_conv2d",
+        "batch_norm_with_global_normalization", "conv1d_transpose", "scale_regularization_loss", "separable_conv2d",
     ],
     "linalg": ["cross", "l2_normalize", "matrix_rank", "set_diag", "tensor_diag", "tensor_diag_part"],
-    "random": ["categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform"],
+    "random": [
+        "categorical", "stateless_categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform",
+    ],
 }  # fmt: skip
 
 
@@ -183,6 +188,9 @@ FD_CASES: list[tuple[str, Any, list[tuple[int, ...]]]] = [
     ("set_diag_rect", lambda x, d: tf.linalg.set_diag(x, d), [(2, 3, 2), (2, 2)]),
     ("tensor_diag_part", lambda x: tf.linalg.tensor_diag_part(x), [(3, 2, 3, 2)]),
     ("foldl", lambda x: tf.foldl(lambda a, v: a * v - 1.0, x), [(4,)]),
+    ("space_to_batch_nd", lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [0, 2]]), [(2, 3, 4, 2)]),
+    ("batch_to_space", lambda x: tf.batch_to_space(x, [2, 2], [[0, 1], [1, 0]]), [(4, 2, 2, 2)]),
+    ("conv1d_transpose", lambda x, f: tf.nn.conv1d_transpose(x, f, [2, 5, 3], 2, "VALID"), [(2, 2, 2), (3, 3, 2)]),
 ]
 
 
@@ -237,6 +245,34 @@ def test_categorical_follows_logits_and_seed() -> None:
     np.testing.assert_array_equal(b.numpy(), c.numpy())
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.random.categorical(tf.constant([1.0, 2.0]), 3)
+
+
+def test_stateless_categorical_is_a_function_of_seed() -> None:
+    logits = tf.math.log(tf.constant([[0.5, 0.5, 0.0], [0.1, 0.2, 0.7]]))
+    a = tf.random.stateless_categorical(logits, 500, seed=[4, 2])
+    tf.random.uniform([3])
+    b = tf.random.stateless_categorical(logits, 500, seed=[4, 2])
+    c = tf.random.stateless_categorical(logits, 500, seed=[2, 4], dtype=tf.int32)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert a.dtype == tf.int64 and c.dtype == tf.int32 and list(a.shape) == [2, 500]
+    assert not np.array_equal(a.numpy(), c.numpy().astype(np.int64))
+    assert not np.any(a.numpy()[0] == 2)
+
+
+def test_parallel_stack_stacks_in_traced_code() -> None:
+    @tf.function
+    def f(a: tf.Tensor, b: tf.Tensor) -> tf.Tensor:
+        return tf.parallel_stack([a, b])
+
+    np.testing.assert_array_equal(f(tf.constant([1.0]), tf.constant([2.0])).numpy(), [[1.0], [2.0]])
+
+
+def test_space_to_batch_round_trips() -> None:
+    x = tf.reshape(tf.range(2 * 5 * 6 * 3, dtype=tf.float64), [2, 5, 6, 3])
+    pads = [[1, 2], [0, 2]]
+    y = tf.space_to_batch_nd(x, [4, 2], pads)
+    assert list(y.shape) == [16, 2, 4, 3]
+    np.testing.assert_array_equal(tf.batch_to_space(y, [4, 2], pads).numpy(), x.numpy())
 
 
 def test_control_helpers_in_eager_and_traced_code() -> None:

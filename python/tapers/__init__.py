@@ -96,25 +96,34 @@ __all__ += ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]
 
 # Issue 20: the rest of TensorFlow's top-level numeric surface (python/tapers/_array_extra.py).
 from ._array_extra import (  # noqa: E402
+    batch_to_space,
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
     control_dependencies,
     dynamic_partition,
     dynamic_stitch,
+    ensure_shape,
     executing_eagerly,
     foldl,
     foldr,
+    get_current_name_scope,
     get_static_value,
+    grad_pass_through,
     group,
     histogram_fixed_width,
     identity_n,
     init_scope,
     is_tensor,
     no_op,
+    parallel_stack,
     reverse_sequence,
     saturate_cast,
     scan,
     sequence_mask,
     shape_n,
     slice,
+    space_to_batch,
+    space_to_batch_nd,
     strided_slice,
     tensor_scatter_nd_max,
     tensor_scatter_nd_min,
@@ -122,6 +131,7 @@ from ._array_extra import (  # noqa: E402
     unique_with_counts,
     unravel_index,
 )
+from ._array_extra import tuple_ as tuple  # noqa: E402
 from ._math_extra import scalar_mul  # noqa: E402
 
 __all__ += [
@@ -129,4 +139,6 @@ __all__ += [
     "get_static_value", "group", "histogram_fixed_width", "identity_n", "init_scope", "is_tensor", "no_op",
     "reverse_sequence", "saturate_cast", "scalar_mul", "scan", "sequence_mask", "shape_n", "slice", "strided_slice",
     "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "unique_with_counts", "unravel_index",
+    "batch_to_space", "space_to_batch", "space_to_batch_nd", "broadcast_dynamic_shape", "broadcast_static_shape",
+    "ensure_shape", "get_current_name_scope", "grad_pass_through", "parallel_stack", "tuple",
 ]  # fmt: skip

@@ -925,3 +925,305 @@ def get_static_value(tensor: Any, partial: bool = False) -> Any:
     if isinstance(tensor, Variable):
         return None
     return tensor
+
+
+def _block_args(x: Tensor, block_shape: Any, pairs: Any, what: str, op: str) -> tuple[list[int], list[list[int]]]:
+    bs = _ints(block_shape)
+    pr = np.asarray(_t(pairs)).astype(np.int64)
+    m = len(bs)
+    if pr.shape != (m, 2):
+        raise ValueError(f"{what} must have shape [{m}, 2], got {list(pr.shape)}")
+    if m < 1 or len(x.shape) < m + 1:
+        raise errors.InvalidArgumentError(f"input rank should be >= {m + 1} instead of {len(x.shape)} [Op:{op}]")
+    if any(b < 1 for b in bs):
+        raise errors.InvalidArgumentError(f"All values in block_shape must be positive, got value, {min(bs)} [Op:{op}]")
+    if np.any(pr < 0):
+        raise errors.InvalidArgumentError(f"All {what} must be non-negative [Op:{op}]")
+    return bs, pr.tolist()
+
+
+def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any, name: Any = None) -> Tensor:
+    """Zero-pads the spatial dims (``input.shape[1:1+M]``) and moves ``block_shape`` blocks of them
+    into the batch dim (``tf.space_to_batch_nd``); a pad, reshape and transpose, so differentiable.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, *spatial (M dims), *rest]``.
+    block_shape : sequence of int
+        ``M`` block sizes, each at least 1.
+    paddings : int Tensor-like
+        ``[M, 2]`` zeros added before and after each spatial dim; the padded sizes must be
+        divisible by ``block_shape``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch * prod(block_shape), *(padded spatial / block_shape), *rest]``.
+    """
+    x = _t(input)
+    bs, pads = _block_args(x, block_shape, paddings, "paddings", "SpaceToBatchND")
+    m = len(bs)
+    shape = [int(d) for d in x.shape]
+    padded = [shape[1 + i] + pads[i][0] + pads[i][1] for i in range(m)]
+    for i in range(m):
+        if padded[i] % bs[i]:
+            raise errors.InvalidArgumentError(
+                f"padded_shape[{i}]={padded[i]} is not divisible by block_shape[{i}]={bs[i]} [Op:SpaceToBatchND]"
+            )
+    rest = shape[1 + m :]
+    if any(p for pair in pads for p in pair):
+        x = _core.pad(x, [[0, 0], *pads, *[[0, 0]] * len(rest)])
+    split = [shape[0]]
+    for i in range(m):
+        split += [padded[i] // bs[i], bs[i]]
+    y = _core.reshape(x, split + rest)
+    perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
+    perm += list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    y = _core.transpose(y, perm)
+    return _core.reshape(y, [shape[0] * int(np.prod(bs))] + [padded[i] // bs[i] for i in range(m)] + rest)
+
+
+def space_to_batch(input: Any, block_shape: Any, paddings: Any, name: Any = None) -> Tensor:
+    """TensorFlow 2's ``tf.space_to_batch`` (and ``tf.nn.space_to_batch``): :func:`space_to_batch_nd`.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, *spatial (M dims), *rest]``.
+    block_shape : sequence of int
+        ``M`` block sizes.
+    paddings : int Tensor-like
+        ``[M, 2]`` zero padding of the spatial dims.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        As :func:`space_to_batch_nd`.
+    """
+    return space_to_batch_nd(input, block_shape, paddings)
+
+
+def batch_to_space(input: Any, block_shape: Any, crops: Any, name: Any = None) -> Tensor:
+    """The inverse of :func:`space_to_batch_nd` (``tf.batch_to_space``): moves batch blocks back into
+    the spatial dims, then crops; a reshape, transpose and slice, so differentiable.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch * prod(block_shape), *spatial (M dims), *rest]``.
+    block_shape : sequence of int
+        ``M`` block sizes (the batch must be divisible by their product).
+    crops : int Tensor-like
+        ``[M, 2]`` amounts cropped from the start and end of each enlarged spatial dim.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch, *(spatial * block_shape - crops), *rest]``.
+    """
+    x = _t(input)
+    bs, crops_l = _block_args(x, block_shape, crops, "crops", "BatchToSpaceND")
+    m = len(bs)
+    shape = [int(d) for d in x.shape]
+    prod = int(np.prod(bs))
+    if shape[0] % prod:
+        raise errors.InvalidArgumentError(
+            f"Input batch dimension ({shape[0]}) is not divisible by product of block sizes ({prod}) "
+            "[Op:BatchToSpaceND]"
+        )
+    b = shape[0] // prod
+    spatial, rest = shape[1 : 1 + m], shape[1 + m :]
+    for i in range(m):
+        if crops_l[i][0] + crops_l[i][1] > spatial[i] * bs[i]:
+            raise errors.InvalidArgumentError(
+                f"Crops must be less than or equal to the enlarged spatial dimension: crop_start[{i}]={crops_l[i][0]}, "
+                f"crop_end[{i}]={crops_l[i][1]}, block_shape[{i}]={bs[i]}, input_shape[{i + 1}]={spatial[i]} "
+                "[Op:BatchToSpaceND]"
+            )
+    y = _core.reshape(x, bs + [b] + spatial + rest)
+    perm = [m]
+    for i in range(m):
+        perm += [m + 1 + i, i]
+    perm += list(range(2 * m + 1, 2 * m + 1 + len(rest)))
+    y = _core.transpose(y, perm)
+    y = _core.reshape(y, [b] + [spatial[i] * bs[i] for i in range(m)] + rest)
+    if any(c for pair in crops_l for c in pair):
+        key = [builtins.slice(None)]
+        for i in range(m):
+            key.append(builtins.slice(crops_l[i][0], spatial[i] * bs[i] - crops_l[i][1]))
+        y = y[tuple(key)]
+    return y
+
+
+def ensure_shape(x: Any, shape: Any, name: Any = None) -> Tensor:
+    """``x`` unchanged when its shape is compatible with ``shape`` (None dims match anything), else
+    ``InvalidArgumentError`` as ``tf.ensure_shape``; gradients pass through.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        The value checked.
+    shape : sequence of int or None, or TensorShape
+        The expected shape; None (for the whole shape) accepts any.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``identity(x)``.
+    """
+    t = _t(x)
+    if shape is not None:
+        want = [None if d is None else int(d) for d in shape]
+        got = [int(d) for d in t.shape]
+        if len(want) != len(got) or any(w is not None and w != g for w, g in zip(want, got)):
+            fmt = ",".join("?" if w is None else str(w) for w in want)
+            raise errors.InvalidArgumentError(
+                f"Shape of tensor input [{','.join(map(str, got))}] is not compatible with expected shape [{fmt}]. "
+                "[Op:EnsureShape]"
+            )
+    return _core.identity(t)
+
+
+def _broadcast(a: list[int], b: list[int]) -> list[int] | None:
+    n = max(len(a), len(b))
+    a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            return None
+        out.append(y if x == 1 else x)
+    return out
+
+
+def broadcast_static_shape(shape_x: Any, shape_y: Any) -> Any:
+    """The broadcast of two fully known shapes (``tf.broadcast_static_shape``).
+
+    Parameters
+    ----------
+    shape_x, shape_y : TensorShape or sequence of int
+        The shapes.
+
+    Returns
+    -------
+    TensorShape
+        Their NumPy-style broadcast; incompatible shapes raise ``ValueError`` with TF's message.
+    """
+    from ._shape import TensorShape
+
+    a, b = [int(d) for d in shape_x], [int(d) for d in shape_y]
+    out = _broadcast(a, b)
+    if out is None:
+        raise ValueError(
+            "Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension pair they are "
+            f"either equal or one of them is 1. Received: {TensorShape(a)} and {TensorShape(b)}."
+        )
+    return TensorShape(out)
+
+
+def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
+    """The broadcast of two shapes given as 1-D int tensors (``tf.broadcast_dynamic_shape``).
+
+    Parameters
+    ----------
+    shape_x, shape_y : int Tensor-like
+        1-D shapes of one integer dtype.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, of the inputs' dtype; incompatible shapes raise ``InvalidArgumentError``.
+    """
+    tx, ty = _t(shape_x), _t(shape_y)
+    a, b = _ints(tx), _ints(ty)
+    out = _broadcast(a, b)
+    if out is None:
+        raise errors.InvalidArgumentError(
+            f"Incompatible shapes: [{','.join(map(str, a))}] vs. [{','.join(map(str, b))}] [Op:BroadcastArgs]"
+        )
+    return _core.constant(np.asarray(out, dtype=np.asarray(tx).dtype))
+
+
+def tuple_(tensors: Sequence[Any], control_inputs: Any = None, name: Any = None) -> list[Any]:
+    """``tf.tuple`` (exported as ``tapers.tuple``): the tensors, grouped; in eager execution
+    each has already been computed.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor-like or None
+        The tensors; None entries stay None.
+    control_inputs : list, optional
+        Ops that already ran.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    list
+        The same tensors, in order.
+    """
+    if isinstance(tensors, (str, bytes)) or not isinstance(tensors, (list, tuple)):
+        raise TypeError("tensors must be a list or tuple")
+    return [None if t is None else _t(t) for t in tensors]
+
+
+def parallel_stack(values: Sequence[Any], name: Any = "parallel_stack") -> Tensor:
+    """``stack(values)`` inside a traced ``tapers.function``; eagerly, TensorFlow's RuntimeError
+    (``tf.parallel_stack`` only exists in graphs).
+
+    Parameters
+    ----------
+    values : sequence of Tensor-like
+        Same shape and dtype.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The stacked values (axis 0).
+    """
+    if executing_eagerly():
+        raise RuntimeError("tf.parallel_stack() is not compatible with eager execution.")
+    return _core.stack([_t(v) for v in values], 0)
+
+
+def grad_pass_through(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Wraps ``f`` so that its result is ``f(x)`` but its gradient is the identity
+    (``tf.grad_pass_through``: a straight-through estimator).
+
+    Parameters
+    ----------
+    f : callable
+        A function of one tensor returning a tensor of the same shape.
+
+    Returns
+    -------
+    callable
+        The wrapped function.
+    """
+
+    @custom_gradient
+    def straight_through(x: Tensor) -> Any:
+        return f(x), lambda dy: dy
+
+    return straight_through
+
+
+def get_current_name_scope() -> str:
+    """The current name scope, as ``tf.get_current_name_scope`` (``""`` at top level).
+
+    Returns
+    -------
+    str
+        Scope names joined by ``/``, without a trailing slash.
+    """
+    return str(_core._get_name_scope()).rstrip("/")

@@ -781,14 +781,246 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: int | No
     lg = _t(logits)
     if len(lg.shape) != 2:
         raise errors.InvalidArgumentError(f"logits should be a matrix, got shape {list(lg.shape)} [Op:Multinomial]")
+    b, c = int(lg.shape[0]), int(lg.shape[1])
+    n = int(num_samples)
+    u = np.asarray(_random.uniform([b, n, c], dtype="float64", seed=seed))
+    return _gumbel_argmax(lg, u, dtype)
+
+
+def scale_regularization_loss(regularization_loss: Any) -> Tensor:
+    """The summed regularization loss divided by the number of replicas (``tf.nn.scale_regularization_loss``);
+    tapers runs one replica per process, so the sum.
+
+    Parameters
+    ----------
+    regularization_loss : Tensor-like
+        Floating losses (summed).
+
+    Returns
+    -------
+    Tensor
+        A scalar.
+    """
+    loss = _t(regularization_loss)
+    return _core.reduce_sum(loss)
+
+
+def batch_norm_with_global_normalization(
+    t: Any = None,
+    m: Any = None,
+    v: Any = None,
+    beta: Any = None,
+    gamma: Any = None,
+    variance_epsilon: Any = None,
+    scale_after_normalization: Any = None,
+    name: Any = None,
+    input: Any = None,
+    mean: Any = None,
+    variance: Any = None,
+) -> Tensor:
+    """TensorFlow's older batch-normalization signature: ``batch_normalization(t, m, v, beta,
+    gamma if scale_after_normalization else None, variance_epsilon)``.
+
+    Parameters
+    ----------
+    t, m, v : Tensor-like
+        Input, mean and variance (``input``, ``mean``, ``variance`` are TF 2's keyword names).
+    beta, gamma : Tensor-like
+        Offset and scale.
+    variance_epsilon : float
+        Added to the variance.
+    scale_after_normalization : bool
+        Whether ``gamma`` multiplies the result.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    input, mean, variance : Tensor-like, optional
+        TF 2's names for ``t``, ``m``, ``v``.
+
+    Returns
+    -------
+    Tensor
+        The normalized input, differentiable in every tensor argument.
+    """
+    from . import nn
+
+    t = input if t is None else t
+    m = mean if m is None else m
+    v = variance if v is None else v
+    scale = gamma if scale_after_normalization else None
+    return nn.batch_normalization(t, m, v, beta, scale, variance_epsilon)
+
+
+def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str, name: Any = None) -> Tensor:
+    """Dilated 2-D convolution (``tf.nn.atrous_conv2d``): ``conv2d`` with stride 1 and ``dilations=rate``.
+
+    Parameters
+    ----------
+    value : Tensor-like
+        ``[batch, height, width, in_channels]``.
+    filters : Tensor-like
+        ``[fh, fw, in_channels, out_channels]``.
+    rate : int
+        The dilation (at least 1).
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The convolution, differentiable in both.
+    """
+    if int(rate) < 1:
+        raise ValueError(f"rate {rate} cannot be less than one")
+    return _core.nn.conv2d(value, filters, 1, padding, dilations=int(rate))
+
+
+def separable_conv2d(
+    input: Any,
+    depthwise_filter: Any,
+    pointwise_filter: Any,
+    strides: Any,
+    padding: str,
+    data_format: Any = None,
+    dilations: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """A depthwise convolution followed by a 1x1 convolution (``tf.nn.separable_conv2d``, NHWC).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, height, width, in_channels]``.
+    depthwise_filter : Tensor-like
+        ``[fh, fw, in_channels, multiplier]``.
+    pointwise_filter : Tensor-like
+        ``[1, 1, in_channels * multiplier, out_channels]``.
+    strides : sequence of int
+        ``[1, s, s, 1]`` for the depthwise step.
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    data_format : str, optional
+        ``'NHWC'`` only.
+    dilations : sequence of int, optional
+        Depthwise dilation rates.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch, out_height, out_width, out_channels]``, differentiable in all three.
+    """
+    from . import nn
+
+    depth = nn.depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
+    return _core.nn.conv2d(depth, pointwise_filter, 1, "VALID")
+
+
+def conv1d_transpose(
+    input: Any,
+    filters: Any,
+    output_shape: Any,
+    strides: Any,
+    padding: str = "SAME",
+    data_format: str = "NWC",
+    dilations: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """The gradient of ``conv1d`` with respect to its input (``tf.nn.conv1d_transpose``, NWC):
+    ``conv2d_transpose`` on a height of 1.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, width, in_channels]``.
+    filters : Tensor-like
+        ``[fw, out_channels, in_channels]``.
+    output_shape : sequence of int
+        ``[batch, out_width, out_channels]``.
+    strides : int or sequence of int
+        The step.
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    data_format : str
+        ``'NWC'`` only.
+    dilations : int, optional
+        Dilation rate.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``output_shape``, differentiable in ``input`` and ``filters``.
+    """
+    from . import nn
+
+    if data_format != "NWC":
+        raise ValueError(f"data_format must be 'NWC', got {data_format}")
+    x = _t(input)
+    f = _t(filters, dtype_hint=x.dtype)
+    if len(x.shape) != 3 or len(f.shape) != 3:
+        raise ValueError(f"input and filters must be rank 3, got shapes {list(x.shape)} and {list(f.shape)}")
+    out = [int(d) for d in output_shape]
+
+    def one(v: Any) -> int:
+        vals = [int(u) for u in (v if isinstance(v, (list, tuple)) else [v])]
+        return vals[1] if len(vals) == 3 else vals[0]
+
+    s = one(strides)
+    d = 1 if dilations is None else one(dilations)
+    y = nn.conv2d_transpose(
+        _core.expand_dims(x, 1),
+        _core.expand_dims(f, 0),
+        [out[0], 1, out[1], out[2]],
+        [1, s],
+        padding,
+        dilations=[1, d],
+    )
+    return _core.squeeze(y, [1])
+
+
+def stateless_categorical(logits: Any, num_samples: int, seed: Any, dtype: Any = "int64", name: Any = None) -> Tensor:
+    """Class indices drawn from ``logits`` as a function of ``seed`` only
+    (``tf.random.stateless_categorical``'s contract; not TensorFlow's Philox bits).
+
+    Parameters
+    ----------
+    logits : Tensor-like
+        ``[batch, classes]`` unnormalized log-probabilities.
+    num_samples : int
+        Draws per row.
+    seed : pair of int
+        The key.
+    dtype : DType
+        int64 (default) or int32.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[batch, num_samples]``.
+    """
+    lg = _t(logits)
+    if len(lg.shape) != 2:
+        raise errors.InvalidArgumentError(
+            f"logits should be a matrix, got shape {list(lg.shape)} [Op:StatelessMultinomial]"
+        )
+    b, c, n = int(lg.shape[0]), int(lg.shape[1]), int(num_samples)
+    u = np.asarray(_core.random.Generator.from_seed(_seed_pair(seed)).uniform([b, n, c], 0.0, 1.0, "float64"))
+    return _gumbel_argmax(lg, u, dtype)
+
+
+def _gumbel_argmax(lg: Tensor, u: np.ndarray, dtype: Any) -> Tensor:
     out_dt = as_dtype(dtype or "int64")
     if out_dt.name not in ("int32", "int64"):
         raise TypeError(f"Value for attr 'output_dtype' of {out_dt.name} is not in the list of allowed values")
-    b, c = int(lg.shape[0]), int(lg.shape[1])
-    n = int(num_samples)
+    b, n, c = u.shape
     if c == 0 and n:
         raise errors.InvalidArgumentError("num_classes should be positive, got: 0 [Op:Multinomial]")
-    u = np.asarray(_random.uniform([b, n, c], dtype="float64", seed=seed))
     la = np.asarray(_core.cast(lg, "float64"))[:, None, :]
     gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0)))
     idx = np.argmax(np.where(np.isneginf(la), -np.inf, la + gumbel), axis=-1) if n else np.zeros((b, 0), np.int64)

@@ -404,16 +404,22 @@ __all__ = [
 ]  # fmt: skip
 
 # Issue 20: more of tf.nn (python/tapers/_nn_extra.py, python/tapers/_math_extra.py).
+from ._array_extra import space_to_batch  # noqa: E402
 from ._math_extra import in_top_k, zero_fraction  # noqa: E402
 from ._nn_extra import (  # noqa: E402
+    atrous_conv2d,
     avg_pool1d,
+    batch_norm_with_global_normalization,
     compute_average_loss,
+    conv1d_transpose,
     crelu,
     depth_to_space,
     l2_loss,
     log_poisson_loss,
     max_pool1d,
     normalize_moments,
+    scale_regularization_loss,
+    separable_conv2d,
     space_to_depth,
     sufficient_statistics,
     weighted_cross_entropy_with_logits,
@@ -423,5 +429,6 @@ from ._nn_extra import (  # noqa: E402
 __all__ += [
     "avg_pool1d", "compute_average_loss", "crelu", "depth_to_space", "in_top_k", "l2_loss", "log_poisson_loss",
     "max_pool1d", "normalize_moments", "space_to_depth", "sufficient_statistics", "weighted_cross_entropy_with_logits",
-    "weighted_moments", "zero_fraction",
+    "weighted_moments", "zero_fraction", "space_to_batch", "atrous_conv2d", "batch_norm_with_global_normalization",
+    "conv1d_transpose", "scale_regularization_loss", "separable_conv2d",
 ]  # fmt: skip

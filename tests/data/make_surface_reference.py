@@ -194,6 +194,29 @@ VALUES = [
     ("scalar_mul_python_float_int", "tf.math.scalar_mul(2.5, tf.constant([1, 2]))"),
     ("crelu_f64", "tf.nn.crelu(tf.constant([0., -1.5], dtype=tf.float64))"),
     ("l2_loss_f64", "tf.nn.l2_loss(tf.constant([3., 4.], dtype=tf.float64))"),
+    # space/batch rearrangements and small helpers
+    ("space_to_batch_nd", "tf.space_to_batch_nd(tf.reshape(tf.range(16), [1, 4, 4, 1]), [2, 2], [[0, 0], [0, 0]])"),
+    ("space_to_batch_pad", "tf.space_to_batch(tf.reshape(tf.range(12.), [2, 3, 2]), [2], [[1, 0]])"),
+    ("nn_space_to_batch_rest", "tf.nn.space_to_batch(tf.reshape(tf.range(24), [1, 2, 4, 3]), [2, 2], [[0, 0], [1, 1]])"),
+    ("space_to_batch_indivisible", "tf.space_to_batch_nd(tf.zeros([1, 3, 1]), [2], [[0, 0]])"),
+    ("batch_to_space", "tf.batch_to_space(tf.reshape(tf.range(16), [4, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]])"),
+    ("batch_to_space_crops", "tf.batch_to_space(tf.reshape(tf.range(24.), [4, 3, 2]), [2], [[1, 2]])"),
+    ("batch_to_space_bad_batch", "tf.batch_to_space(tf.zeros([3, 2, 1]), [2], [[0, 0]])"),
+    ("ensure_shape", "tf.ensure_shape(tf.zeros([3, 2]), [None, 2])"),
+    ("ensure_shape_bad", "tf.ensure_shape(tf.zeros([3]), [2])"),
+    ("broadcast_static_shape", "list(tf.broadcast_static_shape(tf.TensorShape([2, 1]), tf.TensorShape([3])))"),
+    ("broadcast_static_shape_bad", "tf.broadcast_static_shape(tf.TensorShape([2]), tf.TensorShape([3]))"),
+    ("broadcast_dynamic_shape", "tf.broadcast_dynamic_shape(tf.constant([2, 1, 4]), tf.constant([3, 1]))"),
+    ("broadcast_dynamic_shape_bad", "tf.broadcast_dynamic_shape([2], [3])"),
+    ("tuple", "tf.tuple([tf.constant(1.), tf.constant([2])])"),
+    ("parallel_stack_eager", "tf.parallel_stack([tf.constant(1.), tf.constant(2.)])"),
+    ("get_current_name_scope", "tf.get_current_name_scope()"),
+    ("scale_regularization_loss", "tf.nn.scale_regularization_loss(tf.constant([1., 2.5]))"),
+    ("batch_norm_global", "tf.nn.batch_norm_with_global_normalization(tf.constant([[1., 2.], [3., 6.]]), tf.constant([2., 4.]), tf.constant([1., 4.]), tf.constant([0.5, -0.5]), tf.constant([2., 3.]), 1e-3, True)"),
+    ("batch_norm_global_unscaled", "tf.nn.batch_norm_with_global_normalization(tf.constant([[1., 2.], [3., 6.]]), tf.constant([2., 4.]), tf.constant([1., 4.]), tf.constant([0.5, -0.5]), tf.constant([2., 3.]), 1e-3, False)"),
+    ("atrous_conv2d", "tf.nn.atrous_conv2d(tf.reshape(tf.range(50.), [1, 5, 5, 2]), tf.reshape(tf.range(24.) / 10., [2, 2, 2, 3]), 2, 'SAME')"),
+    ("separable_conv2d", "tf.nn.separable_conv2d(tf.reshape(tf.range(32.), [1, 4, 4, 2]), tf.reshape(tf.range(16.) / 10., [2, 2, 2, 2]), tf.reshape(tf.range(12.) / 10., [1, 1, 4, 3]), [1, 1, 1, 1], 'VALID')"),
+    ("conv1d_transpose", "tf.nn.conv1d_transpose(tf.reshape(tf.range(8.), [1, 4, 2]), tf.reshape(tf.range(18.) / 10., [3, 3, 2]), [1, 8, 3], 2, 'SAME')"),
 ]
 
 GRADS = [
@@ -238,6 +261,13 @@ GRADS = [
     ("set_diag", "lambda x, d: tf.linalg.set_diag(x, d)", [[[1.0, 2.0], [3.0, 4.0]], [7.0, 8.0]], False),
     ("tensor_diag", "lambda d: tf.linalg.tensor_diag(d)", [[[1.0, 2.0], [3.0, 4.0]]], False),
     ("tensor_diag_part", "lambda x: tf.linalg.tensor_diag_part(x)", [np.arange(16.0).reshape(2, 2, 2, 2).tolist()], False),
+    ("space_to_batch", "lambda x: tf.space_to_batch(x, [2], [[1, 1]])", [np.arange(8.0).reshape(2, 2, 2).tolist()], False),
+    ("batch_to_space", "lambda x: tf.batch_to_space(x, [2], [[1, 0]])", [np.arange(8.0).reshape(4, 2, 1).tolist()], False),
+    ("grad_pass_through", "lambda x: tf.grad_pass_through(lambda v: v * v * v)(x)", [[1.0, -2.0]], False),
+    ("ensure_shape", "lambda x: tf.ensure_shape(x * x, [2])", [[1.0, -2.0]], False),
+    ("separable_conv2d", "lambda x, d, p: tf.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], 'SAME')", [np.linspace(-1, 1, 18).reshape(1, 3, 3, 2).tolist(), np.linspace(-1, 1, 8).reshape(2, 2, 2, 1).tolist(), np.linspace(-1, 1, 6).reshape(1, 1, 2, 3).tolist()], False),
+    ("conv1d_transpose", "lambda x, f: tf.nn.conv1d_transpose(x, f, [1, 6, 2], 2, 'SAME')", [np.linspace(-1, 1, 6).reshape(1, 3, 2).tolist(), np.linspace(-1, 1, 12).reshape(3, 2, 2).tolist()], False),
+    ("atrous_conv2d", "lambda x, f: tf.nn.atrous_conv2d(x, f, 2, 'VALID')", [np.linspace(-1, 1, 25).reshape(1, 5, 5, 1).tolist(), np.linspace(-1, 1, 4).reshape(2, 2, 1, 1).tolist()], False),
 ]
 
 
@@ -267,7 +297,7 @@ def items(r):
 def describe(t):
     if isinstance(t, np.ndarray):
         return {"numpy": enc(t.tolist()), "dtype": str(t.dtype)}
-    if t is None or isinstance(t, (bool, int, float)):
+    if t is None or isinstance(t, (bool, int, float, str)):
         return {"py": t}
     a = t.numpy()
     if t.dtype.is_complex:  # [..., 2]: real and imaginary parts
