@@ -234,13 +234,17 @@ def invert_permutation(x: Any, name: Any = None) -> Tensor:
     if a.ndim != 1:
         raise errors.InvalidArgumentError("invert_permutation expects a 1D vector. [Op:InvertPermutation]")
     n = a.shape[0]
+    bad = np.nonzero((a < 0) | (a >= n))[0]
+    if bad.size:
+        raise errors.InvalidArgumentError(f"{int(a[bad[0]])} is not between 0 and {n} [Op:InvertPermutation]")
     out = np.full(n, -1, dtype=a.dtype)
-    for i, d in enumerate(a.tolist()):
-        if d < 0 or d >= n:
-            raise errors.InvalidArgumentError(f"{d} is not between 0 and {n} [Op:InvertPermutation]")
-        if out[d] != -1:
-            raise errors.InvalidArgumentError(f"{d} is duplicated in the input. [Op:InvertPermutation]")
-        out[d] = i
+    out[a[::-1]] = np.arange(n, dtype=a.dtype)[::-1]  # the first occurrence wins
+    if n and np.any(out < 0):
+        seen = np.zeros(n, dtype=bool)
+        for d in a.tolist():  # only reached for a bad input: name the first duplicate, as TF
+            if seen[d]:
+                raise errors.InvalidArgumentError(f"{d} is duplicated in the input. [Op:InvertPermutation]")
+            seen[d] = True
     return _core.constant(out)
 
 
@@ -318,12 +322,11 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: Any = None) -> Tensor
             f"First dimension of predictions {pa.shape[0]} must match length of targets {ta.shape[0]} [Op:InTopKV2]"
         )
     kk = int(np.asarray(_t(k)))
-    out = np.zeros(ta.shape[0], dtype=bool)
-    for b in range(ta.shape[0]):
-        c = int(ta[b])
-        if c < 0 or c >= pa.shape[1] or not np.isfinite(pa[b, c]):
-            continue
-        out[b] = int(np.sum(pa[b] > pa[b, c])) < kk
+    rows = np.arange(ta.shape[0])
+    valid = (ta >= 0) & (ta < pa.shape[1])
+    target = pa[rows, np.where(valid, ta, 0)] if pa.shape[1] else np.zeros(ta.shape[0], pa.dtype)
+    above = np.sum(pa > target[:, None], axis=1)
+    out = valid & np.isfinite(target) & (above < kk)
     return _core.constant(out)
 
 
@@ -398,11 +401,11 @@ def _segment_layout(ids: np.ndarray, num_segments: int) -> tuple[np.ndarray, np.
     keep = ids >= 0
     kept = ids[keep]
     counts = np.bincount(kept, minlength=num_segments)[:num_segments] if kept.size else np.zeros(num_segments, int)
-    pos = np.zeros(kept.shape[0], dtype=np.int64)
-    seen = np.zeros(num_segments, dtype=np.int64)
-    for i, s in enumerate(kept.tolist()):
-        pos[i] = seen[s]
-        seen[s] += 1
+    # Each row's rank within its segment, in row order (a stable sort groups the segments).
+    order = np.argsort(kept, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    pos = np.empty(kept.shape[0], dtype=np.int64)
+    pos[order] = np.arange(kept.shape[0], dtype=np.int64) - starts[kept[order]]
     longest = int(counts.max()) if counts.size else 0
     return np.stack([kept.astype(np.int64), pos], axis=1), keep, longest, counts
 
