@@ -11,7 +11,7 @@ streams are tapers' own.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -1025,3 +1025,252 @@ def _gumbel_argmax(lg: Tensor, u: np.ndarray, dtype: Any) -> Tensor:
     gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0)))
     idx = np.argmax(np.where(np.isneginf(la), -np.inf, la + gumbel), axis=-1) if n else np.zeros((b, 0), np.int64)
     return _core.constant(idx.astype(out_dt.as_numpy_dtype))
+
+
+class ApproxTopK(NamedTuple):
+    """TensorFlow's ``ApproxTopK(values, indices)`` named tuple."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def _k_along(operand: Any, k: int, reduction_dimension: int, largest: bool) -> ApproxTopK:
+    x = _t(operand)
+    dt = as_dtype(x.dtype)
+    if dt.name not in ("float16", "bfloat16", "float32"):
+        tf_name = {"float64": "double"}.get(dt.name, dt.name)
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'T' of {tf_name} is not in the list of allowed values: half, bfloat16, float"
+        )
+    r = len(x.shape)
+    if r == 0:
+        raise errors.InvalidArgumentError("operand must have rank >= 1 [Op:ApproxTopK]")
+    d = int(reduction_dimension) % r
+    kk = int(k)
+    if not 0 <= kk <= int(x.shape[d]):
+        raise errors.InvalidArgumentError(f"k must be in [0, {int(x.shape[d])}], got {kk} [Op:ApproxTopK]")
+    perm = [i for i in range(r) if i != d] + [d]
+    inv = list(np.argsort(perm))
+    xt = _core.transpose(x, perm) if d != r - 1 else x
+    order = _core.argsort(xt, axis=-1, direction="DESCENDING" if largest else "ASCENDING", stable=True)
+    idx = order[..., :kk]
+    vals = _core.gather(xt, idx, axis=r - 1, batch_dims=r - 1)
+    if d != r - 1:
+        vals, idx = _core.transpose(vals, inv), _core.transpose(idx, inv)
+    return ApproxTopK(vals, idx)
+
+
+def approx_max_k(
+    operand: Any,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+    name: Any = None,
+) -> ApproxTopK:
+    """The ``k`` largest values along ``reduction_dimension`` and their indices (``tf.math.approx_max_k``).
+
+    tapers computes them exactly (TensorFlow's CPU kernel is exact too): ties in index order,
+    as ``top_k``; the values are differentiable.
+
+    Parameters
+    ----------
+    operand : Tensor-like
+        float16, bfloat16 or float32 values (TensorFlow's op allows no other dtype), rank >= 1.
+    k : int
+        How many to keep.
+    reduction_dimension : int
+        The axis searched (default -1).
+    recall_target, reduction_input_size_override, aggregate_to_topk
+        Accepted for TensorFlow compatibility (they tune the approximation, which tapers does not make).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    ApproxTopK
+        ``(values, indices)``, indices int32.
+    """
+    return _k_along(operand, k, reduction_dimension, largest=True)
+
+
+def approx_min_k(
+    operand: Any,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+    name: Any = None,
+) -> ApproxTopK:
+    """The ``k`` smallest values along ``reduction_dimension`` and their indices (``tf.math.approx_min_k``),
+    computed exactly (TensorFlow 2.21 has no CPU kernel for it; accelerators approximate).
+
+    Parameters
+    ----------
+    operand : Tensor-like
+        float16, bfloat16 or float32 values, rank >= 1.
+    k : int
+        How many to keep.
+    reduction_dimension : int
+        The axis searched (default -1).
+    recall_target, reduction_input_size_override, aggregate_to_topk
+        Accepted for TensorFlow compatibility.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    ApproxTopK
+        ``(values, indices)``, smallest first, ties in index order.
+    """
+    return _k_along(operand, k, reduction_dimension, largest=False)
+
+
+def local_response_normalization(
+    input: Any, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5, name: Any = None
+) -> Tensor:
+    """``input / (bias + alpha * sqr_sum) ** beta`` with ``sqr_sum`` the sum of squares over the
+    ``2 * depth_radius + 1`` neighbouring channels (``tf.nn.local_response_normalization`` / ``lrn``).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, height, width, channels]`` of float16, bfloat16 or float32 (TensorFlow's op allows
+        no other dtype).
+    depth_radius : int
+        Half-width of the channel window.
+    bias, alpha, beta : float
+        The normalization's constants.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape, differentiable (TensorFlow's LRN gradient, by the chain rule).
+    """
+    x = _t(input)
+    if len(x.shape) != 4:
+        raise errors.InvalidArgumentError("input must be 4-dimensional [Op:LRN]")
+    dt = as_dtype(x.dtype)
+    if dt.name not in ("float16", "bfloat16", "float32"):
+        tf_name = {"float64": "double"}.get(dt.name, dt.name)
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'T' of {tf_name} is not in the list of allowed values: half, bfloat16, float"
+        )
+    r = int(depth_radius)
+    if r < 0:
+        raise errors.InvalidArgumentError(f"depth_radius = {r} must be non-negative [Op:LRN]")
+    c = int(x.shape[-1])
+    sq = _core.pad(x * x, [[0, 0], [0, 0], [0, 0], [r, r]])
+    total = sq[..., 0:c]
+    for i in range(1, 2 * r + 1):
+        total = total + sq[..., i : i + c]
+    scale = _t(bias, dtype_hint=x.dtype) + _t(alpha, dtype_hint=x.dtype) * total
+    return x / _core.pow(scale, _t(beta, dtype_hint=x.dtype))
+
+
+def convolution(
+    input: Any,
+    filters: Any,
+    strides: Any = None,
+    padding: str = "VALID",
+    data_format: Any = None,
+    dilations: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """N-D convolution by the input's rank (``tf.nn.convolution``): ``conv1d`` for rank 3, ``conv2d``
+    for rank 4; rank 5 (3-D convolution) raises ``NotImplementedError`` (tapers has no conv3d).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, *spatial, in_channels]``.
+    filters : Tensor-like
+        ``[*window, in_channels, out_channels]``.
+    strides : int or sequence of int, optional
+        Steps per spatial dim (default 1).
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    data_format : str, optional
+        Channels-last only.
+    dilations : int or sequence of int, optional
+        Dilation per spatial dim (default 1).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The convolution, differentiable in both.
+    """
+    from . import nn
+
+    x = _t(input)
+    r = len(x.shape)
+    if r == 3:
+        return nn.conv1d(x, filters, 1 if strides is None else strides, padding, data_format or "NWC", dilations)
+    if r == 4:
+        return _core.nn.conv2d(x, filters, 1 if strides is None else strides, padding, data_format, dilations)
+    if r == 5:
+        raise NotImplementedError("tapers has no 3-D convolution (tf.nn.conv3d) yet")
+    raise ValueError(f"`input` must have rank 3, 4 or 5 (one to three spatial dims), got {r}")
+
+
+def pool(
+    input: Any,
+    window_shape: Any,
+    pooling_type: str,
+    strides: Any = None,
+    padding: str = "VALID",
+    data_format: Any = None,
+    dilations: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Max or average pooling by the input's rank (``tf.nn.pool``): 1-D or 2-D windows.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, *spatial, channels]`` with one or two spatial dims.
+    window_shape : sequence of int
+        The window per spatial dim.
+    pooling_type : str
+        ``'MAX'`` or ``'AVG'``.
+    strides : sequence of int, optional
+        Steps (default 1).
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    data_format : str, optional
+        Channels-last only.
+    dilations : sequence of int, optional
+        Only 1 (dilated pooling raises ``NotImplementedError``).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        The pooled values, differentiable.
+    """
+    x = _t(input)
+    window = [int(w) for w in window_shape]
+    n = len(window)
+    if len(x.shape) != n + 2:
+        raise ValueError(f"Input tensor must be of rank {n + 2} but was {len(x.shape)}.")
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"Invalid pooling_type: {pooling_type}")
+    st = [1] * n if strides is None else [int(s) for s in strides]
+    if dilations is not None and any(int(d) != 1 for d in dilations):
+        raise NotImplementedError("tapers' pool supports only dilations of 1")
+    if data_format not in (None, "NWC", "NHWC"):
+        raise ValueError(f"data_format must be channels-last, got {data_format}")
+    if n == 1:
+        fn = max_pool1d if pooling_type == "MAX" else avg_pool1d
+        return fn(x, window, st, padding)
+    if n == 2:
+        op = _core.nn.max_pool2d if pooling_type == "MAX" else _core.nn.avg_pool2d
+        return op(x, window, st, padding)
+    raise NotImplementedError("tapers pools over one or two spatial dims")

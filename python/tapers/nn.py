@@ -407,17 +407,22 @@ __all__ = [
 from ._array_extra import space_to_batch  # noqa: E402
 from ._math_extra import in_top_k, zero_fraction  # noqa: E402
 from ._nn_extra import (  # noqa: E402
+    approx_max_k,
+    approx_min_k,
     atrous_conv2d,
     avg_pool1d,
     batch_norm_with_global_normalization,
     compute_average_loss,
     conv1d_transpose,
+    convolution,
     crelu,
     depth_to_space,
     l2_loss,
+    local_response_normalization,
     log_poisson_loss,
     max_pool1d,
     normalize_moments,
+    pool,
     scale_regularization_loss,
     separable_conv2d,
     space_to_depth,
@@ -430,5 +435,7 @@ __all__ += [
     "avg_pool1d", "compute_average_loss", "crelu", "depth_to_space", "in_top_k", "l2_loss", "log_poisson_loss",
     "max_pool1d", "normalize_moments", "space_to_depth", "sufficient_statistics", "weighted_cross_entropy_with_logits",
     "weighted_moments", "zero_fraction", "space_to_batch", "atrous_conv2d", "batch_norm_with_global_normalization",
-    "conv1d_transpose", "scale_regularization_loss", "separable_conv2d",
+    "conv1d_transpose", "scale_regularization_loss", "separable_conv2d", "approx_max_k", "approx_min_k",
+    "convolution", "local_response_normalization", "lrn", "pool",
 ]  # fmt: skip
+lrn = local_response_normalization

@@ -217,6 +217,19 @@ VALUES = [
     ("atrous_conv2d", "tf.nn.atrous_conv2d(tf.reshape(tf.range(50.), [1, 5, 5, 2]), tf.reshape(tf.range(24.) / 10., [2, 2, 2, 3]), 2, 'SAME')"),
     ("separable_conv2d", "tf.nn.separable_conv2d(tf.reshape(tf.range(32.), [1, 4, 4, 2]), tf.reshape(tf.range(16.) / 10., [2, 2, 2, 2]), tf.reshape(tf.range(12.) / 10., [1, 1, 4, 3]), [1, 1, 1, 1], 'VALID')"),
     ("conv1d_transpose", "tf.nn.conv1d_transpose(tf.reshape(tf.range(8.), [1, 4, 2]), tf.reshape(tf.range(18.) / 10., [3, 3, 2]), [1, 8, 3], 2, 'SAME')"),
+    # approx_max_k (exact on CPU), lrn, convolution / pool dispatchers
+    ("approx_max_k", "tf.math.approx_max_k(tf.constant([[1., 5., 3., 5.], [2., 0., 7., 1.]]), 2)"),
+    # TF's dtype errors append the op's NodeDef, which tapers does not write out (class checked)
+    ("approx_max_k_nn_int", "tf.nn.approx_max_k(tf.constant([1, 3, 2]), 2)", False),
+    ("approx_max_k_f64", "tf.math.approx_max_k(tf.constant([1., 3., 2.], dtype=tf.float64), 2)", False),
+    ("lrn", "tf.nn.lrn(tf.reshape(tf.range(12.), [1, 1, 2, 6]), depth_radius=2, bias=1., alpha=0.1, beta=0.75)"),
+    ("local_response_normalization_default", "tf.nn.local_response_normalization(tf.reshape(tf.range(24.) / 10., [1, 2, 1, 12]))"),
+    ("lrn_rank", "tf.nn.lrn(tf.zeros([2, 3]))", False),
+    ("lrn_f64", "tf.nn.lrn(tf.zeros([1, 1, 1, 2], dtype=tf.float64))", False),
+    ("convolution_1d", "tf.nn.convolution(tf.reshape(tf.range(10.), [1, 5, 2]), tf.reshape(tf.range(12.) / 10., [3, 2, 2]), padding='SAME')"),
+    ("convolution_2d_strided_dilated", "tf.nn.convolution(tf.reshape(tf.range(72.), [1, 6, 6, 2]), tf.reshape(tf.range(24.) / 10., [2, 2, 2, 3]), strides=[1, 1], dilations=[2, 2])"),
+    ("pool_max_2d", "tf.nn.pool(tf.reshape(tf.range(32.), [1, 4, 4, 2]), [2, 2], 'MAX', strides=[2, 2])"),
+    ("pool_avg_1d_same", "tf.nn.pool(tf.reshape(tf.range(10.), [1, 5, 2]), [3], 'AVG', strides=[2], padding='SAME')"),
 ]
 
 GRADS = [
@@ -268,6 +281,10 @@ GRADS = [
     ("separable_conv2d", "lambda x, d, p: tf.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], 'SAME')", [np.linspace(-1, 1, 18).reshape(1, 3, 3, 2).tolist(), np.linspace(-1, 1, 8).reshape(2, 2, 2, 1).tolist(), np.linspace(-1, 1, 6).reshape(1, 1, 2, 3).tolist()], False),
     ("conv1d_transpose", "lambda x, f: tf.nn.conv1d_transpose(x, f, [1, 6, 2], 2, 'SAME')", [np.linspace(-1, 1, 6).reshape(1, 3, 2).tolist(), np.linspace(-1, 1, 12).reshape(3, 2, 2).tolist()], False),
     ("atrous_conv2d", "lambda x, f: tf.nn.atrous_conv2d(x, f, 2, 'VALID')", [np.linspace(-1, 1, 25).reshape(1, 5, 5, 1).tolist(), np.linspace(-1, 1, 4).reshape(2, 2, 1, 1).tolist()], False),
+    ("approx_max_k", "lambda x: tf.cast(tf.math.approx_max_k(tf.cast(x, tf.float32), 2).values, tf.float64)", [[[1.0, 5.0, 3.0, 4.0], [2.0, 0.0, 7.0, 1.0]]], False),
+    # float32 only in TF: compared with rtol 1e-5 (the fifth element)
+    ("lrn", "lambda x: tf.cast(tf.nn.lrn(tf.cast(x, tf.float32), depth_radius=1, bias=0.5, alpha=0.3, beta=0.6), tf.float64)", [np.linspace(-1, 1, 8).reshape(1, 1, 2, 4).tolist()], False, 1e-5),
+    ("lrn_default", "lambda x: tf.cast(tf.nn.local_response_normalization(tf.cast(x, tf.float32)), tf.float64)", [np.linspace(-2, 1, 14).reshape(1, 1, 2, 7).tolist()], False, 1e-5),
 ]
 
 
@@ -323,7 +340,7 @@ for case in VALUES:
         row["error"] = {"class": type(e).__name__, "message": clean(str(e))}
     out["values"].append(row)
 
-for cid, fn_src, inputs, order2 in GRADS:
+for cid, fn_src, inputs, order2, *tol in GRADS:
     fn = eval(fn_src)
     xs = [tf.constant(np.array(a, dtype=np.float64)) for a in inputs]
     with tf.GradientTape(persistent=True) as outer:
@@ -336,6 +353,8 @@ for cid, fn_src, inputs, order2 in GRADS:
         grads = inner.gradient(loss, xs)
         second_obj = tf.reduce_sum(grads[0] * tf.constant(weights(grads[0].shape, 0.5, 0.125)))
     row = {"id": cid, "fn": fn_src, "inputs": inputs, "value": enc(y.numpy().tolist())}
+    if tol:
+        row["rtol"] = tol[0]
     row["grads"] = [None if g is None else enc(g.numpy().tolist()) for g in grads]
     if order2:
         g2 = outer.gradient(second_obj, xs[0])
