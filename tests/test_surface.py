@@ -48,7 +48,7 @@ ADDED = {
         "batch_norm_with_global_normalization", "conv1d_transpose", "scale_regularization_loss", "separable_conv2d",
         "approx_max_k", "approx_min_k", "convolution", "local_response_normalization", "lrn", "pool",
     ],
-    "linalg": ["cross", "l2_normalize", "matrix_rank", "set_diag", "tensor_diag", "tensor_diag_part"],
+    "linalg": ["cross", "expm", "l2_normalize", "matrix_rank", "set_diag", "tensor_diag", "tensor_diag_part"],
     "random": [
         "categorical", "stateless_categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform",
     ],
@@ -194,6 +194,7 @@ FD_CASES: list[tuple[str, Any, list[tuple[int, ...]]]] = [
     ("space_to_batch_nd", lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [0, 2]]), [(2, 3, 4, 2)]),
     ("batch_to_space", lambda x: tf.batch_to_space(x, [2, 2], [[0, 1], [1, 0]]), [(4, 2, 2, 2)]),
     ("conv1d_transpose", lambda x, f: tf.nn.conv1d_transpose(x, f, [2, 5, 3], 2, "VALID"), [(2, 2, 2), (3, 3, 2)]),
+    ("expm", lambda a: tf.linalg.expm(a / 8.0), [(2, 3, 3)]),
 ]
 
 

@@ -1274,3 +1274,94 @@ def pool(
         op = _core.nn.max_pool2d if pooling_type == "MAX" else _core.nn.avg_pool2d
         return op(x, window, st, padding)
     raise NotImplementedError("tapers pools over one or two spatial dims")
+
+
+_PADE = {
+    3: [120.0, 60.0, 12.0],
+    5: [30240.0, 15120.0, 3360.0, 420.0, 30.0],
+    7: [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0],
+    9: [17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0],
+    13: [
+        64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+        10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0,
+    ],
+}  # fmt: skip
+
+
+def _pade(m: Tensor, order: int) -> tuple[Tensor, Tensor]:
+    """TensorFlow's ``_matrix_exp_padeN``: the ``(U, V)`` of the order-N Padé approximant."""
+    b = [_t(v, dtype_hint=m.dtype) for v in _PADE[order]]
+    n = int(m.shape[-1])
+    ident = _core.eye(n, batch_shape=[int(m.shape[0])], dtype=m.dtype)
+    mm = _core.linalg.matmul
+    m2 = mm(m, m)
+    if order == 3:
+        return mm(m, m2 + b[1] * ident), b[2] * m2 + b[0] * ident
+    m4 = mm(m2, m2)
+    if order == 5:
+        return mm(m, m4 + b[3] * m2 + b[1] * ident), b[4] * m4 + b[2] * m2 + b[0] * ident
+    m6 = mm(m4, m2)
+    if order == 7:
+        u = mm(m, m6 + b[5] * m4 + b[3] * m2 + b[1] * ident)
+        return u, b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * ident
+    if order == 9:
+        m8 = mm(m6, m2)
+        u = mm(m, m8 + b[7] * m6 + b[5] * m4 + b[3] * m2 + b[1] * ident)
+        return u, b[8] * m8 + b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * ident
+    tmp_u = mm(m6, m6 + b[11] * m4 + b[9] * m2) + b[7] * m6 + b[5] * m4 + b[3] * m2 + b[1] * ident
+    tmp_v = b[12] * m6 + b[10] * m4 + b[8] * m2
+    return mm(m, tmp_u), mm(m6, tmp_v) + b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * ident
+
+
+def expm(input: Any, name: Any = None) -> Tensor:
+    """The matrix exponential of square matrices (``tf.linalg.expm``), by TensorFlow's own algorithm:
+    Padé approximants of order 3-7 (float32) or 3-13 (float64) chosen by the 1-norm, with scaling and
+    squaring (Higham 2005), written with the same ops so the gradient is TensorFlow's too.
+
+    Parameters
+    ----------
+    input : Tensor-like
+        float32 or float64 matrices ``[..., M, M]``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``exp(input)``, ``input``'s shape; all NaN when a norm is not finite.
+    """
+    x = _t(input)
+    shape = [int(d) for d in x.shape]
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise errors.InvalidArgumentError(f"Input matrix must be square, got shape {shape} [Op:MatrixSolve]")
+    if shape[-1] == 0:
+        return x
+    dt = as_dtype(x.dtype)
+    if dt.name not in ("float32", "float64"):
+        raise ValueError(f"tapers' linalg.expm supports float32 and float64 matrices, got {dt.name}")
+    m = _core.reshape(x, [-1, shape[-1], shape[-1]])
+    l1 = _core.reduce_max(_core.reduce_sum(_core.abs(m), 1), -1)  # [batch]
+    l1_np = np.asarray(l1).astype(np.float64)
+    if dt.name == "float32":
+        maxnorm, orders, conds = 3.925724783138660, (3, 5, 7), (4.258730016922831e-001, 1.880152677804762e000)
+    else:
+        maxnorm, orders = 5.371920351148152, (3, 5, 7, 9, 13)
+        conds = (1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001, 2.097847961257068e000)
+    if not np.all(np.isfinite(l1_np)):
+        return _core.fill(shape, _t(float("nan"), dtype_hint=x.dtype))
+    # floor(log2(norm / maxnorm)) has a zero gradient in TF, so a constant here changes no derivative.
+    with np.errstate(divide="ignore"):
+        squarings = np.maximum(np.floor(np.log(l1_np / maxnorm) / np.log(2.0)), 0.0)
+    scale = _core.constant((2.0**squarings).reshape(-1, 1, 1).astype(dt.as_numpy_dtype))
+    pairs = [_pade(m, o) for o in orders[:-1]] + [_pade(m / scale, orders[-1])]
+    pick = np.searchsorted(np.asarray(conds), l1_np, side="right")  # branch per matrix, TF's `less` chain
+    u, v = pairs[-1]
+    for k in range(len(pairs) - 2, -1, -1):
+        sel = _core.constant((pick <= k).reshape(-1, 1, 1))
+        u = _core.where(sel, pairs[k][0], u)
+        v = _core.where(sel, pairs[k][1], v)
+    result = _core.linalg.solve(-u + v, u + v)
+    for i in range(int(squarings.max(initial=0.0))):
+        sq = _core.constant((i < squarings).reshape(-1, 1, 1))
+        result = _core.where(sq, _core.linalg.matmul(result, result), result)
+    return _core.reshape(result, shape)

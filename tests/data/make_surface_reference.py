@@ -230,6 +230,12 @@ VALUES = [
     ("convolution_2d_strided_dilated", "tf.nn.convolution(tf.reshape(tf.range(72.), [1, 6, 6, 2]), tf.reshape(tf.range(24.) / 10., [2, 2, 2, 3]), strides=[1, 1], dilations=[2, 2])"),
     ("pool_max_2d", "tf.nn.pool(tf.reshape(tf.range(32.), [1, 4, 4, 2]), [2, 2], 'MAX', strides=[2, 2])"),
     ("pool_avg_1d_same", "tf.nn.pool(tf.reshape(tf.range(10.), [1, 5, 2]), [3], 'AVG', strides=[2], padding='SAME')"),
+    # linalg.expm: TF's Padé / scaling-and-squaring algorithm
+    ("expm_f64", "tf.linalg.expm(tf.constant([[0.5, 1.], [-2., 0.3]], dtype=tf.float64))"),
+    ("expm_f32_batch", "tf.linalg.expm(tf.reshape(tf.range(18.) / 7. - 1., [2, 3, 3]))"),
+    ("expm_large_norm", "tf.linalg.expm(tf.constant([[3., -4.], [5., 1.]], dtype=tf.float64))"),
+    ("expm_mixed_batch", "tf.linalg.expm(tf.constant([[[0.001, 0.], [0., 0.002]], [[8., 1.], [0., -6.]]], dtype=tf.float64))"),
+    ("expm_empty", "tf.linalg.expm(tf.zeros([2, 0, 0]))"),
 ]
 
 GRADS = [
@@ -285,6 +291,8 @@ GRADS = [
     # float32 only in TF: compared with rtol 1e-5 (the fifth element)
     ("lrn", "lambda x: tf.cast(tf.nn.lrn(tf.cast(x, tf.float32), depth_radius=1, bias=0.5, alpha=0.3, beta=0.6), tf.float64)", [np.linspace(-1, 1, 8).reshape(1, 1, 2, 4).tolist()], False, 1e-5),
     ("lrn_default", "lambda x: tf.cast(tf.nn.local_response_normalization(tf.cast(x, tf.float32)), tf.float64)", [np.linspace(-2, 1, 14).reshape(1, 1, 2, 7).tolist()], False, 1e-5),
+    ("expm_small", "lambda a: tf.linalg.expm(a)", [[[0.1, 0.2], [-0.05, 0.1]]], True),
+    ("expm_scaled", "lambda a: tf.linalg.expm(a)", [[[[2.0, 1.0, 0.0], [-1.5, 0.5, 3.0], [0.2, 0.0, -4.0]]]], False),
 ]
 
 
