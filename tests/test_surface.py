@@ -48,7 +48,10 @@ ADDED = {
         "batch_norm_with_global_normalization", "conv1d_transpose", "scale_regularization_loss", "separable_conv2d",
         "approx_max_k", "approx_min_k", "convolution", "local_response_normalization", "lrn", "pool",
     ],
-    "linalg": ["cross", "expm", "l2_normalize", "matrix_rank", "set_diag", "tensor_diag", "tensor_diag_part"],
+    "linalg": [
+        "cross", "expm", "l2_normalize", "matrix_rank", "set_diag", "tensor_diag", "tensor_diag_part",
+        "tridiagonal_matmul", "tridiagonal_solve",
+    ],
     "random": [
         "categorical", "stateless_categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform",
     ],

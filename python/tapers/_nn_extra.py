@@ -1365,3 +1365,146 @@ def expm(input: Any, name: Any = None) -> Tensor:
         sq = _core.constant((i < squarings).reshape(-1, 1, 1))
         result = _core.where(sq, _core.linalg.matmul(result, result), result)
     return _core.reshape(result, shape)
+
+
+def _compact_diagonals(diagonals: Any, diagonals_format: str, what: str) -> Tensor:
+    """``[..., 3, M]`` (superdiagonal, diagonal, subdiagonal) from any of TF's three formats."""
+    if diagonals_format == "compact":
+        d = _t(diagonals)
+    elif diagonals_format == "sequence":
+        if not isinstance(diagonals, (list, tuple)) or len(diagonals) != 3:
+            raise ValueError(f"Expected diagonals to be a sequence of length 3, got {diagonals!r}")
+        sup, main, sub = (_t(v) for v in diagonals)
+        sup = _t(sup, dtype_hint=main.dtype)
+        sub = _t(sub, dtype_hint=main.dtype)
+        m = int(main.shape[-1])
+        # tridiagonal_solve (not matmul, as TF) pads off-diagonals of length M - 1 at their unused end.
+        if what == "tridiagonal_solve" and int(sup.shape[-1]) == m - 1:
+            sup = _core.pad(sup, [[0, 0]] * (len(sup.shape) - 1) + [[0, 1]])
+        if what == "tridiagonal_solve" and int(sub.shape[-1]) == m - 1:
+            sub = _core.pad(sub, [[0, 0]] * (len(sub.shape) - 1) + [[1, 0]])
+        if int(sup.shape[-1]) != m or int(sub.shape[-1]) != m:
+            raise errors.InvalidArgumentError(f"Invalid superdiagonal or subdiagonal shape. [Op:{what}]")
+        d = _core.stack([sup, main, sub], -2)
+    elif diagonals_format == "matrix":
+        a = _t(diagonals)
+        if len(a.shape) < 2 or int(a.shape[-1]) != int(a.shape[-2]):
+            raise ValueError(f"Expected last two dimensions of diagonals to be same, got {list(a.shape)}")
+        m = int(a.shape[-1])
+        rows = np.arange(m)
+        sup_idx = np.stack([rows, np.minimum(rows + 1, m - 1)], -1)
+        sub_idx = np.stack([rows, np.maximum(rows - 1, 0)], -1)
+        flat = _core.reshape(a, [-1, m, m])
+        nb = int(flat.shape[0])
+        bidx = np.repeat(np.arange(nb), m)
+
+        def pick(idx: np.ndarray, valid: np.ndarray) -> Tensor:
+            full = np.concatenate([bidx[:, None], np.tile(idx, (nb, 1))], -1).reshape(nb, m, 3)
+            vals = _core.gather_nd(flat, _core.constant(full))
+            return _core.where(_core.constant(valid), vals, _core.zeros_like(vals))
+
+        sup = pick(sup_idx, rows < m - 1)
+        sub = pick(sub_idx, rows > 0)
+        main = _core.linalg.diag_part(flat)
+        d = _core.reshape(_core.stack([sup, main, sub], -2), [*[int(v) for v in a.shape[:-2]], 3, m])
+    else:
+        raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
+    if len(d.shape) < 2 or int(d.shape[-2]) != 3:
+        raise ValueError(f"Expected 3 diagonals got {int(d.shape[-2]) if len(d.shape) >= 2 else 0}")
+    return d
+
+
+def tridiagonal_matmul(diagonals: Any, rhs: Any, diagonals_format: str = "compact", name: Any = None) -> Tensor:
+    """A tridiagonal matrix times ``rhs`` (``tf.linalg.tridiagonal_matmul``), from the three diagonals:
+    ``out[i] = sup[i] * rhs[i+1] + main[i] * rhs[i] + sub[i] * rhs[i-1]``.
+
+    Parameters
+    ----------
+    diagonals : Tensor-like or sequence of three
+        ``'compact'``: ``[..., 3, M]`` (superdiagonal, diagonal, subdiagonal; ``sup[-1]`` and ``sub[0]``
+        unused); ``'sequence'``: three tensors; ``'matrix'``: ``[..., M, M]``.
+    rhs : Tensor-like
+        ``[..., M, N]``.
+    diagonals_format : str
+        ``'compact'`` (default), ``'sequence'`` or ``'matrix'``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``[..., M, N]``, differentiable in both.
+    """
+    d = _compact_diagonals(diagonals, diagonals_format, "tridiagonal_matmul")
+    r = _t(rhs, dtype_hint=d.dtype)
+    m = int(d.shape[-1])
+    if len(r.shape) < 2 or int(r.shape[-2]) != m:
+        raise ValueError(f"Expected rhs of shape [..., {m}, N], got {list(r.shape)}")
+    sup, main, sub = (_core.expand_dims(v, -1) for v in _core.unstack(d, axis=-2))
+    nd = len(r.shape)
+    below = _core.pad(r[..., 1:, :], [[0, 0]] * (nd - 2) + [[0, 1], [0, 0]])  # rhs[i + 1]
+    above = _core.pad(r[..., :-1, :], [[0, 0]] * (nd - 2) + [[1, 0], [0, 0]])  # rhs[i - 1]
+    return sup * below + main * r + sub * above
+
+
+def tridiagonal_solve(
+    diagonals: Any,
+    rhs: Any,
+    diagonals_format: str = "compact",
+    transpose_rhs: bool = False,
+    conjugate_rhs: bool = False,
+    name: Any = None,
+    partial_pivoting: bool = True,
+    perturb_singular: bool = False,
+) -> Tensor:
+    """Solves tridiagonal systems (``tf.linalg.tridiagonal_solve``) through the dense matrix and
+    ``linalg.solve`` (LU with partial pivoting), so the gradient is the solve's, restricted to the
+    three diagonals (TensorFlow's TridiagonalSolve gradient).
+
+    Parameters
+    ----------
+    diagonals : Tensor-like or sequence of three
+        As :func:`tridiagonal_matmul`.
+    rhs : Tensor-like
+        ``[..., M, K]``, or ``[..., M]`` (a vector, with ``diagonals`` of one more rank).
+    diagonals_format : str
+        ``'compact'`` (default), ``'sequence'`` or ``'matrix'``.
+    transpose_rhs : bool
+        Solve for ``rhs``'s transpose (``rhs`` given as ``[..., K, M]``).
+    conjugate_rhs : bool
+        Conjugate ``rhs`` (no effect on tapers' real dtypes).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+    partial_pivoting : bool
+        Accepted; the dense solve always pivots.
+    perturb_singular : bool
+        Only False. Differs from TensorFlow: an exactly singular system raises ``InvalidArgumentError``
+        ("Input matrix is not invertible") where TensorFlow returns NaN.
+
+    Returns
+    -------
+    Tensor
+        The solution, ``rhs``'s shape (``[..., M, K]`` for a transposed ``rhs``).
+    """
+    if perturb_singular:
+        raise NotImplementedError("tapers' tridiagonal_solve does not perturb singular systems")
+    d = _compact_diagonals(diagonals, diagonals_format, "tridiagonal_solve")
+    r = _t(rhs, dtype_hint=d.dtype)
+    m = int(d.shape[-1])
+    sup, main, sub = _core.unstack(d, axis=-2)
+    dense = _core.linalg.diag(main)
+    if m > 1:
+        upper = _core.pad(_core.linalg.diag(sup[..., :-1]), [[0, 0]] * (len(d.shape) - 2) + [[0, 1], [1, 0]])
+        lower = _core.pad(_core.linalg.diag(sub[..., 1:]), [[0, 0]] * (len(d.shape) - 2) + [[1, 0], [0, 1]])
+        dense = dense + upper + lower
+    vector = len(r.shape) == len(d.shape) - 1
+    if vector:
+        r = _core.expand_dims(r, -1)
+    elif transpose_rhs:
+        r = _core.linalg.matrix_transpose(r)
+    if int(r.shape[-2]) != m:
+        raise ValueError(
+            f"Expected number of left-hand sided and right-hand sides to be equal, got {m} and {int(r.shape[-2])}"
+        )
+    out = _core.linalg.solve(dense, r)
+    return _core.squeeze(out, [-1]) if vector else out

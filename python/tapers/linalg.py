@@ -131,6 +131,16 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
 
 # Issue 20: more of tf.linalg (python/tapers/_nn_extra.py).
 from ._core.nn import l2_normalize  # noqa: E402
-from ._nn_extra import cross, expm, matrix_rank, set_diag, tensor_diag, tensor_diag_part  # noqa: E402
+from ._nn_extra import (  # noqa: E402
+    cross,
+    expm,
+    matrix_rank,
+    set_diag,
+    tensor_diag,
+    tensor_diag_part,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
 
 __all__ += ["cross", "expm", "l2_normalize", "matrix_rank", "set_diag", "tensor_diag", "tensor_diag_part"]
+__all__ += ["tridiagonal_matmul", "tridiagonal_solve"]

@@ -236,6 +236,13 @@ VALUES = [
     ("expm_large_norm", "tf.linalg.expm(tf.constant([[3., -4.], [5., 1.]], dtype=tf.float64))"),
     ("expm_mixed_batch", "tf.linalg.expm(tf.constant([[[0.001, 0.], [0., 0.002]], [[8., 1.], [0., -6.]]], dtype=tf.float64))"),
     ("expm_empty", "tf.linalg.expm(tf.zeros([2, 0, 0]))"),
+    # tridiagonal matmul / solve in the three formats
+    ("tridiagonal_matmul_compact", "tf.linalg.tridiagonal_matmul(tf.constant([[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]), tf.reshape(tf.range(6.), [3, 2]))"),
+    ("tridiagonal_matmul_sequence", "tf.linalg.tridiagonal_matmul([tf.constant([1., 2., 0.]), tf.constant([4., 5., 6.]), tf.constant([0., 8., 9.])], tf.reshape(tf.range(6.), [3, 2]), diagonals_format='sequence')"),
+    ("tridiagonal_matmul_matrix_batch", "tf.linalg.tridiagonal_matmul(tf.constant([[[4., 1., 9.], [2., 5., 3.], [9., 1., 6.]], [[1., 2., 0.], [3., 4., 5.], [0., 6., 7.]]]), tf.reshape(tf.range(12.), [2, 3, 2]), diagonals_format='matrix')"),
+    ("tridiagonal_solve_compact", "tf.linalg.tridiagonal_solve(tf.constant([[1., 2., 0.], [4., 5., 7.], [0., 8., 9.]], dtype=tf.float64), tf.constant([[1.], [2.], [3.]], dtype=tf.float64))"),
+    ("tridiagonal_solve_sequence_short", "tf.linalg.tridiagonal_solve([tf.constant([1., 2.]), tf.constant([4., 5., 7.]), tf.constant([8., 9.])], tf.constant([1., 2., 3.]), diagonals_format='sequence')"),
+    ("tridiagonal_solve_matrix_transpose", "tf.linalg.tridiagonal_solve(tf.constant([[4., 1., 0.], [2., 5., 3.], [0., 1., 6.]], dtype=tf.float64), tf.constant([[1., 2., 3.], [0., 1., 0.]], dtype=tf.float64), diagonals_format='matrix', transpose_rhs=True)"),
 ]
 
 GRADS = [
@@ -293,6 +300,8 @@ GRADS = [
     ("lrn_default", "lambda x: tf.cast(tf.nn.local_response_normalization(tf.cast(x, tf.float32)), tf.float64)", [np.linspace(-2, 1, 14).reshape(1, 1, 2, 7).tolist()], False, 1e-5),
     ("expm_small", "lambda a: tf.linalg.expm(a)", [[[0.1, 0.2], [-0.05, 0.1]]], True),
     ("expm_scaled", "lambda a: tf.linalg.expm(a)", [[[[2.0, 1.0, 0.0], [-1.5, 0.5, 3.0], [0.2, 0.0, -4.0]]]], False),
+    ("tridiagonal_matmul", "lambda d, r: tf.linalg.tridiagonal_matmul(d, r)", [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], [[1.0, -1.0], [0.5, 2.0], [3.0, 0.0]]], False),
+    ("tridiagonal_solve", "lambda d, r: tf.linalg.tridiagonal_solve(d, r)", [[[1.0, 2.0, 0.0], [4.0, 5.0, 7.0], [0.0, 8.0, 9.0]], [[1.0, -1.0], [0.5, 2.0], [3.0, 0.0]]], False),
 ]
 
 
