@@ -1342,6 +1342,8 @@ def expm(input: Any, name: Any = None) -> Tensor:
     m = _core.reshape(x, [-1, shape[-1], shape[-1]])
     l1 = _core.reduce_max(_core.reduce_sum(_core.abs(m), 1), -1)  # [batch]
     l1_np = np.asarray(l1).astype(np.float64)
+    orders: tuple[int, ...]
+    conds: tuple[float, ...]
     if dt.name == "float32":
         maxnorm, orders, conds = 3.925724783138660, (3, 5, 7), (4.258730016922831e-001, 1.880152677804762e000)
     else:
