@@ -54,6 +54,7 @@ ADDED = {
     ],
     "random": [
         "categorical", "stateless_categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform",
+        "fold_in", "split",
     ],
 }  # fmt: skip
 
@@ -63,8 +64,10 @@ def test_added_names_exist(module: str) -> None:
     mod = getattr(tf, module) if module else tf
     missing = [n for n in ADDED[module] if not callable(getattr(mod, n, None))]
     assert not missing, f"tapers{'.' + module if module else ''} lacks {missing}"
-    # Exported too, so `from tapers.X import *` and the stubs' __all__ see them.
-    assert not [n for n in ADDED[module] if n not in mod.__all__]
+    # Exported too, so `from tapers.X import *` sees them; but not the names that would shadow builtins.
+    builtin_names = {"slice", "tuple"}
+    assert not [n for n in ADDED[module] if n not in mod.__all__ and n not in builtin_names]
+    assert not builtin_names & set(mod.__all__)
 
 
 def decode(v: Any) -> Any:
@@ -235,6 +238,21 @@ def test_stateless_random_is_a_function_of_seed_and_shape() -> None:
     assert u.dtype == tf.int32 and 2 <= int(tf.reduce_min(u)) and int(tf.reduce_max(u)) < 7
     with pytest.raises(ValueError):
         tf.random.stateless_uniform([2], seed=[1, 2, 3])
+
+
+def test_split_and_fold_in_derive_seeds_deterministically() -> None:
+    a = tf.random.split([1, 2], num=3)
+    assert a.dtype == tf.int64 and list(a.shape) == [3, 2]
+    np.testing.assert_array_equal(a.numpy(), tf.random.split(tf.constant([1, 2]), num=3).numpy())
+    assert len({tuple(r) for r in a.numpy().tolist()}) == 3
+    f = tf.random.fold_in([1, 2], 7)
+    assert f.dtype == tf.int64 and list(f.shape) == [2]
+    np.testing.assert_array_equal(f.numpy(), tf.random.fold_in([1, 2], 7).numpy())
+    assert not np.array_equal(f.numpy(), tf.random.fold_in([1, 2], 8).numpy())
+    # the derived seeds drive the stateless ops
+    x = tf.random.stateless_normal([4], seed=a[0])
+    np.testing.assert_array_equal(x.numpy(), tf.random.stateless_normal([4], seed=a[0]).numpy())
+    assert not np.array_equal(x.numpy(), tf.random.stateless_normal([4], seed=a[1]).numpy())
 
 
 def test_categorical_follows_logits_and_seed() -> None:

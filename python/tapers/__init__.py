@@ -121,7 +121,6 @@ from ._array_extra import (  # noqa: E402
     scan,
     sequence_mask,
     shape_n,
-    slice,
     space_to_batch,
     space_to_batch_nd,
     strided_slice,
@@ -131,14 +130,16 @@ from ._array_extra import (  # noqa: E402
     unique_with_counts,
     unravel_index,
 )
-from ._array_extra import tuple_ as tuple  # noqa: E402
+from ._array_extra import slice as slice  # noqa: E402
 from ._math_extra import scalar_mul  # noqa: E402
+from ._tuple import tuple as tuple  # noqa: E402
 
 __all__ += [
     "control_dependencies", "dynamic_partition", "dynamic_stitch", "executing_eagerly", "foldl", "foldr",
     "get_static_value", "group", "histogram_fixed_width", "identity_n", "init_scope", "is_tensor", "no_op",
-    "reverse_sequence", "saturate_cast", "scalar_mul", "scan", "sequence_mask", "shape_n", "slice", "strided_slice",
+    "reverse_sequence", "saturate_cast", "scalar_mul", "scan", "sequence_mask", "shape_n", "strided_slice",
     "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "unique_with_counts", "unravel_index",
     "batch_to_space", "space_to_batch", "space_to_batch_nd", "broadcast_dynamic_shape", "broadcast_static_shape",
-    "ensure_shape", "get_current_name_scope", "grad_pass_through", "parallel_stack", "tuple",
+    "ensure_shape", "get_current_name_scope", "grad_pass_through", "parallel_stack",
 ]  # fmt: skip
+# `slice` and `tuple` stay out of __all__ (as `print`): `from tapers import *` must not shadow the builtins.

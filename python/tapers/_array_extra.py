@@ -1152,29 +1152,6 @@ def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
     return _core.constant(np.asarray(out, dtype=np.asarray(tx).dtype))
 
 
-def tuple_(tensors: Sequence[Any], control_inputs: Any = None, name: Any = None) -> list[Any]:
-    """``tf.tuple`` (exported as ``tapers.tuple``): the tensors, grouped; in eager execution
-    each has already been computed.
-
-    Parameters
-    ----------
-    tensors : sequence of Tensor-like or None
-        The tensors; None entries stay None.
-    control_inputs : list, optional
-        Ops that already ran.
-    name : str, optional
-        Accepted for TensorFlow compatibility and ignored.
-
-    Returns
-    -------
-    list
-        The same tensors, in order.
-    """
-    if isinstance(tensors, (str, bytes)) or not isinstance(tensors, (list, tuple)):
-        raise TypeError("tensors must be a list or tuple")
-    return [None if t is None else _t(t) for t in tensors]
-
-
 def parallel_stack(values: Sequence[Any], name: Any = "parallel_stack") -> Tensor:
     """``stack(values)`` inside a traced ``tapers.function``; eagerly, TensorFlow's RuntimeError
     (``tf.parallel_stack`` only exists in graphs).

@@ -1510,3 +1510,49 @@ def tridiagonal_solve(
         )
     out = _core.linalg.solve(dense, r)
     return _core.squeeze(out, [-1]) if vector else out
+
+
+def split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor:
+    """``num`` new stateless seeds derived from ``seed`` (``tf.random.split``): a function of
+    ``seed`` and ``num`` only, as TensorFlow's contract, but not TensorFlow's Philox values.
+
+    Parameters
+    ----------
+    seed : pair of int
+        The parent seed.
+    num : int
+        How many seeds.
+    alg : str
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        int64 ``[num, 2]``, each row usable as a ``seed`` of the ``stateless_*`` ops.
+    """
+    g = _core.random.Generator.from_seed(_seed_pair(seed) ^ 0x9E3779B97F4A7C15)
+    return _core.cast(g.uniform([int(num), 2], 0.0, 2147483647.0, "int64"), "int64")
+
+
+def fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
+    """A new stateless seed from ``seed`` and an integer ``data`` (``tf.random.fold_in``): a function
+    of both only, as TensorFlow's contract, but not TensorFlow's Philox values.
+
+    Parameters
+    ----------
+    seed : pair of int
+        The parent seed.
+    data : int
+        The value folded in (e.g. a step or replica number).
+    alg : str
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        int64 ``[2]``.
+    """
+    d = int(np.asarray(_t(data)))
+    key = (_seed_pair(seed) * 0x100000001B3 + (d & 0xFFFFFFFFFFFFFFFF)) & 0xFFFFFFFFFFFFFFFF
+    g = _core.random.Generator.from_seed(key ^ 0xC2B2AE3D27D4EB4F)
+    return _core.cast(g.uniform([2], 0.0, 2147483647.0, "int64"), "int64")

@@ -217,6 +217,8 @@ def _keep_mask(shape: Any, keep: float, seed: int | None) -> Tensor:
 # Issue 20: categorical and the stateless samplers (python/tapers/_nn_extra.py).
 from ._nn_extra import (  # noqa: E402
     categorical,
+    fold_in,
+    split,
     stateless_categorical,
     stateless_normal,
     stateless_truncated_normal,
@@ -224,4 +226,4 @@ from ._nn_extra import (  # noqa: E402
 )
 
 __all__ += ["categorical", "stateless_categorical", "stateless_normal", "stateless_truncated_normal"]
-__all__ += ["stateless_uniform"]
+__all__ += ["stateless_uniform", "fold_in", "split"]
