@@ -33,7 +33,8 @@ ADDED = {
         "strided_slice", "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub",
         "unique_with_counts", "unravel_index", "batch_to_space", "space_to_batch", "space_to_batch_nd",
         "broadcast_dynamic_shape", "broadcast_static_shape", "ensure_shape", "get_current_name_scope",
-        "grad_pass_through", "parallel_stack", "tuple",
+        "grad_pass_through", "parallel_stack", "tuple", "histogram_fixed_width_bins",
+        "required_space_to_batch_paddings",
     ],
     "math": [
         "accumulate_n", "confusion_matrix", "count_nonzero", "in_top_k", "invert_permutation", "is_non_decreasing",
@@ -47,6 +48,7 @@ ADDED = {
         "weighted_cross_entropy_with_logits", "weighted_moments", "zero_fraction", "space_to_batch", "atrous_conv2d",
         "batch_norm_with_global_normalization", "conv1d_transpose", "scale_regularization_loss", "separable_conv2d",
         "approx_max_k", "approx_min_k", "convolution", "local_response_normalization", "lrn", "pool",
+        "atrous_conv2d_transpose", "conv_transpose",
     ],
     "linalg": [
         "cross", "expm", "l2_normalize", "matrix_rank", "set_diag", "tensor_diag", "tensor_diag_part",

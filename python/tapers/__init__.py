@@ -111,11 +111,13 @@ from ._array_extra import (  # noqa: E402
     grad_pass_through,
     group,
     histogram_fixed_width,
+    histogram_fixed_width_bins,
     identity_n,
     init_scope,
     is_tensor,
     no_op,
     parallel_stack,
+    required_space_to_batch_paddings,
     reverse_sequence,
     saturate_cast,
     scan,
@@ -140,6 +142,7 @@ __all__ += [
     "reverse_sequence", "saturate_cast", "scalar_mul", "scan", "sequence_mask", "shape_n", "strided_slice",
     "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "unique_with_counts", "unravel_index",
     "batch_to_space", "space_to_batch", "space_to_batch_nd", "broadcast_dynamic_shape", "broadcast_static_shape",
-    "ensure_shape", "get_current_name_scope", "grad_pass_through", "parallel_stack",
+    "ensure_shape", "get_current_name_scope", "grad_pass_through", "parallel_stack", "histogram_fixed_width_bins",
+    "required_space_to_batch_paddings",
 ]  # fmt: skip
 # `slice` and `tuple` stay out of __all__ (as `print`): `from tapers import *` must not shadow the builtins.

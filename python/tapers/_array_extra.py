@@ -1204,3 +1204,83 @@ def get_current_name_scope() -> str:
         Scope names joined by ``/``, without a trailing slash.
     """
     return str(_core._get_name_scope()).rstrip("/")
+
+
+def required_space_to_batch_paddings(
+    input_shape: Any, block_shape: Any, base_paddings: Any = None, name: Any = None
+) -> builtins.tuple[Tensor, Tensor]:
+    """Paddings that make ``input_shape`` divisible by ``block_shape`` for ``space_to_batch_nd``, and
+    the crops that undo them for ``batch_to_space`` (``tf.required_space_to_batch_paddings``).
+
+    Parameters
+    ----------
+    input_shape : sequence of int
+        The ``M`` spatial sizes.
+    block_shape : sequence of int
+        The ``M`` block sizes.
+    base_paddings : int Tensor-like, optional
+        ``[M, 2]`` paddings wanted anyway (default zeros).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``(paddings, crops)``, int32 ``[M, 2]``: the end paddings grow to the next multiple, and
+        ``crops[:, 1]`` is that growth.
+    """
+    shape = np.asarray(_ints(input_shape), dtype=np.int32)
+    block = np.asarray(_ints(block_shape), dtype=np.int32)
+    m = block.shape[0]
+    if shape.shape != (m,):
+        raise ValueError(f"Shapes ({shape.shape[0]},) and ({m},) are incompatible")
+    base = np.zeros((m, 2), np.int32) if base_paddings is None else np.asarray(_t(base_paddings)).astype(np.int32)
+    if base.shape != (m, 2):
+        raise ValueError(f"Shapes {base.shape} and ({m}, 2) are incompatible")
+    full = shape + base[:, 0] + base[:, 1]
+    extra = (block - full % block) % block
+    paddings = np.stack([base[:, 0], base[:, 1] + extra], axis=1)
+    crops = np.stack([np.zeros(m, np.int32), extra], axis=1)
+    return _core.constant(paddings.astype(np.int32)), _core.constant(crops.astype(np.int32))
+
+
+def histogram_fixed_width_bins(
+    values: Any, value_range: Any, nbins: Any = 100, dtype: Any = "int32", name: Any = None
+) -> Tensor:
+    """The bin of each value for ``histogram_fixed_width`` (``tf.histogram_fixed_width_bins``):
+    ``floor(nbins * (v - lo) / (hi - lo))`` in the values' precision, clipped to ``[0, nbins - 1]``.
+
+    Parameters
+    ----------
+    values : Tensor-like
+        Floating values, any shape (integer values raise ``InvalidArgumentError``, as in TF 2.21).
+    value_range : pair of numbers
+        ``[lo, hi]``.
+    nbins : int
+        Bins (positive).
+    dtype : DType
+        int32 (default) or int64.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``values``' shape, of ``dtype``.
+    """
+    v = _t(values)
+    n = int(np.asarray(_t(nbins)))
+    if n <= 0:
+        raise errors.InvalidArgumentError("nbins should be a positive number.")
+    if as_dtype(v.dtype).is_integer:
+        # TF 2.21 divides integer values into float64 and then multiplies by an integer nbins: an error.
+        raise errors.InvalidArgumentError(
+            f"cannot compute Mul as input #1(zero-based) was expected to be a {as_dtype(v.dtype).name} tensor but "
+            "is a double tensor [Op:Mul]"
+        )
+    a = np.asarray(v)
+    r = np.asarray(_t(value_range, dtype_hint=v.dtype)).astype(a.dtype)
+    scaled = np.true_divide(a - r[0], r[1] - r[0])  # in the values' float precision, as TF
+    idx = np.floor(scaled.dtype.type(n) * scaled)
+    idx = np.clip(idx, 0, n - 1)
+    return _core.constant(idx.astype(as_dtype(dtype).as_numpy_dtype))

@@ -1556,3 +1556,86 @@ def fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
     key = (_seed_pair(seed) * 0x100000001B3 + (d & 0xFFFFFFFFFFFFFFFF)) & 0xFFFFFFFFFFFFFFFF
     g = _core.random.Generator.from_seed(key ^ 0xC2B2AE3D27D4EB4F)
     return _core.cast(g.uniform([2], 0.0, 2147483647.0, "int64"), "int64")
+
+
+def conv_transpose(
+    input: Any,
+    filters: Any,
+    output_shape: Any,
+    strides: Any,
+    padding: str = "SAME",
+    data_format: Any = None,
+    dilations: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Transposed convolution by the input's rank (``tf.nn.conv_transpose``): ``conv1d_transpose`` for
+    rank 3, ``conv2d_transpose`` for rank 4; rank 5 raises ``NotImplementedError`` (no conv3d_transpose).
+
+    Parameters
+    ----------
+    input : Tensor-like
+        ``[batch, *spatial, in_channels]``.
+    filters : Tensor-like
+        ``[*window, out_channels, in_channels]``.
+    output_shape : sequence of int
+        The result's shape.
+    strides : int or sequence of int
+        The steps.
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    data_format : str, optional
+        Channels-last only.
+    dilations : int or sequence of int, optional
+        Dilation rates.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``output_shape``, differentiable in ``input`` and ``filters``.
+    """
+    from . import nn
+
+    x = _t(input)
+    r = len(x.shape)
+    if r == 3:
+        return conv1d_transpose(x, filters, output_shape, strides, padding, data_format or "NWC", dilations)
+    if r == 4:
+        return nn.conv2d_transpose(x, filters, output_shape, strides, padding, data_format or "NHWC", dilations)
+    if r == 5:
+        raise NotImplementedError("tapers has no 3-D transposed convolution (tf.nn.conv3d_transpose) yet")
+    raise ValueError(f"`input` must have rank 3, 4 or 5, got {r}")
+
+
+def atrous_conv2d_transpose(
+    value: Any, filters: Any, output_shape: Any, rate: int, padding: str, name: Any = None
+) -> Tensor:
+    """The transpose of :func:`atrous_conv2d` (``tf.nn.atrous_conv2d_transpose``): ``conv2d_transpose``
+    with stride 1 and ``dilations=rate``.
+
+    Parameters
+    ----------
+    value : Tensor-like
+        ``[batch, height, width, in_channels]``.
+    filters : Tensor-like
+        ``[fh, fw, out_channels, in_channels]``.
+    output_shape : sequence of int
+        ``[batch, out_height, out_width, out_channels]``.
+    rate : int
+        The dilation (at least 1).
+    padding : str
+        ``'SAME'`` or ``'VALID'``.
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        ``output_shape``, differentiable in ``value`` and ``filters``.
+    """
+    from . import nn
+
+    if int(rate) < 1:
+        raise ValueError(f"rate {rate} cannot be less than one")
+    return nn.conv2d_transpose(value, filters, output_shape, 1, padding, dilations=int(rate))

@@ -410,10 +410,12 @@ from ._nn_extra import (  # noqa: E402
     approx_max_k,
     approx_min_k,
     atrous_conv2d,
+    atrous_conv2d_transpose,
     avg_pool1d,
     batch_norm_with_global_normalization,
     compute_average_loss,
     conv1d_transpose,
+    conv_transpose,
     convolution,
     crelu,
     depth_to_space,
@@ -436,6 +438,6 @@ __all__ += [
     "max_pool1d", "normalize_moments", "space_to_depth", "sufficient_statistics", "weighted_cross_entropy_with_logits",
     "weighted_moments", "zero_fraction", "space_to_batch", "atrous_conv2d", "batch_norm_with_global_normalization",
     "conv1d_transpose", "scale_regularization_loss", "separable_conv2d", "approx_max_k", "approx_min_k",
-    "convolution", "local_response_normalization", "lrn", "pool",
+    "convolution", "local_response_normalization", "lrn", "pool", "atrous_conv2d_transpose", "conv_transpose",
 ]  # fmt: skip
 lrn = local_response_normalization

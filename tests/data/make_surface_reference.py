@@ -243,6 +243,14 @@ VALUES = [
     ("tridiagonal_solve_compact", "tf.linalg.tridiagonal_solve(tf.constant([[1., 2., 0.], [4., 5., 7.], [0., 8., 9.]], dtype=tf.float64), tf.constant([[1.], [2.], [3.]], dtype=tf.float64))"),
     ("tridiagonal_solve_sequence_short", "tf.linalg.tridiagonal_solve([tf.constant([1., 2.]), tf.constant([4., 5., 7.]), tf.constant([8., 9.])], tf.constant([1., 2., 3.]), diagonals_format='sequence')"),
     ("tridiagonal_solve_matrix_transpose", "tf.linalg.tridiagonal_solve(tf.constant([[4., 1., 0.], [2., 5., 3.], [0., 1., 6.]], dtype=tf.float64), tf.constant([[1., 2., 3.], [0., 1., 0.]], dtype=tf.float64), diagonals_format='matrix', transpose_rhs=True)"),
+    # more helpers
+    ("required_space_to_batch_paddings", "tf.required_space_to_batch_paddings([5, 7], [2, 3])"),
+    ("required_space_to_batch_paddings_base", "tf.required_space_to_batch_paddings([5, 6], [4, 3], base_paddings=[[1, 1], [0, 2]])"),
+    ("histogram_fixed_width_bins", "tf.histogram_fixed_width_bins(tf.constant([-1.0, 0.0, 1.5, 2.0, 5.0, 15.]), [0.0, 5.0], nbins=5)"),
+    ("histogram_fixed_width_bins_int", "tf.histogram_fixed_width_bins(tf.constant([[1, 2], [3, 9]]), [0, 10], nbins=3, dtype=tf.int64)"),
+    ("conv_transpose_2d", "tf.nn.conv_transpose(tf.reshape(tf.range(8.), [1, 2, 2, 2]), tf.reshape(tf.range(36.) / 10., [3, 3, 2, 2]), [1, 4, 4, 2], 2)"),
+    ("conv_transpose_1d", "tf.nn.conv_transpose(tf.reshape(tf.range(6.), [1, 3, 2]), tf.reshape(tf.range(12.) / 10., [3, 2, 2]), [1, 6, 2], 2)"),
+    ("atrous_conv2d_transpose", "tf.nn.atrous_conv2d_transpose(tf.reshape(tf.range(18.), [1, 3, 3, 2]), tf.reshape(tf.range(24.) / 10., [2, 2, 3, 2]), [1, 5, 5, 3], 2, 'VALID')"),
 ]
 
 GRADS = [
