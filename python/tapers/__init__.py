@@ -93,3 +93,56 @@ __all__ += ["IndexedSlices", "TensorSpec", "autodiff", "config", "data", "device
 __all__ += ["atan2", "vectorized_map"]
 __all__ += ["complex", "bfloat16", "complex64", "complex128", "float16", "half"]
 __all__ += ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]
+
+# Issue 20: the rest of TensorFlow's top-level numeric surface (python/tapers/_array_extra.py).
+from ._array_extra import (  # noqa: E402
+    batch_to_space,
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    control_dependencies,
+    dynamic_partition,
+    dynamic_stitch,
+    ensure_shape,
+    executing_eagerly,
+    foldl,
+    foldr,
+    get_current_name_scope,
+    get_static_value,
+    grad_pass_through,
+    group,
+    histogram_fixed_width,
+    histogram_fixed_width_bins,
+    identity_n,
+    init_scope,
+    is_tensor,
+    no_op,
+    parallel_stack,
+    required_space_to_batch_paddings,
+    reverse_sequence,
+    saturate_cast,
+    scan,
+    sequence_mask,
+    shape_n,
+    space_to_batch,
+    space_to_batch_nd,
+    strided_slice,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    unique_with_counts,
+    unravel_index,
+)
+from ._array_extra import slice as slice  # noqa: E402
+from ._math_extra import scalar_mul  # noqa: E402
+from ._tuple import tuple as tuple  # noqa: E402
+
+__all__ += [
+    "control_dependencies", "dynamic_partition", "dynamic_stitch", "executing_eagerly", "foldl", "foldr",
+    "get_static_value", "group", "histogram_fixed_width", "identity_n", "init_scope", "is_tensor", "no_op",
+    "reverse_sequence", "saturate_cast", "scalar_mul", "scan", "sequence_mask", "shape_n", "strided_slice",
+    "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "unique_with_counts", "unravel_index",
+    "batch_to_space", "space_to_batch", "space_to_batch_nd", "broadcast_dynamic_shape", "broadcast_static_shape",
+    "ensure_shape", "get_current_name_scope", "grad_pass_through", "parallel_stack", "histogram_fixed_width_bins",
+    "required_space_to_batch_paddings",
+]  # fmt: skip
+# `slice` and `tuple` stay out of __all__ (as `print`): `from tapers import *` must not shadow the builtins.

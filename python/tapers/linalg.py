@@ -127,3 +127,20 @@ def global_norm(t_list: Sequence[Any], name: Any = None) -> Tensor:
     t_list = [v.values if isinstance(v, IndexedSlices) else v for v in t_list]
     halves = [_core.multiply(_core.reduce_sum(_core.square(v)), 0.5) for v in t_list if v is not None]
     return _core.sqrt(_core.multiply(_core.reduce_sum(_core.stack(halves)), 2.0))
+
+
+# Issue 20: more of tf.linalg (python/tapers/_nn_extra.py).
+from ._core.nn import l2_normalize  # noqa: E402
+from ._nn_extra import (  # noqa: E402
+    cross,
+    expm,
+    matrix_rank,
+    set_diag,
+    tensor_diag,
+    tensor_diag_part,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
+
+__all__ += ["cross", "expm", "l2_normalize", "matrix_rank", "set_diag", "tensor_diag", "tensor_diag_part"]
+__all__ += ["tridiagonal_matmul", "tridiagonal_solve"]

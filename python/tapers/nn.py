@@ -402,3 +402,42 @@ __all__ = [
     *__all__, "avg_pool", "batch_normalization", "conv1d", "conv2d_transpose", "depthwise_conv2d", "dropout",
     "embedding_lookup", "max_pool", "moments", "swish",
 ]  # fmt: skip
+
+# Issue 20: more of tf.nn (python/tapers/_nn_extra.py, python/tapers/_math_extra.py).
+from ._array_extra import space_to_batch  # noqa: E402
+from ._math_extra import in_top_k, zero_fraction  # noqa: E402
+from ._nn_extra import (  # noqa: E402
+    approx_max_k,
+    approx_min_k,
+    atrous_conv2d,
+    atrous_conv2d_transpose,
+    avg_pool1d,
+    batch_norm_with_global_normalization,
+    compute_average_loss,
+    conv1d_transpose,
+    conv_transpose,
+    convolution,
+    crelu,
+    depth_to_space,
+    l2_loss,
+    local_response_normalization,
+    log_poisson_loss,
+    max_pool1d,
+    normalize_moments,
+    pool,
+    scale_regularization_loss,
+    separable_conv2d,
+    space_to_depth,
+    sufficient_statistics,
+    weighted_cross_entropy_with_logits,
+    weighted_moments,
+)
+
+__all__ += [
+    "avg_pool1d", "compute_average_loss", "crelu", "depth_to_space", "in_top_k", "l2_loss", "log_poisson_loss",
+    "max_pool1d", "normalize_moments", "space_to_depth", "sufficient_statistics", "weighted_cross_entropy_with_logits",
+    "weighted_moments", "zero_fraction", "space_to_batch", "atrous_conv2d", "batch_norm_with_global_normalization",
+    "conv1d_transpose", "scale_regularization_loss", "separable_conv2d", "approx_max_k", "approx_min_k",
+    "convolution", "local_response_normalization", "lrn", "pool", "atrous_conv2d_transpose", "conv_transpose",
+]  # fmt: skip
+lrn = local_response_normalization

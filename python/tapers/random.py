@@ -212,3 +212,18 @@ def shuffle(value: Any, seed: int | None = None, name: Any = None) -> Tensor:
 
 def _keep_mask(shape: Any, keep: float, seed: int | None) -> Tensor:
     return _stream(seed).bernoulli(shape, keep)
+
+
+# Issue 20: categorical and the stateless samplers (python/tapers/_nn_extra.py).
+from ._nn_extra import (  # noqa: E402
+    categorical,
+    fold_in,
+    split,
+    stateless_categorical,
+    stateless_normal,
+    stateless_truncated_normal,
+    stateless_uniform,
+)
+
+__all__ += ["categorical", "stateless_categorical", "stateless_normal", "stateless_truncated_normal"]
+__all__ += ["stateless_uniform", "fold_in", "split"]
