@@ -30,12 +30,8 @@ SKIP: dict[str, str] = {
 }
 
 # Errors tapers raises under another class: expression -> (tapers' class, why).
-OTHER_CLASS: dict[str, tuple[str, str]] = {
-    "tf.tile(tf.constant([[7, 3], [100, 0]], tf.uint16), [2, 1])": (
-        "NotImplementedError",
-        "TF's UnimplementedError; the binding raises the builtin NotImplementedError for every unimplemented case",
-    ),
-}
+# (Tile on uint16 raises tapers.errors.UnimplementedError, TF's class, since issue 20.)
+OTHER_CLASS: dict[str, tuple[str, str]] = {}
 
 
 def _values(r: dict[str, Any]) -> np.ndarray:

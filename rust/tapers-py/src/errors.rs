@@ -37,6 +37,7 @@ pub fn to_py_named(err: Error, name: Option<&str>) -> PyErr {
     static EXHAUSTED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static NOT_FOUND: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static DATA_LOSS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    static UNIMPLEMENTED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     let msg = match name {
         Some(n) => format!("{err} name: {n}"),
         None => err.to_string(),
@@ -60,8 +61,10 @@ pub fn to_py_named(err: Error, name: Option<&str>) -> PyErr {
         kind @ (ErrorKind::InvalidArgument
         | ErrorKind::ResourceExhausted
         | ErrorKind::NotFound
-        | ErrorKind::DataLoss) => Python::attach(|py| {
+        | ErrorKind::DataLoss
+        | ErrorKind::UnimplementedOp) => Python::attach(|py| {
             let (cell, name) = match kind {
+                ErrorKind::UnimplementedOp => (&UNIMPLEMENTED, "UnimplementedError"),
                 ErrorKind::InvalidArgument => (&INVALID, "InvalidArgumentError"),
                 ErrorKind::ResourceExhausted => (&EXHAUSTED, "ResourceExhaustedError"),
                 ErrorKind::NotFound => (&NOT_FOUND, "NotFoundError"),

@@ -62,6 +62,10 @@ pub enum Error {
     /// gradients' unsupported shapes).
     #[error("{0}")]
     Unimplemented(String),
+    /// An op whose kernel refuses its input (TF's `UnimplementedError`, as
+    /// `Tile` on uint16).
+    #[error("{0}")]
+    UnimplementedOp(String),
     /// A non-persistent tape was asked for a second set of gradients.
     #[error("A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)")]
     TapeSpent,
@@ -108,6 +112,8 @@ pub enum ErrorKind {
     Value,
     /// `NotImplementedError`.
     Unimplemented,
+    /// `UnimplementedError` (an `OpError` and a `NotImplementedError`).
+    UnimplementedOp,
     /// `ResourceExhaustedError` (a `MemoryError`).
     ResourceExhausted,
     /// An error raised by user code, passed through.
@@ -133,6 +139,7 @@ impl Error {
             Error::TapeSpent | Error::NotRecording => ErrorKind::Runtime,
             Error::TapeState(_) | Error::VariableMismatch(_) | Error::Value(_) => ErrorKind::Value,
             Error::Unimplemented(_) => ErrorKind::Unimplemented,
+            Error::UnimplementedOp(_) => ErrorKind::UnimplementedOp,
             Error::ResourceExhausted { .. } => ErrorKind::ResourceExhausted,
             Error::Callback(_) => ErrorKind::Callback,
             Error::Cancelled => ErrorKind::Cancelled,

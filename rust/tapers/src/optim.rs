@@ -1,14 +1,18 @@
 //! Optimizer update rules, fused and in place on the variables' buffers.
 //!
 //! The formulas are Keras 3's (`keras.optimizers.SGD`, `Adam`, `AdamW`,
-//! `RMSprop`), applied elementwise in the variable's dtype. Slots (momenta,
+//! `RMSprop`), applied elementwise in the variable's dtype (float16/bfloat16/
+//! float32/float64/complex64/complex128, as Keras 3 on TF 2.21 trains them). Slots (momenta,
 //! velocities) are variables too, so they can be saved and shared.
 
 use std::sync::Arc;
 
 use ndarray::Zip;
-use num_traits::Float;
+use std::ops::{Add, Div, Mul, Sub};
 
+use num_traits::{Float, One, Zero};
+
+use crate::dtype::{bf16, c128, c64, f16};
 use crate::error::{Error, Result};
 use crate::shape::ShapeDisplay;
 use crate::tensor::{Storage, Tensor};
@@ -78,7 +82,7 @@ fn with_storages<R>(vars: &[&Variable], f: impl FnOnce(&mut [Storage]) -> Result
     r
 }
 
-fn check(var: &Variable, grad: &Tensor) -> Result<()> {
+fn check(rule: &Rule, var: &Variable, grad: &Tensor) -> Result<()> {
     if var.shape() != grad.shape() || var.dtype() != grad.dtype() {
         return Err(Error::invalid(format!(
             "gradient of shape {} and dtype {} does not match variable '{}' of shape {} and dtype {}",
@@ -89,13 +93,31 @@ fn check(var: &Variable, grad: &Tensor) -> Result<()> {
             var.dtype()
         )));
     }
-    // The update kernels run in float32/float64 (float16/bfloat16 variables are not trained here).
-    if !matches!(var.dtype(), crate::DType::F32 | crate::DType::F64) {
+    use crate::DType::{BF16, C128, C64, F16, F32, F64};
+    let dtype = var.dtype();
+    if !matches!(dtype, F32 | F64 | F16 | BF16 | C64 | C128) {
         return Err(Error::UnsupportedDType {
             op: "ApplyGradients",
-            dtype: var.dtype(),
-            allowed: "float32, float64",
+            dtype,
+            allowed: "float16, bfloat16, float32, float64, complex64, complex128",
         });
+    }
+    // Where Keras 3 on TF 2.21 fails on complex variables, fail as it does.
+    if let Rule::Adam { amsgrad, .. } = *rule {
+        if dtype == C128 {
+            // Keras builds one factor of the update as complex64.
+            return Err(Error::invalid(
+                "cannot compute Mul as input #1(zero-based) was expected to be a complex128 tensor \
+                 but is a complex64 tensor [Op:Mul]",
+            ));
+        }
+        if amsgrad && dtype == C64 {
+            return Err(Error::UnsupportedDType {
+                op: "Maximum",
+                dtype,
+                allowed: "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64",
+            });
+        }
     }
     Ok(())
 }
@@ -113,7 +135,7 @@ pub fn apply(
     step: u64,
     weight_decay: f64,
 ) -> Result<()> {
-    check(var, grad)?;
+    check(rule, var, grad)?;
     if slots.len() != rule.slots() {
         return Err(Error::invalid(format!(
             "{rule:?} needs {} slots, got {}",
@@ -148,7 +170,11 @@ fn run_kernel(
     match grad.storage() {
         Storage::F32(g) => kernel::<f32>(rule, st, g, lr, step, wd),
         Storage::F64(g) => kernel::<f64>(rule, st, g, lr, step, wd),
-        _ => unreachable!("checked floating"),
+        Storage::F16(g) => kernel::<f16>(rule, st, g, lr, step, wd),
+        Storage::BF16(g) => kernel::<bf16>(rule, st, g, lr, step, wd),
+        Storage::C64(g) => kernel::<c64>(rule, st, g, lr, step, wd),
+        Storage::C128(g) => kernel::<c128>(rule, st, g, lr, step, wd),
+        _ => unreachable!("dtype checked"),
     }
 }
 
@@ -228,7 +254,7 @@ impl crate::record::Effect for Update {
 
     fn apply(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         let grad = &inputs[0];
-        check(&self.vars[0], grad)?;
+        check(&self.rule, &self.vars[0], grad)?;
         let n = 1 + self.rule.slots();
         let step = match self.fixed {
             Some(s) => s,
@@ -251,7 +277,7 @@ impl crate::record::Effect for Update {
         inputs: &[Tensor],
     ) -> Result<Option<crate::record::InPlace>> {
         let grad = inputs[0].clone();
-        check(&self.vars[0], &grad)?;
+        check(&self.rule, &self.vars[0], &grad)?;
         let n = 1 + self.rule.slots();
         let step = match self.fixed {
             Some(s) => s,
@@ -263,6 +289,10 @@ impl crate::record::Effect for Update {
             let unique = st.iter().all(|s| match s {
                 Storage::F32(a) => a.is_unique(),
                 Storage::F64(a) => a.is_unique(),
+                Storage::F16(a) => a.is_unique(),
+                Storage::BF16(a) => a.is_unique(),
+                Storage::C64(a) => a.is_unique(),
+                Storage::C128(a) => a.is_unique(),
                 _ => false,
             });
             run_kernel(&rule, st, &grad, lr, step, wd)?;
@@ -275,34 +305,102 @@ impl crate::record::Effect for Update {
     }
 }
 
-trait FloatStorage: Float + Send + Sync + 'static {
+/// An element type the update rules run on: the arithmetic of the
+/// variable's dtype as TF's CPU kernels do it (float16/bfloat16 compute each
+/// operation in float32 and round, as Eigen's half types and `half`'s do).
+trait Elem:
+    Copy
+    + Send
+    + Sync
+    + 'static
+    + Zero
+    + One
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+{
     fn get(s: &mut Storage) -> &mut ndarray::ArcArray<Self, ndarray::IxDyn>;
+    /// A hyperparameter in this dtype. Keras casts the float32 learning
+    /// rate and Python floats (float32 tensors first) to the variable's dtype.
     fn of(v: f64) -> Self;
-}
-impl FloatStorage for f32 {
-    fn get(s: &mut Storage) -> &mut ndarray::ArcArray<f32, ndarray::IxDyn> {
-        match s {
-            Storage::F32(a) => a,
-            _ => unreachable!("dtype checked"),
-        }
+    /// The learning rate in this dtype: Keras keeps it in a float32
+    /// variable, cast to the variable's dtype (complex128 sees a float32 value).
+    fn lr(v: f64) -> Self {
+        Self::of(v)
     }
-    fn of(v: f64) -> f32 {
-        v as f32
-    }
-}
-impl FloatStorage for f64 {
-    fn get(s: &mut Storage) -> &mut ndarray::ArcArray<f64, ndarray::IxDyn> {
-        match s {
-            Storage::F64(a) => a,
-            _ => unreachable!("dtype checked"),
-        }
-    }
-    fn of(v: f64) -> f64 {
-        v
-    }
+    fn sqrt(self) -> Self;
+    fn pow(self, t: Self) -> Self;
+    /// Only for the real types (AMSGrad on complex is refused in `check`).
+    fn max(self, o: Self) -> Self;
 }
 
-fn kernel<T: FloatStorage>(
+macro_rules! real_elem {
+    ($t:ty, $v:ident, $of:expr) => {
+        impl Elem for $t {
+            fn get(s: &mut Storage) -> &mut ndarray::ArcArray<$t, ndarray::IxDyn> {
+                match s {
+                    Storage::$v(a) => a,
+                    _ => unreachable!("dtype checked"),
+                }
+            }
+            fn of(v: f64) -> $t {
+                $of(v)
+            }
+            fn sqrt(self) -> $t {
+                Float::sqrt(self)
+            }
+            fn pow(self, t: $t) -> $t {
+                Float::powf(self, t)
+            }
+            fn max(self, o: $t) -> $t {
+                Float::max(self, o)
+            }
+        }
+    };
+}
+real_elem!(f32, F32, |v: f64| v as f32);
+real_elem!(f64, F64, |v: f64| v);
+real_elem!(f16, F16, |v: f64| f16::from_f32(v as f32));
+real_elem!(bf16, BF16, |v: f64| bf16::from_f32(v as f32));
+
+macro_rules! complex_elem {
+    ($t:ty, $v:ident, $of:expr) => {
+        complex_elem!($t, $v, $of, $of);
+    };
+    ($t:ty, $v:ident, $of:expr, $lr:expr) => {
+        impl Elem for $t {
+            fn get(s: &mut Storage) -> &mut ndarray::ArcArray<$t, ndarray::IxDyn> {
+                match s {
+                    Storage::$v(a) => a,
+                    _ => unreachable!("dtype checked"),
+                }
+            }
+            fn of(v: f64) -> $t {
+                $of(v)
+            }
+            fn lr(v: f64) -> $t {
+                $lr(v)
+            }
+            fn sqrt(self) -> $t {
+                num_complex::Complex::sqrt(self)
+            }
+            fn pow(self, t: $t) -> $t {
+                num_complex::Complex::powc(self, t)
+            }
+            fn max(self, _o: $t) -> $t {
+                unreachable!("AMSGrad on complex variables is refused in check")
+            }
+        }
+    };
+}
+complex_elem!(c64, C64, |v: f64| c64::new(v as f32, 0.0));
+complex_elem!(c128, C128, |v: f64| c128::new(v, 0.0), |v: f64| c128::new(
+    f64::from(v as f32),
+    0.0
+));
+
+fn kernel<T: Elem>(
     rule: &Rule,
     st: &mut [Storage],
     g: &ndarray::ArcArray<T, ndarray::IxDyn>,
@@ -312,7 +410,7 @@ fn kernel<T: FloatStorage>(
 ) -> Result<()> {
     let (var_s, slot_s) = st.split_first_mut().expect("variable first");
     let var = T::get(var_s);
-    let lr_t = T::of(lr);
+    let lr_t = T::lr(lr);
     if wd != 0.0 {
         // Keras: variable - variable * wd * lr, in that order.
         let wd_t = T::of(wd);
@@ -373,7 +471,7 @@ fn kernel<T: FloatStorage>(
         } => {
             let (b1, b2, eps) = (T::of(beta_1), T::of(beta_2), T::of(epsilon));
             let t = T::of(step as f64);
-            let alpha = lr_t * (T::one() - b2.powf(t)).sqrt() / (T::one() - b1.powf(t));
+            let alpha = lr_t * T::sqrt(T::one() - b2.pow(t)) / (T::one() - b1.pow(t));
             // Keras computes 1 - beta in double precision before the cast.
             let (one_b1, one_b2) = (T::of(1.0 - beta_1), T::of(1.0 - beta_2));
             let (ms, rest) = slots.split_at_mut(1);
@@ -386,14 +484,14 @@ fn kernel<T: FloatStorage>(
                 z.and(hat[0].view_mut()).for_each(|v, m, s, &g, h| {
                     *m = *m + (g - *m) * one_b1;
                     *s = *s + (g * g - *s) * one_b2;
-                    *h = h.max(*s);
-                    *v = *v - (*m * alpha) / (h.sqrt() + eps);
+                    *h = T::max(*h, *s);
+                    *v = *v - (*m * alpha) / (T::sqrt(*h) + eps);
                 });
             } else {
                 z.for_each(|v, m, s, &g| {
                     *m = *m + (g - *m) * one_b1;
                     *s = *s + (g * g - *s) * one_b2;
-                    *v = *v - (*m * alpha) / (s.sqrt() + eps);
+                    *v = *v - (*m * alpha) / (T::sqrt(*s) + eps);
                 });
             }
         }
@@ -420,14 +518,14 @@ fn kernel<T: FloatStorage>(
                     .for_each(|s, a, &g, i| {
                         *s = r * *s + one_r * (g * g);
                         *a = r * *a + one_r * g;
-                        *i = lr_t * g / (*s - *a * *a + eps).sqrt();
+                        *i = lr_t * g / T::sqrt(*s - *a * *a + eps);
                     }),
                 None => Zip::from(vel.view_mut())
                     .and(g)
                     .and(inc.view_mut())
                     .for_each(|s, &g, i| {
                         *s = r * *s + one_r * (g * g);
-                        *i = lr_t * g / (*s + eps).sqrt();
+                        *i = lr_t * g / T::sqrt(*s + eps);
                     }),
             }
             match mom {

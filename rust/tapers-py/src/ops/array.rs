@@ -55,7 +55,7 @@ pub fn reshape(
 /// perm : sequence of int, optional
 ///     The new order of the axes; reversed when None.
 /// conjugate : bool, default False
-///     Accepted; no effect on real dtypes.
+///     Conjugate complex elements too (no effect on real dtypes).
 #[doc = name_doc!()]
 ///
 /// Returns
@@ -72,11 +72,15 @@ pub fn transpose(
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
     let t = a.0;
-    // Conjugation is the identity on tapers' real dtypes.
-    let _ = conjugate;
     let perm = perm.map(|p| p.resolve(t.rank())).transpose()?;
     call(py, name, Work::of(&[&t]), || {
-        ops::transpose(&t, perm.as_deref())
+        let out = ops::transpose(&t, perm.as_deref())?;
+        // `conj` returns a real tensor as it is.
+        if conjugate {
+            ops::conj(&out)
+        } else {
+            Ok(out)
+        }
     })
 }
 

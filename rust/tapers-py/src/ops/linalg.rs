@@ -70,6 +70,9 @@ pub fn matmul(
     let (x, y) = binary_operands(a, b)?;
     let (ta, tb) = (transpose_a || adjoint_a, transpose_b || adjoint_b);
     call(py, name, matmul_work(&x, &y, ta, tb), || {
+        // An adjoint conjugates complex operands (`conj` returns a real one as it is).
+        let x = if adjoint_a { ops::conj(&x)? } else { x.clone() };
+        let y = if adjoint_b { ops::conj(&y)? } else { y.clone() };
         ops::matmul_with(
             &x,
             &y,
@@ -214,6 +217,15 @@ pub fn norm(
     }
     let o = ord.map_or(ops::NormOrd::Euclidean, |o| o.ord);
     call(py, name, Work::of(&[&t]), || {
+        if t.dtype().is_complex() && matches!(o, ops::NormOrd::Euclidean) {
+            // TF's: sqrt(sum(z * conj(z))), a complex result with a zero imaginary part.
+            let sq = ops::mul(&t, &ops::conj(&t)?)?;
+            return ops::sqrt(&ops::reduce_sum(
+                &sq,
+                axes.as_deref(),
+                keepdims.unwrap_or(false),
+            )?);
+        }
         ops::norm(&t, o, axes.as_deref(), keepdims.unwrap_or(false))
     })
 }
@@ -842,7 +854,7 @@ pub fn band_part(
 ///     Rank at least 2.
 #[doc = name_doc!()]
 /// conjugate : bool, default False
-///     Conjugate too (no effect on tapers' real dtypes).
+///     Conjugate complex elements too (no effect on real dtypes).
 ///
 /// Returns
 /// -------
@@ -856,14 +868,20 @@ pub fn matrix_transpose(
     name: Option<Name>,
     conjugate: bool,
 ) -> PyResult<Py<PyAny>> {
-    let _ = conjugate;
     let t = a.0;
     need_matrix(&t, "a")?;
-    call(py, name, Work::of(&[&t]), || ops::matrix_transpose(&t))
+    call(py, name, Work::of(&[&t]), || {
+        let out = ops::matrix_transpose(&t)?;
+        if conjugate {
+            ops::conj(&out)
+        } else {
+            Ok(out)
+        }
+    })
 }
 
-/// Conjugate transpose of the last two axes (``tf.linalg.adjoint``; real
-/// dtypes, so the transpose).
+/// Conjugate transpose of the last two axes (``tf.linalg.adjoint``; the
+/// transpose on real dtypes).
 ///
 /// Parameters
 /// ----------
@@ -880,5 +898,7 @@ pub fn matrix_transpose(
 pub fn adjoint(py: Python<'_>, matrix: TensorArg, name: Option<Name>) -> PyResult<Py<PyAny>> {
     let t = matrix.0;
     need_matrix(&t, "a")?;
-    call(py, name, Work::of(&[&t]), || ops::matrix_transpose(&t))
+    call(py, name, Work::of(&[&t]), || {
+        ops::conj(&ops::matrix_transpose(&t)?)
+    })
 }

@@ -479,7 +479,7 @@ pub fn split(x: &Tensor, sizes: &[usize], axis: isize) -> Result<Vec<Tensor>> {
 pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     if x.dtype() == DType::U16 {
         // TF 2.21 registers Tile for uint16 on CPU but its kernel refuses it.
-        return Err(Error::Unimplemented(format!(
+        return Err(Error::UnimplementedOp(format!(
             "TileOp : The input data type is not supported, DataType : uint16, Dimension : {} [Op:Tile]",
             x.rank()
         )));

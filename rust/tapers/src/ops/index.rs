@@ -234,36 +234,42 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
     }
     let mut shape = x.shape().to_vec();
     shape[axis] = n;
-    fn scatter<T: super::arith::Arith>(
+    // Each add in the element type, in index order: integers wrap, float16/
+    // bfloat16 round after every add (as TF's CPU scatter and segment kernels).
+    fn scatter<T: Copy + num_traits::Zero>(
         a: &ArcArray<T, IxDyn>,
         shape: &[usize],
         axis: usize,
         idx: &[usize],
+        add: impl Fn(T, T) -> T,
     ) -> ArcArray<T, IxDyn> {
         let mut out = ArrayD::<T>::zeros(IxDyn(shape));
         for (k, &i) in idx.iter().enumerate() {
             let mut dst = out.index_axis_mut(Axis(axis), i);
-            dst.zip_mut_with(&a.index_axis(Axis(axis), k), |d, &v| {
-                *d = super::arith::Arith::add(*d, v)
-            });
+            dst.zip_mut_with(&a.index_axis(Axis(axis), k), |d, &v| *d = add(*d, v));
         }
         out.into_shared()
     }
-    let out = Tensor::from_storage(match x.storage() {
-        Storage::F32(a) => Storage::F32(scatter(a, &shape, axis, &idx)),
-        Storage::F64(a) => Storage::F64(scatter(a, &shape, axis, &idx)),
-        Storage::I32(a) => Storage::I32(scatter(a, &shape, axis, &idx)),
-        Storage::I64(a) => Storage::I64(scatter(a, &shape, axis, &idx)),
-        Storage::C64(a) => Storage::C64(scatter(a, &shape, axis, &idx)),
-        Storage::C128(a) => Storage::C128(scatter(a, &shape, axis, &idx)),
-        _ => {
-            return Err(Error::UnsupportedDType {
-                op: "ScatterAdd",
-                dtype: DType::Bool,
-                allowed: "numeric",
-            })
-        }
-    });
+    use super::arith::Arith;
+    macro_rules! arms {
+        ($($v:ident),*) => {
+            match x.storage() {
+                $(Storage::$v(a) => Storage::$v(scatter(a, &shape, axis, &idx, Arith::add)),)*
+                Storage::F16(a) => Storage::F16(scatter(a, &shape, axis, &idx, |d, v| d + v)),
+                Storage::BF16(a) => Storage::BF16(scatter(a, &shape, axis, &idx, |d, v| d + v)),
+                _ => {
+                    return Err(Error::UnsupportedDType {
+                        op: "ScatterAdd",
+                        dtype: x.dtype(),
+                        allowed: "numeric",
+                    })
+                }
+            }
+        };
+    }
+    let out = Tensor::from_storage(arms!(
+        F32, F64, I32, I64, I8, I16, U8, U16, U32, U64, C64, C128
+    ));
     let op = ScatterAdd {
         axis,
         idx: idx.clone(),
