@@ -161,7 +161,9 @@ pub fn betainc(
 ) -> PyResult<Py<PyAny>> {
     let list = pyo3::types::PyList::new(py, [a, b, x])?;
     let ts = list.extract::<crate::args::Tensors>()?.0;
-    call(py, name, Work::total(&ts), || ops::betainc(&ts[0], &ts[1], &ts[2]))
+    call(py, name, Work::total(&ts), || {
+        ops::betainc(&ts[0], &ts[1], &ts[2])
+    })
 }
 
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {

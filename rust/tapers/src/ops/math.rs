@@ -7,7 +7,9 @@ use num_traits::Float;
 use super::{describe_op, elementwise, pointwise, record, record_pointwise, rule};
 use crate::error::Result;
 use crate::kernels::special::Special;
-use crate::kernels::{complex, complex_unary, float_binary, float_unary, numeric_binary, numeric_unary};
+use crate::kernels::{
+    complex, complex_unary, float_binary, float_unary, numeric_binary, numeric_unary,
+};
 use crate::ops::complex::conj_if_complex;
 use crate::ops::{self, arith::Arith};
 use crate::tensor::Tensor;
@@ -673,8 +675,11 @@ describe_op!(Softsign, "Softsign", |[x]| softsign(x), method: softsign);
 pub fn softsign(x: &Tensor) -> Result<Tensor> {
     let y = float_unary!("Softsign", x, |v| v / (v.abs() + 1.0))?;
     record(Softsign, &[x], &[&y], || {
-        let x = ops::stop_gradient(x);
+        let x = x.clone();
         rule(move |g, _| {
+            // Cut from tapes when the rule runs (not while recording): TF has
+            // no gradient of `SoftsignGrad`.
+            let x = ops::stop_gradient(&x);
             let d = ops::add(&abs(&x)?, &scalar_like(&x, 1.0))?;
             Ok(vec![Some(ops::div(&g[0], &ops::mul(&d, &d)?)?)])
         })
@@ -701,8 +706,10 @@ fn record_binary<O: crate::op::Op>(
         rule(move |g, needs| {
             let [ga, gb] = grads(&g[0], &a, &b, needs)?;
             Ok(vec![
-                ga.map(|t| super::unbroadcast(&t, rank, a.shape())).transpose()?,
-                gb.map(|t| super::unbroadcast(&t, rank, b.shape())).transpose()?,
+                ga.map(|t| super::unbroadcast(&t, rank, a.shape()))
+                    .transpose()?,
+                gb.map(|t| super::unbroadcast(&t, rank, b.shape()))
+                    .transpose()?,
             ])
         })
     });
@@ -739,9 +746,16 @@ describe_op!(DivNoNan, "DivNoNan", |[a, b]| div_no_nan(a, b), method: div_no_nan
 pub fn div_no_nan(x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let out = float_binary!("DivNoNan", x, y, |a, b| if b == 0.0 { 0.0 } else { a / b })?;
     record_binary(DivNoNan, x, y, &out, |g, x, y, needs| {
-        let gx = if needs[0] { Some(div_no_nan(g, y)?) } else { None };
+        let gx = if needs[0] {
+            Some(div_no_nan(g, y)?)
+        } else {
+            None
+        };
         let gy = if needs[1] {
-            Some(ops::mul(g, &div_no_nan(&div_no_nan(&ops::neg(x)?, y)?, y)?)?)
+            Some(ops::mul(
+                g,
+                &div_no_nan(&div_no_nan(&ops::neg(x)?, y)?, y)?,
+            )?)
         } else {
             None
         };
@@ -764,8 +778,16 @@ describe_op!(MulNoNan, "MulNoNan", |[a, b]| mul_no_nan(a, b), method: mul_no_nan
 pub fn mul_no_nan(x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let out = float_binary!("MulNoNan", x, y, |a, b| if b == 0.0 { 0.0 } else { a * b })?;
     record_binary(MulNoNan, x, y, &out, |g, x, y, needs| {
-        let gx = if needs[0] { Some(mul_no_nan(g, y)?) } else { None };
-        let gy = if needs[1] { Some(mul_no_nan(x, g)?) } else { None };
+        let gx = if needs[0] {
+            Some(mul_no_nan(g, y)?)
+        } else {
+            None
+        };
+        let gy = if needs[1] {
+            Some(mul_no_nan(x, g)?)
+        } else {
+            None
+        };
         Ok([gx, gy])
     });
     Ok(out)
@@ -777,10 +799,22 @@ describe_op!(Xlogy, "Xlogy", |[a, b]| xlogy(a, b), method: xlogy);
 /// broadcasting (TF's `Xlogy`). Gradients `g xlogy(x != 0, y)` and
 /// `g xdivy(x, y)`: zeros where `x` is 0.
 pub fn xlogy(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let out = float_binary!("Xlogy", x, y, |a, b| if a == 0.0 { 0.0 } else { a * b.ln() })?;
+    let out = float_binary!("Xlogy", x, y, |a, b| if a == 0.0 {
+        0.0
+    } else {
+        a * b.ln()
+    })?;
     record_binary(Xlogy, x, y, &out, |g, x, y, needs| {
-        let gx = if needs[0] { Some(ops::mul(g, &xlogy(&not_zero(x)?, y)?)?) } else { None };
-        let gy = if needs[1] { Some(ops::mul(g, &xdivy(x, y)?)?) } else { None };
+        let gx = if needs[0] {
+            Some(ops::mul(g, &xlogy(&not_zero(x)?, y)?)?)
+        } else {
+            None
+        };
+        let gy = if needs[1] {
+            Some(ops::mul(g, &xdivy(x, y)?)?)
+        } else {
+            None
+        };
         Ok([gx, gy])
     });
     Ok(out)
@@ -791,11 +825,22 @@ describe_op!(Xlog1py, "Xlog1py", |[a, b]| xlog1py(a, b), method: xlog1py);
 /// `x * ln(1 + y)`, and 0 where `x` is 0, with broadcasting (TF's
 /// `Xlog1py`). Gradients `g xlog1py(x != 0, y)` and `g xdivy(x, y + 1)`.
 pub fn xlog1py(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let out = float_binary!("Xlog1py", x, y, |a, b| if a == 0.0 { 0.0 } else { a * b.ln_1p() })?;
+    let out = float_binary!("Xlog1py", x, y, |a, b| if a == 0.0 {
+        0.0
+    } else {
+        a * b.ln_1p()
+    })?;
     record_binary(Xlog1py, x, y, &out, |g, x, y, needs| {
-        let gx = if needs[0] { Some(ops::mul(g, &xlog1py(&not_zero(x)?, y)?)?) } else { None };
+        let gx = if needs[0] {
+            Some(ops::mul(g, &xlog1py(&not_zero(x)?, y)?)?)
+        } else {
+            None
+        };
         let gy = if needs[1] {
-            Some(ops::mul(g, &xdivy(x, &ops::add(y, &scalar_like(y, 1.0))?)?)?)
+            Some(ops::mul(
+                g,
+                &xdivy(x, &ops::add(y, &scalar_like(y, 1.0))?)?,
+            )?)
         } else {
             None
         };
@@ -812,7 +857,11 @@ describe_op!(Xdivy, "Xdivy", |[a, b]| xdivy(a, b), method: xdivy);
 pub fn xdivy(x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let out = float_binary!("Xdivy", x, y, |a, b| if a == 0.0 { 0.0 } else { a / b })?;
     record_binary(Xdivy, x, y, &out, |g, x, y, needs| {
-        let gx = if needs[0] { Some(ops::mul(g, &xdivy(&not_zero(x)?, y)?)?) } else { None };
+        let gx = if needs[0] {
+            Some(ops::mul(g, &xdivy(&not_zero(x)?, y)?)?)
+        } else {
+            None
+        };
         let gy = if needs[1] {
             Some(ops::mul(g, &xdivy(&ops::neg(x)?, &ops::mul(y, y)?)?)?)
         } else {
@@ -899,7 +948,10 @@ pub fn polygamma(a: &Tensor, x: &Tensor) -> Result<Tensor> {
     let out = float_binary!("Polygamma", a, x, |n, v| Special::polygamma(n, v))?;
     record_binary(Polygamma, a, x, &out, |g, a, x, needs| {
         let gx = if needs[1] {
-            Some(ops::mul(g, &polygamma(&ops::add(a, &scalar_like(a, 1.0))?, x)?)?)
+            Some(ops::mul(
+                g,
+                &polygamma(&ops::add(a, &scalar_like(a, 1.0))?, x)?,
+            )?)
         } else {
             None
         };
@@ -998,7 +1050,10 @@ fn bessel_i1_slope(x: &Tensor, y: &Tensor, scaled: bool) -> Result<Tensor> {
         let s = ops::add(&sign(&safe_x)?, &ops::reciprocal(&safe_x)?)?;
         ops::sub(&bessel_i0e(&safe_x)?, &ops::mul(y, &s)?)?
     } else {
-        ops::sub(&bessel_i0(&safe_x)?, &ops::mul(y, &ops::reciprocal(&safe_x)?)?)?
+        ops::sub(
+            &bessel_i0(&safe_x)?,
+            &ops::mul(y, &ops::reciprocal(&safe_x)?)?,
+        )?
     };
     ops::where_(&not_tiny, &d, &ops::add(&zeros, &scalar_like(x, 0.5))?)
 }
@@ -1010,7 +1065,11 @@ describe_op!(NextAfter, "NextAfter", |[a, b]| nextafter(a, b), method: nextafter
 pub fn nextafter(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
     let out = float_binary!("NextAfter", x1, x2, |a, b| Special::nextafter(a, b))?;
     record_binary(NextAfter, x1, x2, &out, |g, _, _, needs| {
-        let gy = if needs[1] { Some(ops::zeros_like(g)?) } else { None };
+        let gy = if needs[1] {
+            Some(ops::zeros_like(g)?)
+        } else {
+            None
+        };
         Ok([Some(g.clone()), gy])
     });
     Ok(out)
@@ -1043,7 +1102,11 @@ pub fn betainc(a: &Tensor, b: &Tensor, x: &Tensor) -> Result<Tensor> {
         .unwrap_or(&[])
         .to_vec();
     for (name, t) in [("b", b), ("x", x)] {
-        let s = if t.shape().is_empty() { &shape[..] } else { t.shape() };
+        let s = if t.shape().is_empty() {
+            &shape[..]
+        } else {
+            t.shape()
+        };
         if s != &shape[..] || (!a.shape().is_empty() && a.shape() != &shape[..]) {
             return Err(crate::error::Error::invalid(format!(
                 "Shapes of a and {name} are inconsistent: {:?} vs. {:?} [Op:Betainc]",
