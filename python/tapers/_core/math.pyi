@@ -5,14 +5,17 @@ from typing import Any, Sequence
 from . import Tensor, _DTypeLike, _Name, _TensorLike
 
 __all__ = [
-    "abs", "acos", "add", "add_n", "argmax", "argmin", "asin", "atan", "atan2", "bincount", "cos", "cosh", "cumprod",
-    "cumsum", "cumulative_logsumexp", "divide", "equal", "erf", "exp", "expm1", "floordiv", "floormod", "greater",
-    "greater_equal", "is_finite", "is_inf", "is_nan", "less", "less_equal", "log", "log1p", "log_sigmoid",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative",
-    "not_equal", "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean",
-    "reduce_min", "reduce_prod", "reduce_std", "reduce_sum", "reduce_variance", "rsqrt", "segment_sum", "sigmoid",
-    "sign", "sin", "sinh", "softplus", "sqrt", "square", "subtract", "tan", "tanh", "top_k", "unsorted_segment_max",
-    "unsorted_segment_mean", "unsorted_segment_sum",
+    "abs", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin", "asinh", "atan", "atan2", "atanh", "bessel_i0",
+    "bessel_i0e", "bessel_i1", "bessel_i1e", "betainc", "bincount", "ceil", "cos", "cosh", "cumprod", "cumsum",
+    "cumulative_logsumexp", "digamma", "divide", "divide_no_nan", "equal", "erf", "erfc", "erfcinv", "erfinv", "exp",
+    "expm1", "floor", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf", "is_nan", "lbeta",
+    "less", "less_equal", "lgamma", "log", "log1p", "log_sigmoid", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "maximum", "minimum", "multiply", "multiply_no_nan", "ndtri", "negative", "nextafter", "not_equal",
+    "polygamma", "pow", "reciprocal", "reciprocal_no_nan", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max",
+    "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum", "reduce_variance", "rint", "round", "rsqrt",
+    "segment_sum", "sigmoid", "sign", "sin", "sinh", "softplus", "softsign", "sqrt", "square", "squared_difference",
+    "subtract", "tan", "tanh", "top_k", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_sum",
+    "xdivy", "xlog1py", "xlogy", "zeta",
 ]  # fmt: skip
 
 # Arithmetic (ops/arith.rs)
