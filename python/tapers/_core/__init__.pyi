@@ -23,16 +23,16 @@ from .linalg import *
 from .math import *
 
 __all__ = [
-    "Tensor", "Variable", "abs", "acos", "add", "add_n", "argmax", "argmin", "argsort", "asin", "atan", "boolean_mask",
-    "broadcast_to", "cast", "concat", "constant", "convert_to_tensor", "cos", "cosh", "cumsum", "divide", "einsum",
-    "equal", "exp", "expand_dims", "eye", "fill", "floordiv", "floormod", "gather", "gather_nd", "greater",
-    "greater_equal", "identity", "less", "less_equal", "linspace", "logical_and", "logical_not", "logical_or", "matmul",
-    "maximum", "minimum", "multiply", "negative", "norm", "not_equal", "one_hot", "ones", "ones_like", "pad", "pow",
-    "range", "rank", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_prod", "reduce_sum", "repeat", "reshape", "reverse", "roll", "scatter_nd", "searchsorted", "shape",
-    "sigmoid", "sign", "sin", "sinh", "size", "sort", "split", "sqrt", "square", "squeeze", "stack", "stop_gradient",
-    "subtract", "tan", "tanh", "tensor_scatter_nd_add", "tensor_scatter_nd_update", "tensordot", "tile", "transpose",
-    "unique", "unstack", "where", "zeros", "zeros_like",
+    "Tensor", "Variable", "abs", "acos", "acosh", "add", "add_n", "argmax", "argmin", "argsort", "asin", "asinh",
+    "atan", "atanh", "boolean_mask", "broadcast_to", "cast", "concat", "constant", "convert_to_tensor", "cos", "cosh",
+    "cumsum", "divide", "einsum", "equal", "exp", "expand_dims", "eye", "fill", "floor", "floordiv", "floormod",
+    "gather", "gather_nd", "greater", "greater_equal", "identity", "less", "less_equal", "linspace", "logical_and",
+    "logical_not", "logical_or", "matmul", "maximum", "minimum", "multiply", "negative", "norm", "not_equal", "one_hot",
+    "ones", "ones_like", "pad", "pow", "range", "rank", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max",
+    "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "repeat", "reshape", "reverse", "roll", "round",
+    "scatter_nd", "searchsorted", "shape", "sigmoid", "sign", "sin", "sinh", "size", "sort", "split", "sqrt", "square",
+    "squeeze", "stack", "stop_gradient", "subtract", "tan", "tanh", "tensor_scatter_nd_add", "tensor_scatter_nd_update",
+    "tensordot", "tile", "transpose", "truncatediv", "truncatemod", "unique", "unstack", "where", "zeros", "zeros_like",
 ]  # fmt: skip
 
 _TensorLike = Any  # Tensor, Variable, Python scalars, nested lists, numpy arrays
@@ -228,6 +228,10 @@ class _Graph:
     def num_guards(self) -> int: ...
     @property
     def num_constants(self) -> int: ...
+
+# Truncating division (ops/math.rs, issue 20)
+def truncatediv(x: _TensorLike, y: _TensorLike, name: _Name = ...) -> Tensor: ...
+def truncatemod(x: _TensorLike, y: _TensorLike, name: _Name = ...) -> Tensor: ...
 
 # Tensors from values, shapes and ranges (ops/create.rs)
 def zeros(shape: Any, dtype: _DTypeLike = ..., name: _Name = ...) -> Tensor: ...

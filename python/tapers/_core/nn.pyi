@@ -8,7 +8,8 @@ from .math import *
 __all__ = [
     "avg_pool2d", "bias_add", "conv2d", "elu", "gelu", "l2_normalize", "leaky_relu", "log_softmax", "max_pool2d",
     "relu", "relu6", "selu", "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
-    "softmax_cross_entropy_with_logits", "softplus", "sparse_softmax_cross_entropy_with_logits", "tanh", "top_k",
+    "softmax_cross_entropy_with_logits", "softplus", "softsign", "sparse_softmax_cross_entropy_with_logits", "tanh",
+    "top_k",
 ]  # fmt: skip
 
 # Elementwise math (ops/math.rs)

@@ -10,6 +10,7 @@ pub(crate) mod complex;
 pub(crate) mod decomp;
 pub(crate) mod gemm;
 pub(crate) mod registered;
+pub(crate) mod special;
 pub(crate) mod uninit;
 
 pub(crate) use arith::Arith;

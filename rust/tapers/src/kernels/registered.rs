@@ -142,10 +142,89 @@ static TABLE: &[Kernels] = &[
         allowed: "half, bfloat16, float, double",
     },
     Kernels {
-        ops: &["SquaredDifference", "Xdivy"],
+        ops: &["SquaredDifference"],
         computes: HALF,
         declared_only: &[],
         allowed: "bfloat16, half, float, double, int32, int64, complex64, complex128",
+    },
+    // Issue 20's ops (tests/data/make_math_ops_reference.py).
+    Kernels {
+        ops: &["Floor", "Ceil", "Erfc"],
+        computes: HALF,
+        declared_only: &[],
+        allowed: FLOAT,
+    },
+    Kernels {
+        ops: &["Round", "TruncateDiv"],
+        computes: REAL,
+        declared_only: &[],
+        allowed: ALL_REAL,
+    },
+    Kernels {
+        ops: &["Rint"],
+        computes: &[],
+        declared_only: HALF,
+        allowed: FLOAT,
+    },
+    Kernels {
+        ops: &["Lgamma", "Digamma"],
+        computes: &[F16],
+        declared_only: &[BF16],
+        allowed: FLOAT,
+    },
+    Kernels {
+        ops: &["Asinh", "Acosh", "Atanh", "MulNoNan"],
+        computes: HALF,
+        declared_only: &[],
+        allowed: FLOAT_COMPLEX,
+    },
+    Kernels {
+        ops: &["Xlogy", "Xlog1py", "Xdivy"],
+        computes: HALF,
+        declared_only: &[],
+        allowed: "half, bfloat16, float, double, complex64, complex128",
+    },
+    Kernels {
+        ops: &["DivNoNan"],
+        computes: HALF,
+        declared_only: &[],
+        allowed: "half, float, bfloat16, double, complex64, complex128",
+    },
+    Kernels {
+        ops: &["Softsign"],
+        computes: HALF,
+        declared_only: &[],
+        allowed: "half, bfloat16, float, double",
+    },
+    Kernels {
+        ops: &["TruncateMod"],
+        computes: &[],
+        declared_only: HALF,
+        allowed: "int32, int64, bfloat16, half, float, double",
+    },
+    Kernels {
+        ops: &["Polygamma", "Zeta", "Betainc"],
+        computes: &[],
+        declared_only: &[],
+        allowed: "float, double",
+    },
+    Kernels {
+        ops: &["NextAfter"],
+        computes: &[],
+        declared_only: &[],
+        allowed: "double, float",
+    },
+    Kernels {
+        ops: &["Ndtri", "Erfinv"],
+        computes: &[],
+        declared_only: HALF,
+        allowed: FLOAT,
+    },
+    Kernels {
+        ops: &["BesselI0", "BesselI0e", "BesselI1", "BesselI1e"],
+        computes: &[F16],
+        declared_only: &[BF16],
+        allowed: FLOAT,
     },
 ];
 

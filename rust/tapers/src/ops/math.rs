@@ -6,7 +6,10 @@ use num_traits::Float;
 
 use super::{describe_op, elementwise, pointwise, record, record_pointwise, rule};
 use crate::error::Result;
-use crate::kernels::{complex, complex_unary, float_unary, numeric_unary};
+use crate::kernels::special::Special;
+use crate::kernels::{
+    complex, complex_unary, float_binary, float_unary, numeric_binary, numeric_unary,
+};
 use crate::ops::complex::conj_if_complex;
 use crate::ops::{self, arith::Arith};
 use crate::tensor::Tensor;
@@ -582,6 +585,575 @@ pub fn is_finite(x: &Tensor) -> Result<Tensor> {
 pub fn is_inf(x: &Tensor) -> Result<Tensor> {
     let out = float_unary!("IsInf", x, |v| v.is_infinite())?;
     super::trace_only("IsInf", &[x], &out, |i| is_inf(&i[0]));
+    Ok(out)
+}
+
+// ---- tf.math's rounding, inverse hyperbolic, "no NaN" and special functions
+// (issue 20). Special functions: `kernels::special` (Cephes as Eigen has it,
+// and libm).
+
+/// Rounds without a gradient: TF registers none for Floor, Ceil, Round and
+/// Rint (their gradient is `None`).
+macro_rules! rounding_op {
+    ($(#[$doc:meta])* $name:ident, $tf:literal, |$v:ident| $body:expr) => {
+        $(#[$doc])*
+        pub fn $name(x: &Tensor) -> Result<Tensor> {
+            let y = float_unary!($tf, x, |$v| $body)?;
+            super::trace_only($tf, &[x], &y, |i| $name(&i[0]));
+            Ok(y)
+        }
+    };
+}
+
+rounding_op!(
+    /// The largest integer not above each element (TF's `Floor`). Not differentiable.
+    floor, "Floor", |v| v.floor()
+);
+rounding_op!(
+    /// The smallest integer not below each element (TF's `Ceil`). Not differentiable.
+    ceil, "Ceil", |v| v.ceil()
+);
+rounding_op!(
+    /// The nearest integer, halves to even (TF's `Rint`; float32/float64 only,
+    /// as TF's CPU kernels). Not differentiable.
+    rint, "Rint", |v| v.round_ties_even()
+);
+
+/// The nearest integer, halves to even ("banker's rounding", TF's
+/// `tf.math.round`): integers come back unchanged, complex numbers are TF's
+/// `NotFoundError`. Not differentiable.
+pub fn round(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_integer() {
+        return Ok(x.clone());
+    }
+    if x.dtype().is_complex() {
+        return Err(crate::error::Error::NotFound(format!(
+            "Could not find device for node: {{{{node Round}}}} = Round[T=DT_{}]\n\
+             All kernels registered for op Round on CPU exclude {} [Op:Round]",
+            x.dtype().name().to_uppercase(),
+            x.dtype().name()
+        )));
+    }
+    let y = float_unary!("Round", x, |v| v.round_ties_even())?;
+    super::trace_only("Round", &[x], &y, |i| round(&i[0]));
+    Ok(y)
+}
+
+unary_op!(
+    /// Inverse hyperbolic sine.
+    asinh, Asinh, "Asinh", |v| v.asinh(), complex: |v| v.asinh(), |x, y| ops::reciprocal(&ops::cosh(y)?)?
+);
+unary_op!(
+    /// Inverse hyperbolic cosine (NaN below 1).
+    acosh, Acosh, "Acosh", |v| v.acosh(), complex: |v| v.acosh(), |x, y| ops::reciprocal(&ops::sinh(y)?)?
+);
+unary_op!(
+    /// Inverse hyperbolic tangent (`+-inf` at `+-1`, NaN beyond).
+    atanh, Atanh, "Atanh", |v| v.atanh(), complex: |v| v.atanh(), |x, y| ops::reciprocal(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
+);
+unary_op!(
+    /// The complementary error function `1 - erf(x)`, accurate where erf is near 1.
+    erfc, Erfc, "Erfc", |v| Special::erfc(v), |x, y| {
+        let minus_two_over_sqrt_pi = scalar_like(x, -std::f64::consts::FRAC_2_SQRT_PI);
+        ops::mul(&minus_two_over_sqrt_pi, &ops::exp(&ops::neg(&ops::mul(x, x)?)?)?)?
+    }
+);
+unary_op!(
+    /// `ln |Gamma(x)|` (infinite at 0 and the negative integers).
+    lgamma, Lgamma, "Lgamma", |v| Special::lgamma(v), |x, y| digamma(x)?
+);
+unary_op!(
+    /// The digamma function `d ln Gamma(x) / dx` (NaN at 0 and the negative integers).
+    digamma, Digamma, "Digamma", |v| Special::digamma(v), |x, y| polygamma(&scalar_like(x, 1.0), x)?
+);
+
+describe_op!(Softsign, "Softsign", |[x]| softsign(x), method: softsign);
+
+/// `x / (1 + |x|)` (NaN at `+-inf`, as TF's kernel). Its gradient is
+/// `g / (1 + |x|)^2` (TF's `SoftsignGrad`); TF has no gradient of that, and
+/// tapers' is `None` (TF raises `LookupError`).
+pub fn softsign(x: &Tensor) -> Result<Tensor> {
+    let y = float_unary!("Softsign", x, |v| v / (v.abs() + 1.0))?;
+    record(Softsign, &[x], &[&y], || {
+        let x = x.clone();
+        rule(move |g, _| {
+            // Cut from tapes when the rule runs (not while recording): TF has
+            // no gradient of `SoftsignGrad`.
+            let x = ops::stop_gradient(&x);
+            let d = ops::add(&abs(&x)?, &scalar_like(&x, 1.0))?;
+            Ok(vec![Some(ops::div(&g[0], &ops::mul(&d, &d)?)?)])
+        })
+    });
+    Ok(y)
+}
+
+/// Records a binary op whose rule gives each input's gradient before
+/// broadcasting (`grads(g, a, b)`), reduced to the input's shape.
+#[allow(clippy::type_complexity)]
+fn record_binary<O: crate::op::Op>(
+    op: O,
+    a: &Tensor,
+    b: &Tensor,
+    out: &Tensor,
+    grads: impl Fn(&Tensor, &Tensor, &Tensor, &[bool]) -> Result<[Option<Tensor>; 2]>
+        + Send
+        + Sync
+        + 'static,
+) {
+    let rank = out.rank();
+    record(op, &[a, b], &[out], || {
+        let (a, b) = (a.clone(), b.clone());
+        rule(move |g, needs| {
+            let [ga, gb] = grads(&g[0], &a, &b, needs)?;
+            Ok(vec![
+                ga.map(|t| super::unbroadcast(&t, rank, a.shape()))
+                    .transpose()?,
+                gb.map(|t| super::unbroadcast(&t, rank, b.shape()))
+                    .transpose()?,
+            ])
+        })
+    });
+}
+
+/// 1 where `x` is not zero, else 0, in `x`'s dtype (TF's `not_zero_x`).
+fn not_zero(x: &Tensor) -> Result<Tensor> {
+    ops::cast(&ops::not_equal(x, &ops::zeros_like(x)?)?, x.dtype())
+}
+
+describe_op!(SquaredDifference, "SquaredDifference", |[a, b]| squared_difference(a, b), method: squared_difference);
+
+/// `(x - y)^2` with broadcasting (floats, int32, int64). Gradient `2 (x - y) g`
+/// and its negation.
+pub fn squared_difference(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let out = numeric_binary!("SquaredDifference", x, y, |a, b| {
+        let d = Arith::sub(a, b);
+        Arith::mul(d, d)
+    })?;
+    record_binary(SquaredDifference, x, y, &out, |g, x, y, needs| {
+        let gx = ops::mul(&ops::mul(g, &scalar_like(g, 2.0))?, &ops::sub(x, y)?)?;
+        let gy = if needs[1] { Some(ops::neg(&gx)?) } else { None };
+        Ok([Some(gx), gy])
+    });
+    Ok(out)
+}
+
+describe_op!(DivNoNan, "DivNoNan", |[a, b]| div_no_nan(a, b), method: div_no_nan);
+
+/// `x / y`, and 0 where `y` is 0 (whatever `x` is), with broadcasting (TF's
+/// `DivNoNan`; floats only: `tf.math.divide_no_nan` casts integers first).
+/// Gradients `div_no_nan(g, y)` and `g * div_no_nan(div_no_nan(-x, y), y)`:
+/// zeros where `y` is 0.
+pub fn div_no_nan(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("DivNoNan", x, y, |a, b| if b == 0.0 { 0.0 } else { a / b })?;
+    record_binary(DivNoNan, x, y, &out, |g, x, y, needs| {
+        let gx = if needs[0] {
+            Some(div_no_nan(g, y)?)
+        } else {
+            None
+        };
+        let gy = if needs[1] {
+            Some(ops::mul(
+                g,
+                &div_no_nan(&div_no_nan(&ops::neg(x)?, y)?, y)?,
+            )?)
+        } else {
+            None
+        };
+        Ok([gx, gy])
+    });
+    Ok(out)
+}
+
+/// `div_no_nan(1, x)`: `1 / x`, and 0 where `x` is 0 (TF's
+/// `tf.math.reciprocal_no_nan`, with DivNoNan's gradient).
+pub fn reciprocal_no_nan(x: &Tensor) -> Result<Tensor> {
+    div_no_nan(&Tensor::scalar_of(x.dtype(), 1.0), x)
+}
+
+describe_op!(MulNoNan, "MulNoNan", |[a, b]| mul_no_nan(a, b), method: mul_no_nan);
+
+/// `x * y`, and 0 where `y` is 0 (even if `x` is infinite or NaN), with
+/// broadcasting (TF's `MulNoNan`). Gradients `mul_no_nan(g, y)` and
+/// `mul_no_nan(x, g)`.
+pub fn mul_no_nan(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("MulNoNan", x, y, |a, b| if b == 0.0 { 0.0 } else { a * b })?;
+    record_binary(MulNoNan, x, y, &out, |g, x, y, needs| {
+        let gx = if needs[0] {
+            Some(mul_no_nan(g, y)?)
+        } else {
+            None
+        };
+        let gy = if needs[1] {
+            Some(mul_no_nan(x, g)?)
+        } else {
+            None
+        };
+        Ok([gx, gy])
+    });
+    Ok(out)
+}
+
+describe_op!(Xlogy, "Xlogy", |[a, b]| xlogy(a, b), method: xlogy);
+
+/// `x * ln(y)`, and 0 where `x` is 0 (even if `y` is 0 or NaN), with
+/// broadcasting (TF's `Xlogy`). Gradients `g xlogy(x != 0, y)` and
+/// `g xdivy(x, y)`: zeros where `x` is 0.
+pub fn xlogy(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("Xlogy", x, y, |a, b| if a == 0.0 {
+        0.0
+    } else {
+        a * b.ln()
+    })?;
+    record_binary(Xlogy, x, y, &out, |g, x, y, needs| {
+        let gx = if needs[0] {
+            Some(ops::mul(g, &xlogy(&not_zero(x)?, y)?)?)
+        } else {
+            None
+        };
+        let gy = if needs[1] {
+            Some(ops::mul(g, &xdivy(x, y)?)?)
+        } else {
+            None
+        };
+        Ok([gx, gy])
+    });
+    Ok(out)
+}
+
+describe_op!(Xlog1py, "Xlog1py", |[a, b]| xlog1py(a, b), method: xlog1py);
+
+/// `x * ln(1 + y)`, and 0 where `x` is 0, with broadcasting (TF's
+/// `Xlog1py`). Gradients `g xlog1py(x != 0, y)` and `g xdivy(x, y + 1)`.
+pub fn xlog1py(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("Xlog1py", x, y, |a, b| if a == 0.0 {
+        0.0
+    } else {
+        a * b.ln_1p()
+    })?;
+    record_binary(Xlog1py, x, y, &out, |g, x, y, needs| {
+        let gx = if needs[0] {
+            Some(ops::mul(g, &xlog1py(&not_zero(x)?, y)?)?)
+        } else {
+            None
+        };
+        let gy = if needs[1] {
+            Some(ops::mul(
+                g,
+                &xdivy(x, &ops::add(y, &scalar_like(y, 1.0))?)?,
+            )?)
+        } else {
+            None
+        };
+        Ok([gx, gy])
+    });
+    Ok(out)
+}
+
+describe_op!(Xdivy, "Xdivy", |[a, b]| xdivy(a, b), method: xdivy);
+
+/// `x / y`, and 0 where `x` is 0 (even if `y` is 0 or NaN), with
+/// broadcasting (TF's `Xdivy`). Gradients `g xdivy(x != 0, y)` and
+/// `g xdivy(-x, y^2)`.
+pub fn xdivy(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("Xdivy", x, y, |a, b| if a == 0.0 { 0.0 } else { a / b })?;
+    record_binary(Xdivy, x, y, &out, |g, x, y, needs| {
+        let gx = if needs[0] {
+            Some(ops::mul(g, &xdivy(&not_zero(x)?, y)?)?)
+        } else {
+            None
+        };
+        let gy = if needs[1] {
+            Some(ops::mul(g, &xdivy(&ops::neg(x)?, &ops::mul(y, y)?)?)?)
+        } else {
+            None
+        };
+        Ok([gx, gy])
+    });
+    Ok(out)
+}
+
+/// Integer division by zero: refused before the kernel runs (TF's kernel
+/// reports an `InternalError` there; tapers an `InvalidArgumentError`, as
+/// for `floordiv`).
+fn check_int_divisor(op: &'static str, b: &Tensor) -> Result<()> {
+    use crate::dtype::Scalar;
+    let zero = b.dtype().is_integer()
+        && crate::with_real_storage!(b.storage(), q => q.iter().any(|v| v.to_num().is_zero()), _ => false);
+    if zero {
+        return Err(crate::error::Error::invalid(format!(
+            "Integer division by zero [Op:{op}]"
+        )));
+    }
+    Ok(())
+}
+
+/// Division rounding toward zero, C's `/` (TF's `tf.truncatediv`; floats
+/// give `trunc(x / y)`). Not differentiable.
+pub fn truncatediv(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    check_int_divisor("TruncateDiv", y)?;
+    let out = numeric_binary!("TruncateDiv", x, y, |a, b| TruncOps::tdiv(a, b))?;
+    super::trace_only("TruncateDiv", &[x, y], &out, |i| truncatediv(&i[0], &i[1]));
+    Ok(out)
+}
+
+/// The remainder of division rounding toward zero, with the sign of `x`
+/// (C's `%` and `fmod`; TF's `tf.truncatemod`). TF registers no gradient
+/// (`LookupError`); tapers' is `None`.
+pub fn truncatemod(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    check_int_divisor("TruncateMod", y)?;
+    let out = numeric_binary!("TruncateMod", x, y, |a, b| TruncOps::tmod(a, b))?;
+    super::trace_only("TruncateMod", &[x, y], &out, |i| truncatemod(&i[0], &i[1]));
+    Ok(out)
+}
+
+/// Truncating division and remainder on every real element type.
+trait TruncOps: Copy {
+    fn tdiv(self, o: Self) -> Self;
+    fn tmod(self, o: Self) -> Self;
+}
+macro_rules! trunc_float {
+    ($($t:ty),*) => {$(
+        impl TruncOps for $t {
+            fn tdiv(self, o: Self) -> Self {
+                (self / o).trunc()
+            }
+            fn tmod(self, o: Self) -> Self {
+                self % o
+            }
+        }
+    )*};
+}
+trunc_float!(f32, f64);
+macro_rules! trunc_int {
+    ($($t:ty),*) => {$(
+        impl TruncOps for $t {
+            // Divisors of 0 are refused before; MIN / -1 wraps, as TF's kernels.
+            fn tdiv(self, o: Self) -> Self {
+                if o == 0 { 0 } else { self.wrapping_div(o) }
+            }
+            fn tmod(self, o: Self) -> Self {
+                if o == 0 { 0 } else { self.wrapping_rem(o) }
+            }
+        }
+    )*};
+}
+trunc_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+describe_op!(Polygamma, "Polygamma", |[a, x]| polygamma(a, x), method: polygamma);
+
+/// The polygamma function `psi^(a)(x)`, the `a`-th derivative of digamma
+/// (`a` a non-negative integer, else NaN), with broadcasting. Gradient with
+/// respect to `x`: `polygamma(a + 1, x)`; none with respect to `a` (as TF).
+pub fn polygamma(a: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("Polygamma", a, x, |n, v| Special::polygamma(n, v))?;
+    record_binary(Polygamma, a, x, &out, |g, a, x, needs| {
+        let gx = if needs[1] {
+            Some(ops::mul(
+                g,
+                &polygamma(&ops::add(a, &scalar_like(a, 1.0))?, x)?,
+            )?)
+        } else {
+            None
+        };
+        Ok([None, gx])
+    });
+    Ok(out)
+}
+
+describe_op!(Zeta, "Zeta", |[a, b]| zeta(a, b), method: zeta);
+
+/// The Hurwitz zeta function `sum_k (k + q)^-x`, with broadcasting.
+/// Gradient with respect to `q`: `-x zeta(x + 1, q)`; none with respect to
+/// `x` (as TF).
+pub fn zeta(x: &Tensor, q: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("Zeta", x, q, |a, b| Special::zeta(a, b))?;
+    record_binary(Zeta, x, q, &out, |g, x, q, needs| {
+        let gq = if needs[1] {
+            let z = zeta(&ops::add(x, &scalar_like(x, 1.0))?, q)?;
+            Some(ops::mul(g, &ops::neg(&ops::mul(x, &z)?)?)?)
+        } else {
+            None
+        };
+        Ok([None, gq])
+    });
+    Ok(out)
+}
+
+unary_op!(
+    /// The inverse of the standard normal CDF (`-inf` at 0, `inf` at 1, NaN
+    /// outside [0, 1]). Gradient `sqrt(2 pi) exp(y^2 / 2)` (TF's).
+    ndtri, Ndtri, "Ndtri", |v| Special::ndtri(v), |x, y| {
+        let half_square = ops::mul(&ops::square(y)?, &scalar_like(y, 0.5))?;
+        ops::mul(&scalar_like(x, (2.0 * std::f64::consts::PI).sqrt()), &ops::exp(&half_square)?)?
+    }
+);
+unary_op!(
+    /// The inverse error function, `ndtri((x + 1) / 2) / sqrt(2)` as Eigen
+    /// computes it (`+-inf` at `+-1`, NaN beyond). Gradient
+    /// `sqrt(pi) / 2 exp(y^2)` (TF's).
+    erfinv, Erfinv, "Erfinv", |v| Special::erfinv(v), |x, y| {
+        ops::mul(&scalar_like(x, std::f64::consts::PI.sqrt() / 2.0), &ops::exp(&ops::square(y)?)?)?
+    }
+);
+
+/// The inverse complementary error function, `-ndtri(x / 2) sqrt(1/2)`
+/// (TF's `tf.math.erfcinv`, composed of the same ops, so its gradient is
+/// theirs). Floats only.
+pub fn erfcinv(x: &Tensor) -> Result<Tensor> {
+    if !x.dtype().is_float() {
+        return Err(crate::error::Error::UnsupportedDType {
+            op: "Ndtri",
+            dtype: x.dtype(),
+            allowed: "bfloat16, half, float, double",
+        });
+    }
+    let n = ndtri(&ops::mul(x, &scalar_like(x, 0.5))?)?;
+    ops::neg(&ops::mul(&n, &scalar_like(x, 0.5f64.sqrt()))?)
+}
+
+unary_op!(
+    /// The modified Bessel function of the first kind of order 0. Gradient
+    /// `bessel_i1(x)`.
+    bessel_i0, BesselI0, "BesselI0", |v| Special::bessel_i0(v), |x, y| bessel_i1(x)?
+);
+unary_op!(
+    /// `exp(-|x|) I0(x)`, finite for every finite `x`. Gradient
+    /// `bessel_i1e(x) - sign(x) y`.
+    bessel_i0e, BesselI0e, "BesselI0e", |v| Special::bessel_i0e(v), |x, y| {
+        ops::sub(&bessel_i1e(x)?, &ops::mul(&sign(x)?, y)?)?
+    }
+);
+unary_op!(
+    /// The modified Bessel function of the first kind of order 1. Gradient
+    /// `bessel_i0(x) - y / x`, and 1/2 at 0 (TF's).
+    bessel_i1, BesselI1, "BesselI1", |v| Special::bessel_i1(v), |x, y| bessel_i1_slope(x, y, false)?
+);
+unary_op!(
+    /// `exp(-|x|) I1(x)`. Gradient `bessel_i0e(x) - y (sign(x) + 1 / x)`, and
+    /// 1/2 at 0 (TF's).
+    bessel_i1e, BesselI1e, "BesselI1e", |v| Special::bessel_i1e(v), |x, y| bessel_i1_slope(x, y, true)?
+);
+
+/// TF's `_BesselI1Grad` / `_BesselI1eGrad`: the slope at `safe_x` (`x`, or
+/// the dtype's smallest normal where `|x|` is not above it), and 1/2 there.
+fn bessel_i1_slope(x: &Tensor, y: &Tensor, scaled: bool) -> Result<Tensor> {
+    let tiny = match x.dtype() {
+        crate::DType::F64 => f64::MIN_POSITIVE,
+        crate::DType::F16 => 6.103_515_625e-5,
+        _ => f32::MIN_POSITIVE as f64,
+    };
+    let zeros = ops::zeros_like(x)?;
+    let tiny = ops::add(&zeros, &scalar_like(x, tiny))?;
+    let not_tiny = ops::greater(&abs(x)?, &tiny)?;
+    let safe_x = ops::where_(&not_tiny, x, &tiny)?;
+    let d = if scaled {
+        let s = ops::add(&sign(&safe_x)?, &ops::reciprocal(&safe_x)?)?;
+        ops::sub(&bessel_i0e(&safe_x)?, &ops::mul(y, &s)?)?
+    } else {
+        ops::sub(
+            &bessel_i0(&safe_x)?,
+            &ops::mul(y, &ops::reciprocal(&safe_x)?)?,
+        )?
+    };
+    ops::where_(&not_tiny, &d, &ops::add(&zeros, &scalar_like(x, 0.5))?)
+}
+
+describe_op!(NextAfter, "NextAfter", |[a, b]| nextafter(a, b), method: nextafter);
+
+/// The next representable value after `x1` toward `x2` (float32/float64).
+/// Gradients as TF's: `g` for `x1`, zeros for `x2`.
+pub fn nextafter(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("NextAfter", x1, x2, |a, b| Special::nextafter(a, b))?;
+    record_binary(NextAfter, x1, x2, &out, |g, _, _, needs| {
+        let gy = if needs[1] {
+            Some(ops::zeros_like(g)?)
+        } else {
+            None
+        };
+        Ok([Some(g.clone()), gy])
+    });
+    Ok(out)
+}
+
+/// `ln |B(x)|` of the last axis: `sum(lgamma(x)) - lgamma(sum(x))` (TF's
+/// `tf.math.lbeta`, composed of the same ops, so its gradient is theirs; an
+/// empty last axis gives `-inf`, as TF).
+pub fn lbeta(x: &Tensor) -> Result<Tensor> {
+    let log_prod = ops::reduce_sum(&lgamma(x)?, Some(&[-1]), false)?;
+    let sum = ops::reduce_sum(x, Some(&[-1]), false)?;
+    ops::sub(&log_prod, &lgamma(&sum)?)
+}
+
+describe_op!(Betainc, "Betainc", |[a, b, x]| betainc(a, b, x));
+
+/// The regularized incomplete beta function `I_x(a, b)` (TF's
+/// `tf.math.betainc`): NaN for `a <= 0`, `b <= 0` or `x` outside [0, 1].
+/// `a`, `b` and `x` share one shape, except that any may be a scalar (TF's
+/// rule). Gradient with respect to `x` only (TF has none for `a` and `b`):
+/// `exp(xlog1py(b - 1, -x) + xlogy(a - 1, x) - ln B(a, b))`.
+pub fn betainc(a: &Tensor, b: &Tensor, x: &Tensor) -> Result<Tensor> {
+    crate::kernels::same_dtype("Betainc", a, b)?;
+    crate::kernels::same_dtype("Betainc", a, x)?;
+    crate::kernels::registered::check("Betainc", a.dtype())?;
+    let shape = [a, b, x]
+        .iter()
+        .map(|t| t.shape())
+        .find(|s| !s.is_empty())
+        .unwrap_or(&[])
+        .to_vec();
+    for (name, t) in [("b", b), ("x", x)] {
+        let s = if t.shape().is_empty() {
+            &shape[..]
+        } else {
+            t.shape()
+        };
+        if s != &shape[..] || (!a.shape().is_empty() && a.shape() != &shape[..]) {
+            return Err(crate::error::Error::invalid(format!(
+                "Shapes of a and {name} are inconsistent: {:?} vs. {:?} [Op:Betainc]",
+                a.shape(),
+                t.shape()
+            )));
+        }
+    }
+    use crate::tensor::Storage;
+    let out = match (a.storage(), b.storage(), x.storage()) {
+        (Storage::F64(p), Storage::F64(q), Storage::F64(r)) => Tensor::from_array(
+            crate::kernels::zip3_map("Betainc", p, q, r, crate::kernels::special::betainc)?,
+        ),
+        (Storage::F32(p), Storage::F32(q), Storage::F32(r)) => {
+            Tensor::from_array(crate::kernels::zip3_map("Betainc", p, q, r, |a, b, x| {
+                crate::kernels::special::betainc(a as f64, b as f64, x as f64) as f32
+            })?)
+        }
+        _ => {
+            return Err(crate::error::Error::UnsupportedDType {
+                op: "Betainc",
+                dtype: a.dtype(),
+                allowed: "float, double",
+            })
+        }
+    };
+    record(Betainc, &[a, b, x], &[&out], || {
+        let (a, b, x) = (a.clone(), b.clone(), x.clone());
+        let shape = x.shape().to_vec();
+        rule(move |g, needs| {
+            if !needs[2] {
+                return Ok(vec![None, None, None]);
+            }
+            let one = scalar_like(&x, 1.0);
+            let log_beta = ops::sub(
+                &ops::add(&lgamma(&a)?, &lgamma(&b)?)?,
+                &lgamma(&ops::add(&a, &b)?)?,
+            )?;
+            let e = ops::add(
+                &xlog1py(&ops::sub(&b, &one)?, &ops::neg(&x)?)?,
+                &xlogy(&ops::sub(&a, &one)?, &x)?,
+            )?;
+            let d = ops::mul(&g[0], &ops::exp(&ops::sub(&e, &log_beta)?)?)?;
+            let gx = super::unbroadcast(&d, d.rank(), &shape)?;
+            Ok(vec![None, None, Some(gx)])
+        })
+    });
     Ok(out)
 }
 

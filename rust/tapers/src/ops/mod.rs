@@ -64,6 +64,12 @@ pub use math::{
     log1p, reciprocal, relu, relu6, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt, square, tan,
     tanh,
 };
+pub use math::{
+    acosh, asinh, atanh, bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, ceil, digamma,
+    div_no_nan, erfc, erfcinv, erfinv, floor, lbeta, lgamma, mul_no_nan, ndtri, nextafter,
+    polygamma, reciprocal_no_nan, rint, round, softsign, squared_difference, truncatediv,
+    truncatemod, xdivy, xlog1py, xlogy, zeta,
+};
 pub use matmul::{matmul, matmul_with, MatmulOptions};
 pub use nn::{
     bias_add, dropout_with_mask, elu, gelu, l2_normalize, leaky_relu, log_softmax, selu,
