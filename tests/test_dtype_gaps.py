@@ -27,16 +27,6 @@ with open(os.path.join(os.path.dirname(__file__), "data", "dtype_gaps_reference.
 # Programs where tapers does not yet do what TF does (issue 20 items left): pattern -> what differs.
 # Strict xfails: one that starts passing fails the suite until it is removed from here.
 KNOWN_GAPS: list[tuple[str, str]] = [
-    (r"unsorted_segment_max\(.*tf\.(uint|int8|int16|float16|bfloat16)",
-     "UnsortedSegmentMax runs on float32/float64/int32/int64 only (TF registers the new integer and half dtypes)"),
-    (r"unsorted_segment_mean\(.*tf\.(uint8|int8|int16|uint16)\)",
-     "UnsortedSegmentMean on 8/16-bit integers: TF divides in the narrow type, tapers' value differs"),
-    (r"unsorted_segment_mean\(.*tf\.complex",
-     "TF 2.21 raises on complex (its composite calls Maximum in the complex dtype); tapers computes the mean"),
-    (r"tf\.nn\.(conv1d|conv2d|depthwise_conv2d|conv2d_transpose|max_pool2d|avg_pool2d)\(",
-     "convolutions and pooling on float16/bfloat16 are not implemented (ExtractImagePatches refuses the half types)"),
-    (r"reduce_(variance|std)\(.*complex",
-     "reduce_variance/reduce_std on complex (TF: real variance of |z - mean|^2) not implemented"),
     (r"tf\.linalg\.(det|inv|solve|triangular_solve|cholesky|eigh|qr|svd)\(.*complex",
      "complex decompositions (faer's complex LU/Cholesky/QR/SVD/eigh) not wired"),
 ]
@@ -167,3 +157,24 @@ def test_complex128_gradients_match_finite_differences(name: str) -> None:
     assert g.dtype == tf.complex128
     want = _complex_fd(lambda z: float(f(tf.constant(z)).numpy()), z0)
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_traced_half_conv_and_pool_match_eager(dtype: str) -> None:
+    """Convolution and pooling on the half types run in float32 in the core, so a ``tapers.function``
+    graph computes the eager bits, values and gradients (the eager ones are TF's, checked above)."""
+    x = tf.cast(tf.reshape(tf.range(32, dtype=tf.float32) / 8.0 - 2.0, [1, 4, 4, 2]), dtype)
+    w = tf.cast(tf.reshape(tf.range(24, dtype=tf.float32) / 8.0 - 1.5, [2, 2, 2, 3]), dtype)
+
+    def f(x: Any) -> Any:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.nn.conv2d(x, w, 1, "SAME")
+            loss = tf.reduce_sum(y**2) + tf.reduce_sum(tf.nn.max_pool2d(x, 2, 2, "VALID"))
+            loss = loss + tf.reduce_sum(tf.nn.avg_pool2d(x, 2, 1, "SAME"))
+        return y, t.gradient(loss, x)
+
+    (ye, ge), (yt, gt) = f(x), tf.function(f)(x)
+    assert ye.dtype == yt.dtype == ge.dtype == gt.dtype == tf.as_dtype(dtype)
+    assert ye.numpy().tobytes() == yt.numpy().tobytes()
+    assert ge.numpy().tobytes() == gt.numpy().tobytes()

@@ -82,7 +82,7 @@ unsorted!(
     unsorted_segment_sum => ops::unsorted_segment_sum, "Sums", "0",
         "Differentiable in ``data``.";
     unsorted_segment_mean => ops::unsorted_segment_mean, "Means", "0",
-        "Integer data gives float64 (TF's true division). Differentiable in ``data``.";
+        "Integer data gives float32 for 8- and 16-bit integers, float64 for the rest (TF's true division of the sum by the count, both in the data's dtype); complex raises ``InvalidArgumentError`` (TF's composite clips the count with ``Maximum``). Differentiable in ``data``.";
     unsorted_segment_max => ops::unsorted_segment_max, "Maxima",
         "the dtype's lowest value (as in TF)",
         "A NaN makes its segment's max NaN unless a number follows it (TF's fold). Differentiable in ``data``: the gradient goes to the entries equal to their segment's max, shared equally among ties (TF's rule).";

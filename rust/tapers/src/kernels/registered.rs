@@ -142,6 +142,13 @@ static TABLE: &[Kernels] = &[
         allowed: "half, bfloat16, float, double",
     },
     Kernels {
+        // Convolution and pooling: halves through float32 (`ops::conv`).
+        ops: &["Conv2D", "MaxPool", "AvgPool"],
+        computes: HALF,
+        declared_only: &[],
+        allowed: "half, bfloat16, float, double, int32",
+    },
+    Kernels {
         ops: &["SquaredDifference"],
         computes: HALF,
         declared_only: &[],

@@ -268,6 +268,11 @@ pub fn conv2d(
     padding: Padding,
     dilations: [usize; 2],
 ) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("Conv2D", &[input, filters], |w| {
+        conv2d(&w[0], &w[1], strides, padding, dilations)
+    }) {
+        return r;
+    }
     let (s, f) = (input.shape(), filters.shape());
     if f.len() != 4 || s.len() != 4 || f[2] != s[3] {
         return Err(Error::invalid(format!(
@@ -341,6 +346,11 @@ pub fn max_pool2d(
     strides: [usize; 2],
     padding: Padding,
 ) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("MaxPool", &[input], |w| {
+        max_pool2d(&w[0], ksize, strides, padding)
+    }) {
+        return r;
+    }
     let (y, mask, win) = crate::record::RecordingContext::default().enter(|| {
         let (w, win) = windows(input, ksize, strides, padding, f64::NEG_INFINITY)?;
         let first = super::reduce::argmax_nan_first(&w, 3)?;
@@ -390,6 +400,11 @@ pub fn avg_pool2d(
     strides: [usize; 2],
     padding: Padding,
 ) -> Result<Tensor> {
+    if let Some(r) = super::half::via_f32("AvgPool", &[input], |w| {
+        avg_pool2d(&w[0], ksize, strides, padding)
+    }) {
+        return r;
+    }
     let (w, win) = windows(input, ksize, strides, padding, 0.0)?;
     let sum = ops::reduce_sum(&w, Some(&[3]), false)?;
     let s = input.shape();

@@ -520,17 +520,25 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> R
     }
 }
 
-/// Population variance over `axes` (floats).
+/// Population variance over `axes` (floats; complex gives the real dtype:
+/// the mean of `|z - mean|^2`, as TF).
 pub fn reduce_variance(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let again = |i: &[Tensor]| reduce_variance(&i[0], axes, keepdims);
     if let Some(r) = super::half::via_f32("Mean", &[x], again) {
         return r;
     }
+    if x.dtype().is_complex() {
+        // TF: the mean of real(conj(d) * d) = |z - mean|^2, in the real dtype.
+        let mean = reduce_mean(x, axes, true)?;
+        let d = ops::sub(x, &mean)?;
+        let sq = ops::real(&ops::mul(&ops::conj(&d)?, &d)?)?;
+        return reduce_mean(&sq, axes, keepdims);
+    }
     if !x.dtype().is_floating() {
         return Err(Error::UnsupportedDType {
             op: "ReduceVariance",
             dtype: x.dtype(),
-            allowed: "float32, float64",
+            allowed: "float32, float64, complex64, complex128",
         });
     }
     let mean = reduce_mean(x, axes, true)?;
@@ -538,7 +546,8 @@ pub fn reduce_variance(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Re
     reduce_mean(&ops::mul(&d, &d)?, axes, keepdims)
 }
 
-/// Population standard deviation over `axes` (floats).
+/// Population standard deviation over `axes` (floats; complex gives the real
+/// dtype, as TF).
 pub fn reduce_std(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     ops::sqrt(&reduce_variance(x, axes, keepdims)?)
 }

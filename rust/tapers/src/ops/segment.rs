@@ -123,19 +123,52 @@ pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
 /// an empty segment). Integer data gives float64, as TF's true division does.
 pub fn unsorted_segment_mean(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
     let op = "UnsortedSegmentSum";
+    if data.dtype().is_complex() {
+        // TF's composite clips the counts with `Maximum` in the data's dtype,
+        // which has no complex kernel.
+        return Err(Error::UnsupportedDType {
+            op: "Maximum",
+            dtype: data.dtype(),
+            allowed: "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, \
+                      int64, uint64",
+        });
+    }
     let vals = segment_ids(data, ids, op)?;
     let num = check_range(&vals, num_segments, op)?;
     let sum = segment_sum_of(data, &vals, ids.rank(), num)?;
-    let mut count = vec![0f64; num];
+    let mut count = vec![0i64; num];
     for &v in vals.iter().filter(|&&v| v >= 0) {
-        count[v as usize] += 1.0;
+        count[v as usize] += 1;
     }
+    // TF counts in the data's dtype (a narrow integer count wraps) and clips
+    // the count at 1.
+    let narrow = |c: i64| -> f64 {
+        match data.dtype() {
+            DType::U8 => c as u8 as f64,
+            DType::I8 => c as i8 as f64,
+            DType::I16 => c as i16 as f64,
+            DType::U16 => c as u16 as f64,
+            _ => c as f64,
+        }
+    };
     let mut shape = vec![num];
     shape.extend(std::iter::repeat_n(1, data.rank() - ids.rank()));
-    let n = Tensor::from_vec(count.into_iter().map(|c| c.max(1.0)).collect(), &shape)?;
+    let n = Tensor::from_vec(
+        count.into_iter().map(|c| narrow(c).max(1.0)).collect(),
+        &shape,
+    )?;
     if data.dtype().is_integer() {
-        // TF's true division of integers: float64.
-        return ops::div(&ops::cast(&sum, DType::F64)?, &n);
+        // TF's true division of integers: float32 for 8- and 16-bit ones,
+        // float64 for the rest.
+        let wide = if matches!(
+            data.dtype(),
+            DType::U8 | DType::I8 | DType::I16 | DType::U16
+        ) {
+            DType::F32
+        } else {
+            DType::F64
+        };
+        return ops::div(&ops::cast(&sum, wide)?, &ops::cast(&n, wide)?);
     }
     ops::div(&sum, &ops::cast(&n, data.dtype())?)
 }
@@ -189,11 +222,20 @@ pub fn unsorted_segment_max(data: &Tensor, ids: &Tensor, num_segments: i64) -> R
         Storage::F64(a) => Storage::F64(fold(a, &shape, &vals, f64::MIN)),
         Storage::I32(a) => Storage::I32(fold(a, &shape, &vals, i32::MIN)),
         Storage::I64(a) => Storage::I64(fold(a, &shape, &vals, i64::MIN)),
+        Storage::U8(a) => Storage::U8(fold(a, &shape, &vals, u8::MIN)),
+        Storage::I8(a) => Storage::I8(fold(a, &shape, &vals, i8::MIN)),
+        Storage::I16(a) => Storage::I16(fold(a, &shape, &vals, i16::MIN)),
+        Storage::U16(a) => Storage::U16(fold(a, &shape, &vals, u16::MIN)),
+        Storage::U32(a) => Storage::U32(fold(a, &shape, &vals, u32::MIN)),
+        Storage::U64(a) => Storage::U64(fold(a, &shape, &vals, u64::MIN)),
+        Storage::F16(a) => Storage::F16(fold(a, &shape, &vals, crate::dtype::f16::MIN)),
+        Storage::BF16(a) => Storage::BF16(fold(a, &shape, &vals, crate::dtype::bf16::MIN)),
         _ => {
             return Err(Error::UnsupportedDType {
                 op,
                 dtype: rows.dtype(),
-                allowed: "float, double, int32, int64",
+                allowed: "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, \
+                          uint32, int64, uint64",
             })
         }
     });
