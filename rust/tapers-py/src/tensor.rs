@@ -301,15 +301,25 @@ pub fn scalar_check(t: &Tensor) -> PyResult<()> {
 /// `a / b` as TensorFlow's `__truediv__`: integers divide as float32 (8- and
 /// 16-bit ones) or float64 (32- and 64-bit ones).
 pub fn truediv(a: &Tensor, b: &Tensor) -> tapers::Result<Tensor> {
+    truediv_with(a, b, ops::div)
+}
+
+/// `div(a, b)` after TensorFlow's true-division casts: two integer operands
+/// of one dtype become float32 (8- and 16-bit) or float64 (wider) first.
+pub fn truediv_with(
+    a: &Tensor,
+    b: &Tensor,
+    div: fn(&Tensor, &Tensor) -> tapers::Result<Tensor>,
+) -> tapers::Result<Tensor> {
     if a.dtype().is_integer() && a.dtype() == b.dtype() {
         let wide = if a.dtype().size_of() <= 2 {
             DType::F32
         } else {
             DType::F64
         };
-        return ops::div(&ops::cast(a, wide)?, &ops::cast(b, wide)?);
+        return div(&ops::cast(a, wide)?, &ops::cast(b, wide)?);
     }
-    ops::div(a, b)
+    div(a, b)
 }
 
 /// TensorFlow's `__truediv__` (and `tf.divide`) check: operands of two

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 
-use tapers::{ops, DType};
+use tapers::ops;
 
 use super::{binary, export, name_doc, unary, Exports};
 use crate::args::Name;
@@ -100,15 +100,7 @@ pub fn divide_no_nan(
     let (a, b) = crate::convert::binary_operands(x, y)?;
     crate::tensor::truediv_dtypes(&a, &b)?;
     call(py, name, Work::broadcast(&[&a, &b]), || {
-        if a.dtype().is_integer() {
-            let wide = if a.dtype().size_of() <= 2 {
-                DType::F32
-            } else {
-                DType::F64
-            };
-            return ops::div_no_nan(&ops::cast(&a, wide)?, &ops::cast(&b, wide)?);
-        }
-        ops::div_no_nan(&a, &b)
+        crate::tensor::truediv_with(&a, &b, ops::div_no_nan)
     })
 }
 
