@@ -186,7 +186,7 @@ def _optimizer_step(
     grads: Sequence[_TensorLike],
     variables: Sequence[Variable],
     slots: Sequence[Sequence[Variable]],
-    learning_rate: float,
+    learning_rate: float | Tensor,
     step: int | None,
     weight_decay: float = ...,
     counter: Variable | None = ...,

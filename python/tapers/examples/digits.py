@@ -112,13 +112,9 @@ def train(args: argparse.Namespace) -> tuple[MLP, History, float]:
     x_train, y_train, x_test, y_test = load_digits(args.seed)
     model = MLP(x_train.shape[1], args.hidden, 10, args.seed)
     steps_per_epoch = int(np.ceil(len(x_train) / args.batch_size))
-    if args.eager:
-        lr: Any = tf.optimizers.schedules.CosineDecay(args.learning_rate, steps_per_epoch * args.epochs, alpha=0.05)
-    else:
-        # A schedule reads `iterations` into Python at every step, which a compiled
-        # step cannot replay yet (it would retrace, then run eagerly): the compiled
-        # step trains at the constant initial rate.
-        lr = args.learning_rate
+    # The schedule is computed with tensor ops from `iterations`, so the compiled
+    # step replays it: each call reads the counter and takes that step's rate.
+    lr = tf.optimizers.schedules.CosineDecay(args.learning_rate, steps_per_epoch * args.epochs, alpha=0.05)
     opt = tf.optimizers.Adam(lr)
     step = make_step(model, opt)
     if not args.eager:

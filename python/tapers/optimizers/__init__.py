@@ -2,7 +2,8 @@
 
 ``SGD``, ``Adam``, ``AdamW`` and ``RMSprop`` take Keras' arguments and produce
 Keras' trajectories (tested against values computed by Keras). Differences
-from Keras: ``learning_rate`` reads back as a Python float; EMA, loss scaling
+from Keras: a constant ``learning_rate`` reads back as a Python float (a
+schedule's as the float32 tensor it computes, as in Keras); EMA, loss scaling
 and gradient accumulation are not implemented.
 """
 
@@ -18,6 +19,16 @@ from .._tape import GradientTape
 from ..dtypes import int64
 from . import schedules
 from .schedules import LearningRateSchedule
+
+
+def _rate(v: Any) -> Any:
+    """A learning rate a schedule or callable gave: a Tensor (or Variable) stays a
+    tensor, anything else becomes a float."""
+    if isinstance(v, Variable):
+        return v.value()
+    if isinstance(v, Tensor):
+        return v
+    return float(v)
 
 
 class Optimizer:
@@ -70,13 +81,15 @@ class Optimizer:
         self._exclude: set[int] = set()
 
     @property
-    def learning_rate(self) -> float:
-        """The learning rate at the current iteration."""
+    def learning_rate(self) -> Any:
+        """The learning rate at the current iteration: a float, or, for a schedule,
+        the tensor it computes from ``iterations`` (as Keras 3), so that a step under
+        ``tapers.function`` computes the rate of each call instead of fixing it."""
         lr = self._learning_rate
         if isinstance(lr, LearningRateSchedule):
-            return float(lr(int(self.iterations.numpy())))
+            return _rate(lr(self.iterations))
         if callable(lr):
-            return float(lr())
+            return _rate(lr())
         return float(lr)
 
     @learning_rate.setter
@@ -208,7 +221,7 @@ class Optimizer:
             pairs = [(g, v) for g, v in dense_pairs if (id(v) not in self._exclude) == decayed]
             self._step([g for g, _ in pairs], [v for _, v in pairs], lr, None, wd if decayed else 0.0)
 
-    def _sparse_step(self, g: IndexedSlices, var: Variable, lr: float) -> None:
+    def _sparse_step(self, g: IndexedSlices, var: Variable, lr: Any) -> None:
         # One variable's update with an IndexedSlices gradient (Keras 3's
         # formulas on the TensorFlow backend).
         dt = var.dtype
@@ -259,7 +272,7 @@ class Optimizer:
             raise ValueError(f"apply: {len(grads)} gradients for {len(variables)} variables")
         return self.apply_gradients(zip(grads, variables))
 
-    def _step(self, grads: list[Tensor], variables: list[Variable], lr: float, step: int | None, wd: float) -> None:
+    def _step(self, grads: list[Tensor], variables: list[Variable], lr: Any, step: int | None, wd: float) -> None:
         if variables:
             slots = [self._slots_for(v) for v in variables]
             _core._optimizer_step(self._kind, self._hyper, grads, variables, slots, lr, step, wd, self.iterations)

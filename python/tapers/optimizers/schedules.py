@@ -1,8 +1,21 @@
-"""Learning-rate schedules, as ``keras.optimizers.schedules``."""
+"""Learning-rate schedules, as ``keras.optimizers.schedules``.
+
+A schedule is evaluated with tensor ops, in float32, on the optimizer's ``iterations``
+(a tensor), as Keras 3 does: inside ``tapers.function`` the step's graph then computes
+each call's rate from the counter it reads, instead of reading it into Python.
+"""
 
 from __future__ import annotations
 
 import math
+from typing import Any
+
+from .. import _core
+
+
+def _f32(v: Any) -> Any:
+    """``v`` (a Python number or a tensor of any real dtype) as a float32 tensor."""
+    return _core.cast(_core.convert_to_tensor(v), "float32")
 
 
 class LearningRateSchedule:
@@ -10,16 +23,17 @@ class LearningRateSchedule:
 
     Parameters
     ----------
-    step : int
+    step : int or Tensor
         The optimizer's ``iterations`` when the rate is used.
 
     Returns
     -------
-    float
-        The learning rate for that step.
+    Tensor
+        The learning rate for that step (a float32 scalar for the built-in
+        schedules; a subclass may return a Python float too).
     """
 
-    def __call__(self, step: int) -> float:  # pragma: no cover - abstract
+    def __call__(self, step: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
 
@@ -56,11 +70,12 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase = staircase
         self.name = name
 
-    def __call__(self, step: int) -> float:
-        p = float(step) / self.decay_steps
+    def __call__(self, step: Any) -> Any:
+        # Keras 3's float32 ops, in its order.
+        p = _f32(step) / _f32(self.decay_steps)
         if self.staircase:
-            p = math.floor(p)
-        return self.initial_learning_rate * self.decay_rate**p
+            p = _core.floor(p)
+        return _f32(self.initial_learning_rate) * _core.pow(_f32(self.decay_rate), p)
 
 
 class CosineDecay(LearningRateSchedule):
@@ -102,19 +117,24 @@ class CosineDecay(LearningRateSchedule):
         self.warmup_target = warmup_target
         self.warmup_steps = warmup_steps
 
-    def _decay(self, step: float, lr: float) -> float:
-        frac = min(step, self.decay_steps) / self.decay_steps
-        cosine = 0.5 * (1.0 + math.cos(math.pi * frac))
+    def _decay(self, step: Any, decay_steps: Any, lr: Any) -> Any:
+        completed = step / decay_steps
+        cosine = 0.5 * (1.0 + _core.cos(_f32(math.pi) * completed))
         return lr * ((1 - self.alpha) * cosine + self.alpha)
 
-    def __call__(self, step: int | float) -> float:
-        step = float(step)
+    def __call__(self, step: Any) -> Any:
+        # Keras 3's float32 ops, in its order; the warmup/decay choice is a
+        # `where` over both (Keras: `cond`), whose chosen value is the same.
+        initial = _f32(self.initial_learning_rate)
+        decay_steps = _f32(self.decay_steps)
+        step = _f32(step)
         if self.warmup_target is None:
-            return self._decay(step, self.initial_learning_rate)
-        if step < self.warmup_steps:
-            done = step / self.warmup_steps
-            return self.initial_learning_rate + done * (self.warmup_target - self.initial_learning_rate)
-        return self._decay(step - self.warmup_steps, self.warmup_target)
+            return self._decay(_core.minimum(step, decay_steps), decay_steps, initial)
+        target, warmup_steps = _f32(self.warmup_target), _f32(self.warmup_steps)
+        step = _core.minimum(step, decay_steps + warmup_steps)
+        warm = (target - initial) * (step / warmup_steps) + initial
+        decayed = self._decay(step - warmup_steps, decay_steps, target)
+        return _core.where(step < warmup_steps, warm, decayed)
 
 
 __all__ = ["CosineDecay", "ExponentialDecay", "LearningRateSchedule"]

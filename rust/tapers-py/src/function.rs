@@ -91,7 +91,8 @@ pub struct PyGraph {
 
 #[pymethods]
 impl PyGraph {
-    /// Replays the graph on `inputs` and `variables` with the GIL released:
+    /// Replays the graph on `inputs` and `variables` with the GIL released
+    /// (held for a graph of one-element values, `Graph::is_scalar`):
     /// the outputs, or `None` when a value read while tracing differs now
     /// (nothing written).
     fn run(
@@ -103,7 +104,13 @@ impl PyGraph {
         let ins = tensors(&inputs);
         let vars = self::variables(&variables);
         let g = self.graph.clone();
-        let outs = py.detach(move || g.try_run_with(&ins, &vars)).py()?;
+        let outs = if g.is_scalar() {
+            // Numbers, not tensors: cheaper than releasing the GIL.
+            g.try_run_with(&ins, &vars)
+        } else {
+            py.detach(move || g.try_run_with(&ins, &vars))
+        }
+        .py()?;
         match outs {
             None => Ok(None),
             Some(outs) => Ok(Some(
@@ -116,7 +123,8 @@ impl PyGraph {
 
     /// A call's fast path: when `args` are tensors matching the traced
     /// inputs one to one (shape and dtype) and no trace is active, replays
-    /// with the GIL released and returns the single output itself (`single`)
+    /// with the GIL released (held for a one-element graph) and returns the
+    /// single output itself (`single`)
     /// or the list of outputs; `None` when the arguments do not match or a
     /// guard failed (nothing written: the caller takes the general path).
     /// Only for graphs of signatures made of tensor arguments alone.
@@ -142,7 +150,13 @@ impl PyGraph {
             ins.push(t.clone());
         }
         let g = &self.graph;
-        let outs = py.detach(|| g.try_run_with(&ins, &[])).py()?;
+        let outs = if g.is_scalar() {
+            // Numbers, not tensors: cheaper than releasing the GIL.
+            g.try_run_with(&ins, &[])
+        } else {
+            py.detach(|| g.try_run_with(&ins, &[]))
+        }
+        .py()?;
         let Some(outs) = outs else { return Ok(None) };
         if single && outs.len() == 1 {
             let t = outs.into_iter().next().expect("one output");
@@ -168,6 +182,7 @@ impl PyGraph {
         d.set_item("released_early", s.released_early)?;
         d.set_item("peak_live", s.peak_live)?;
         d.set_item("computed", s.computed)?;
+        d.set_item("scalar", self.graph.is_scalar())?;
         Ok(d)
     }
 

@@ -4,12 +4,22 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use tapers::optim::{apply_traced, Rule};
+use tapers::optim::{apply_traced, LearningRate, Rule};
 use tapers::{Tensor, Variable};
 
 use crate::convert::{to_tensor, Want};
 use crate::errors::IntoPyResult;
+use crate::tensor::PyTensor;
 use crate::variable::PyVariable;
+
+/// A learning rate from Python: a float, or the tensor a schedule computed
+/// (read at each replay of a traced step).
+fn rate(v: &Bound<'_, PyAny>) -> PyResult<LearningRate> {
+    if let Ok(t) = v.cast::<PyTensor>() {
+        return Ok(LearningRate::Tensor(t.get().inner.clone()));
+    }
+    Ok(LearningRate::Fixed(v.extract()?))
+}
 
 fn get(h: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
     match h.get_item(key)? {
@@ -61,7 +71,7 @@ pub fn optimizer_step(
     grads: Vec<Bound<'_, PyAny>>,
     variables: Vec<Bound<'_, PyVariable>>,
     slots: Vec<Vec<Bound<'_, PyVariable>>>,
-    learning_rate: f64,
+    learning_rate: &Bound<'_, PyAny>,
     step: Option<u64>,
     weight_decay: f64,
     counter: Option<Bound<'_, PyVariable>>,
@@ -83,6 +93,7 @@ pub fn optimizer_step(
         .map(|s| s.iter().map(|v| v.get().var.clone()).collect())
         .collect();
     let counter: Option<Variable> = counter.map(|c| c.get().var.clone());
+    let lr = rate(learning_rate)?;
     py.detach(|| {
         for ((v, g), s) in vars.iter().zip(&gs).zip(&ss) {
             apply_traced(
@@ -90,7 +101,7 @@ pub fn optimizer_step(
                 v,
                 g,
                 s,
-                learning_rate,
+                lr.clone(),
                 step,
                 counter.as_ref(),
                 weight_decay,

@@ -77,6 +77,20 @@ pub enum Fusion<'a> {
     /// A fused backward region recorded by a trace (`autodiff::fuse`),
     /// downcast by the graph's fusion pass.
     Region(&'a (dyn std::any::Any + Send + Sync)),
+    /// A pointwise op's gradient contribution for its input `k`
+    /// (`g * d out / d input_k` per element, [`Pointwise::scalar_f32`]),
+    /// from the inputs `[g, a, b]`: the gradient and the two values the
+    /// derivative reads. Replayed on its own, or on numbers in a graph of
+    /// one-element values.
+    Gradient {
+        /// The op's local derivative.
+        local: &'static dyn Pointwise,
+        /// Which input's contribution.
+        k: usize,
+    },
+    /// A sum of any number of inputs, element by element in input order
+    /// (`AddN`, as a chain of pairwise adds gives).
+    AddN,
 }
 
 /// The per-element forward formula of a float elementwise op, over one

@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use ndarray::Zip;
 use std::ops::{Add, Div, Mul, Sub};
 
@@ -178,21 +180,67 @@ fn run_kernel(
     }
 }
 
+/// The learning rate of an update: a number fixed when the step was
+/// written, or a one-element real tensor the step computed (a schedule of
+/// the iteration counter), which a traced graph computes again and reads at
+/// each replay.
+#[derive(Clone, Debug)]
+pub enum LearningRate {
+    /// A constant rate.
+    Fixed(f64),
+    /// A rate computed by the step.
+    Tensor(Tensor),
+}
+
+impl From<f64> for LearningRate {
+    fn from(v: f64) -> Self {
+        LearningRate::Fixed(v)
+    }
+}
+
+impl From<Tensor> for LearningRate {
+    fn from(t: Tensor) -> Self {
+        LearningRate::Tensor(t)
+    }
+}
+
+/// The value of a learning rate given as a tensor: one real element.
+fn rate_of(t: &Tensor) -> Result<f64> {
+    let d = t.dtype();
+    if d.is_complex() || d == crate::dtype::DType::Bool {
+        return Err(Error::invalid(format!(
+            "a learning rate must be a real number, got a {d} tensor"
+        )));
+    }
+    t.to_f64_scalar().map_err(|_| {
+        Error::invalid(format!(
+            "a learning rate must be a scalar, got a tensor of shape {}",
+            ShapeDisplay::of(t.shape())
+        ))
+    })
+}
+
 /// [`apply`], told to an active tracer (`crate::graph`) as an update its
 /// replays run again. `step` is fixed, or, with `counter` (the optimizer's
 /// `iterations`, an integer scalar variable), the counter's value plus one
-/// at the time of each call.
+/// at the time of each call. A learning rate given as a tensor is an input
+/// of the traced update, read at each replay.
 #[allow(clippy::too_many_arguments)]
 pub fn apply_traced(
     rule: &Rule,
     var: &Variable,
     grad: &Tensor,
     slots: &[Variable],
-    lr: f64,
+    lr: impl Into<LearningRate>,
     step: Option<u64>,
     counter: Option<&Variable>,
     weight_decay: f64,
 ) -> Result<()> {
+    let lr = lr.into();
+    let (rate, fixed_lr) = match &lr {
+        LearningRate::Fixed(v) => (*v, Some(*v)),
+        LearningRate::Tensor(t) => (rate_of(t)?, None),
+    };
     let step = match (step, counter) {
         (Some(s), _) => s,
         (None, Some(c)) => counter_step(&c.value())?,
@@ -202,7 +250,11 @@ pub fn apply_traced(
             ))
         }
     };
-    apply(rule, var, grad, slots, lr, step, weight_decay)?;
+    apply(rule, var, grad, slots, rate, step, weight_decay)?;
+    let inputs: SmallVec<[&Tensor; 2]> = match &lr {
+        LearningRate::Fixed(_) => smallvec::smallvec![grad],
+        LearningRate::Tensor(t) => smallvec::smallvec![grad, t],
+    };
     crate::record::trace_effect(
         || {
             let mut vars = vec![var.clone()];
@@ -214,12 +266,12 @@ pub fn apply_traced(
             Arc::new(Update {
                 rule: *rule,
                 vars,
-                lr,
+                lr: fixed_lr,
                 fixed,
                 weight_decay,
             })
         },
-        &[grad],
+        &inputs,
     );
     Ok(())
 }
@@ -238,9 +290,22 @@ fn counter_step(c: &Tensor) -> Result<u64> {
 struct Update {
     rule: Rule,
     vars: Vec<Variable>,
-    lr: f64,
+    /// A constant rate; `None`: the rate is the effect's second input.
+    lr: Option<f64>,
     fixed: Option<u64>,
     weight_decay: f64,
+}
+
+impl Update {
+    fn rate(&self, inputs: &[Tensor]) -> Result<f64> {
+        match (self.lr, inputs.get(1)) {
+            (Some(v), _) => Ok(v),
+            (None, Some(t)) => rate_of(t),
+            (None, None) => Err(Error::invalid(
+                "ApplyGradients was traced with a learning rate input, none was given",
+            )),
+        }
+    }
 }
 
 impl crate::record::Effect for Update {
@@ -265,7 +330,14 @@ impl crate::record::Effect for Update {
             .iter()
             .map(|t| t.clone().into_storage())
             .collect();
-        run_kernel(&self.rule, &mut st, grad, self.lr, step, self.weight_decay)?;
+        run_kernel(
+            &self.rule,
+            &mut st,
+            grad,
+            self.rate(inputs)?,
+            step,
+            self.weight_decay,
+        )?;
         let mut out: Vec<Tensor> = st.into_iter().map(Tensor::from_storage).collect();
         out.extend(current[n..].iter().cloned());
         Ok(out)
@@ -283,7 +355,7 @@ impl crate::record::Effect for Update {
             Some(s) => s,
             None => counter_step(&current[n])?,
         };
-        let (rule, lr, wd) = (self.rule, self.lr, self.weight_decay);
+        let (rule, lr, wd) = (self.rule, self.rate(inputs)?, self.weight_decay);
         // The kernel eager `apply` runs, on the variables' own buffers.
         let run = move |st: &mut [Storage]| -> Result<bool> {
             let unique = st.iter().all(|s| match s {

@@ -73,8 +73,8 @@ pub struct FusionStats {
 /// The traced shape and dtype of a value.
 #[derive(Clone, Debug)]
 pub(super) struct Meta {
-    shape: SmallVec<[usize; 4]>,
-    dtype: DType,
+    pub(super) shape: SmallVec<[usize; 4]>,
+    pub(super) dtype: DType,
 }
 
 impl Meta {
@@ -85,7 +85,7 @@ impl Meta {
         }
     }
 
-    fn numel(&self) -> usize {
+    pub(super) fn numel(&self) -> usize {
         self.shape.iter().product()
     }
 }
@@ -165,7 +165,7 @@ fn classify(n: &Node<Slot>, meta: &[Option<Meta>]) -> Option<(Kind, Meta)> {
                 )
             })
         }
-        Fusion::None => None,
+        Fusion::None | Fusion::Gradient { .. } | Fusion::AddN => None,
     }
 }
 

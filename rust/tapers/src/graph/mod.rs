@@ -44,6 +44,7 @@ use crate::variable::Variable;
 pub mod control;
 mod fuse;
 mod plan;
+mod scalar;
 pub use control::{cond, cond_fn, trace_branch, while_loop, while_loop_fn, Branch};
 pub use fuse::FusionStats;
 pub use plan::PlanStats;
@@ -287,6 +288,8 @@ pub struct Graph {
     unreplayable: Option<String>,
     fusion: FusionStats,
     plan: plan::Plan,
+    /// The replay on numbers of a graph of one-element values (`scalar.rs`).
+    scalar: Option<scalar::ScalarPlan>,
     updates: UpdateCounts,
 }
 
@@ -420,10 +423,12 @@ impl Graph {
             slots: next as usize,
             created,
             unreplayable,
+            scalar: None,
             updates: UpdateCounts::default(),
         };
         g.fusion = fuse::fuse(&mut g, &slot_meta);
         g.plan = plan::Plan::new(&g);
+        g.scalar = scalar::ScalarPlan::new(&g, &slot_meta);
         g
     }
 
@@ -435,6 +440,14 @@ impl Graph {
     /// What the graph's execution plan does on each replay.
     pub fn plan_stats(&self) -> &PlanStats {
         self.plan.stats()
+    }
+
+    /// Whether the graph replays on numbers instead of tensors: every value
+    /// is a one-element float of one dtype and every node an elementwise op
+    /// (see the `scalar` module). Such a replay is cheaper than handing it
+    /// to another thread, so callers need not release locks around it.
+    pub fn is_scalar(&self) -> bool {
+        self.scalar.is_some()
     }
 
     /// The traced inputs' shapes and dtypes.
@@ -517,6 +530,11 @@ impl Graph {
             )));
         }
         self.check_inputs(inputs)?;
+        if let (Some(p), true) = (&self.scalar, variables.is_empty()) {
+            if let Some(outs) = p.run(inputs) {
+                return Ok(Some(outs));
+            }
+        }
         let subst = self.substitutes(variables)?;
         let resolve = |v: &Variable| -> Variable {
             subst

@@ -348,6 +348,10 @@ impl crate::op::Op for AddN {
     fn carries_rows(&self) -> bool {
         true
     }
+
+    fn fusion(&self) -> crate::op::Fusion<'_> {
+        crate::op::Fusion::AddN
+    }
 }
 
 /// Sums tensors of one shape and dtype in a single pass (TF's `AddN`). Each

@@ -384,17 +384,24 @@ fn zero_of<T: num_traits::Zero>(_: T) -> T {
 
 /// Defines a float unary op whose gradient is `g * d(x, y)`, with `d` written
 /// using public ops on the input `x` and output `y`.
+///
+/// `$Fwd` names the op's per-element forward formula ([`elementwise!`]):
+/// eager's kernel and a traced graph run the same code.
 macro_rules! unary_op {
-    ($(#[$doc:meta])* $name:ident, $Op:ident, $tf:literal, |$v:ident| $fwd:expr,
+    ($(#[$doc:meta])* $name:ident, $Op:ident, $Fwd:ident, $tf:literal, |$v:ident| $fwd:expr,
      $(complex: |$cv:ident| $cfwd:expr,)? |$x:ident, $y:ident| $dydx:expr) => {
-        describe_op!($Op, $tf, |[x]| $name(x), rows: true, method: $name);
+        elementwise!(
+            /// The op's formula at one element.
+            $Fwd<T: [Float + Special + ErfFn]>, |$v| $fwd
+        );
+        describe_op!($Op, $tf, |[x]| $name(x), rows: true, elementwise: $Fwd, method: $name);
 
         $(#[$doc])*
         pub fn $name(x: &Tensor) -> Result<Tensor> {
             let c: Option<Tensor> = None $(.or(complex_unary!(x, |$cv| $cfwd)))?;
             let y = match c {
                 Some(t) => t,
-                None => float_unary!($tf, x, |$v| $fwd)?,
+                None => float_unary!($tf, x, |v| $Fwd::at(v))?,
             };
             record($Op, &[x], &[&y], || {
                 let ($x, $y) = (x.clone(), y.clone());
@@ -412,11 +419,11 @@ macro_rules! unary_op {
 
 unary_op!(
     /// `e^x - 1`, accurate near 0.
-    expm1, Expm1, "Expm1", |v| v.exp_m1(), complex: |v| complex::expm1(v), |x, y| ops::add(y, &scalar_like(y, 1.0))?
+    expm1, Expm1, Expm1Fwd, "Expm1", |v| v.exp_m1(), complex: |v| complex::expm1(v), |x, y| ops::add(y, &scalar_like(y, 1.0))?
 );
 unary_op!(
     /// `ln(1 + x)`, accurate near 0.
-    log1p, Log1p, "Log1p", |v| v.ln_1p(), complex: |v| complex::log1p(v), |x, y| ops::reciprocal(&ops::add(x, &scalar_like(x, 1.0))?)?
+    log1p, Log1p, Log1pFwd, "Log1p", |v| v.ln_1p(), complex: |v| complex::log1p(v), |x, y| ops::reciprocal(&ops::add(x, &scalar_like(x, 1.0))?)?
 );
 pointwise!(
     /// `d x^-1/2 = g (-y^3 / 2)`, and 0 where `g` is 0 (TF's `RsqrtGrad`).
@@ -451,31 +458,31 @@ pub fn reciprocal(x: &Tensor) -> Result<Tensor> {
 }
 unary_op!(
     /// Tangent.
-    tan, Tan, "Tan", |v| v.tan(), complex: |v| v.tan(), |x, y| ops::add(&ops::mul(y, y)?, &scalar_like(y, 1.0))?
+    tan, Tan, TanFwd, "Tan", |v| v.tan(), complex: |v| v.tan(), |x, y| ops::add(&ops::mul(y, y)?, &scalar_like(y, 1.0))?
 );
 unary_op!(
     /// Arcsine.
-    asin, Asin, "Asin", |v| v.asin(), complex: |v| v.asin(), |x, y| ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
+    asin, Asin, AsinFwd, "Asin", |v| v.asin(), complex: |v| v.asin(), |x, y| ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
 );
 unary_op!(
     /// Arccosine.
-    acos, Acos, "Acos", |v| v.acos(), complex: |v| v.acos(), |x, y| ops::neg(&ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?)?
+    acos, Acos, AcosFwd, "Acos", |v| v.acos(), complex: |v| v.acos(), |x, y| ops::neg(&ops::rsqrt(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?)?
 );
 unary_op!(
     /// Arctangent.
-    atan, Atan, "Atan", |v| v.atan(), complex: |v| v.atan(), |x, y| ops::reciprocal(&ops::add(&ops::mul(x, x)?, &scalar_like(x, 1.0))?)?
+    atan, Atan, AtanFwd, "Atan", |v| v.atan(), complex: |v| v.atan(), |x, y| ops::reciprocal(&ops::add(&ops::mul(x, x)?, &scalar_like(x, 1.0))?)?
 );
 unary_op!(
     /// Hyperbolic sine.
-    sinh, Sinh, "Sinh", |v| v.sinh(), complex: |v| v.sinh(), |x, y| ops::cosh(x)?
+    sinh, Sinh, SinhFwd, "Sinh", |v| v.sinh(), complex: |v| v.sinh(), |x, y| ops::cosh(x)?
 );
 unary_op!(
     /// Hyperbolic cosine.
-    cosh, Cosh, "Cosh", |v| v.cosh(), complex: |v| v.cosh(), |x, y| ops::sinh(x)?
+    cosh, Cosh, CoshFwd, "Cosh", |v| v.cosh(), complex: |v| v.cosh(), |x, y| ops::sinh(x)?
 );
 unary_op!(
     /// `ln(1 + e^x)`, computed without overflow.
-    softplus, Softplus, "Softplus", |v| {
+    softplus, Softplus, SoftplusFwd, "Softplus", |v| {
         let zero = zero_of(v);
         let m = if v > zero { v } else { zero };
         m + (Float::exp(-Float::abs(v))).ln_1p()
@@ -483,7 +490,7 @@ unary_op!(
 );
 unary_op!(
     /// The error function.
-    erf, Erf, "Erf", |v| ErfFn::erf(v), |x, y| {
+    erf, Erf, ErfFwd, "Erf", |v| ErfFn::erf(v), |x, y| {
         let two_over_sqrt_pi = scalar_like(x, std::f64::consts::FRAC_2_SQRT_PI);
         ops::mul(&two_over_sqrt_pi, &ops::exp(&ops::neg(&ops::mul(x, x)?)?)?)?
     }
@@ -641,30 +648,30 @@ pub fn round(x: &Tensor) -> Result<Tensor> {
 
 unary_op!(
     /// Inverse hyperbolic sine.
-    asinh, Asinh, "Asinh", |v| v.asinh(), complex: |v| v.asinh(), |x, y| ops::reciprocal(&ops::cosh(y)?)?
+    asinh, Asinh, AsinhFwd, "Asinh", |v| v.asinh(), complex: |v| v.asinh(), |x, y| ops::reciprocal(&ops::cosh(y)?)?
 );
 unary_op!(
     /// Inverse hyperbolic cosine (NaN below 1).
-    acosh, Acosh, "Acosh", |v| v.acosh(), complex: |v| v.acosh(), |x, y| ops::reciprocal(&ops::sinh(y)?)?
+    acosh, Acosh, AcoshFwd, "Acosh", |v| v.acosh(), complex: |v| v.acosh(), |x, y| ops::reciprocal(&ops::sinh(y)?)?
 );
 unary_op!(
     /// Inverse hyperbolic tangent (`+-inf` at `+-1`, NaN beyond).
-    atanh, Atanh, "Atanh", |v| v.atanh(), complex: |v| v.atanh(), |x, y| ops::reciprocal(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
+    atanh, Atanh, AtanhFwd, "Atanh", |v| v.atanh(), complex: |v| v.atanh(), |x, y| ops::reciprocal(&ops::sub(&scalar_like(x, 1.0), &ops::mul(x, x)?)?)?
 );
 unary_op!(
     /// The complementary error function `1 - erf(x)`, accurate where erf is near 1.
-    erfc, Erfc, "Erfc", |v| Special::erfc(v), |x, y| {
+    erfc, Erfc, ErfcFwd, "Erfc", |v| Special::erfc(v), |x, y| {
         let minus_two_over_sqrt_pi = scalar_like(x, -std::f64::consts::FRAC_2_SQRT_PI);
         ops::mul(&minus_two_over_sqrt_pi, &ops::exp(&ops::neg(&ops::mul(x, x)?)?)?)?
     }
 );
 unary_op!(
     /// `ln |Gamma(x)|` (infinite at 0 and the negative integers).
-    lgamma, Lgamma, "Lgamma", |v| Special::lgamma(v), |x, y| digamma(x)?
+    lgamma, Lgamma, LgammaFwd, "Lgamma", |v| Special::lgamma(v), |x, y| digamma(x)?
 );
 unary_op!(
     /// The digamma function `d ln Gamma(x) / dx` (NaN at 0 and the negative integers).
-    digamma, Digamma, "Digamma", |v| Special::digamma(v), |x, y| polygamma(&scalar_like(x, 1.0), x)?
+    digamma, Digamma, DigammaFwd, "Digamma", |v| Special::digamma(v), |x, y| polygamma(&scalar_like(x, 1.0), x)?
 );
 
 describe_op!(Softsign, "Softsign", |[x]| softsign(x), method: softsign);
@@ -982,7 +989,7 @@ pub fn zeta(x: &Tensor, q: &Tensor) -> Result<Tensor> {
 unary_op!(
     /// The inverse of the standard normal CDF (`-inf` at 0, `inf` at 1, NaN
     /// outside [0, 1]). Gradient `sqrt(2 pi) exp(y^2 / 2)` (TF's).
-    ndtri, Ndtri, "Ndtri", |v| Special::ndtri(v), |x, y| {
+    ndtri, Ndtri, NdtriFwd, "Ndtri", |v| Special::ndtri(v), |x, y| {
         let half_square = ops::mul(&ops::square(y)?, &scalar_like(y, 0.5))?;
         ops::mul(&scalar_like(x, (2.0 * std::f64::consts::PI).sqrt()), &ops::exp(&half_square)?)?
     }
@@ -991,7 +998,7 @@ unary_op!(
     /// The inverse error function, `ndtri((x + 1) / 2) / sqrt(2)` as Eigen
     /// computes it (`+-inf` at `+-1`, NaN beyond). Gradient
     /// `sqrt(pi) / 2 exp(y^2)` (TF's).
-    erfinv, Erfinv, "Erfinv", |v| Special::erfinv(v), |x, y| {
+    erfinv, Erfinv, ErfinvFwd, "Erfinv", |v| Special::erfinv(v), |x, y| {
         ops::mul(&scalar_like(x, std::f64::consts::PI.sqrt() / 2.0), &ops::exp(&ops::square(y)?)?)?
     }
 );
@@ -1014,24 +1021,24 @@ pub fn erfcinv(x: &Tensor) -> Result<Tensor> {
 unary_op!(
     /// The modified Bessel function of the first kind of order 0. Gradient
     /// `bessel_i1(x)`.
-    bessel_i0, BesselI0, "BesselI0", |v| Special::bessel_i0(v), |x, y| bessel_i1(x)?
+    bessel_i0, BesselI0, BesselI0Fwd, "BesselI0", |v| Special::bessel_i0(v), |x, y| bessel_i1(x)?
 );
 unary_op!(
     /// `exp(-|x|) I0(x)`, finite for every finite `x`. Gradient
     /// `bessel_i1e(x) - sign(x) y`.
-    bessel_i0e, BesselI0e, "BesselI0e", |v| Special::bessel_i0e(v), |x, y| {
+    bessel_i0e, BesselI0e, BesselI0eFwd, "BesselI0e", |v| Special::bessel_i0e(v), |x, y| {
         ops::sub(&bessel_i1e(x)?, &ops::mul(&sign(x)?, y)?)?
     }
 );
 unary_op!(
     /// The modified Bessel function of the first kind of order 1. Gradient
     /// `bessel_i0(x) - y / x`, and 1/2 at 0 (TF's).
-    bessel_i1, BesselI1, "BesselI1", |v| Special::bessel_i1(v), |x, y| bessel_i1_slope(x, y, false)?
+    bessel_i1, BesselI1, BesselI1Fwd, "BesselI1", |v| Special::bessel_i1(v), |x, y| bessel_i1_slope(x, y, false)?
 );
 unary_op!(
     /// `exp(-|x|) I1(x)`. Gradient `bessel_i0e(x) - y (sign(x) + 1 / x)`, and
     /// 1/2 at 0 (TF's).
-    bessel_i1e, BesselI1e, "BesselI1e", |v| Special::bessel_i1e(v), |x, y| bessel_i1_slope(x, y, true)?
+    bessel_i1e, BesselI1e, BesselI1eFwd, "BesselI1e", |v| Special::bessel_i1e(v), |x, y| bessel_i1_slope(x, y, true)?
 );
 
 /// TF's `_BesselI1Grad` / `_BesselI1eGrad`: the slope at `safe_x` (`x`, or

@@ -480,6 +480,13 @@ impl Op for Contribution {
         "PointwiseGrad"
     }
 
+    fn fusion(&self) -> crate::op::Fusion<'_> {
+        crate::op::Fusion::Gradient {
+            local: self.p,
+            k: self.k,
+        }
+    }
+
     fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         match inputs {
             [g, a, b] => Ok(vec![contribution(self.p, self.k, g, [a, b])?]),
