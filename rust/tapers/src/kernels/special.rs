@@ -574,4 +574,25 @@ mod tests {
         assert!((polygamma(1.0, 1.0) - std::f64::consts::PI.powi(2) / 6.0).abs() < 1e-14);
         assert!(polygamma(1.5, 2.0).is_nan());
     }
+
+    #[test]
+    fn incomplete_gamma_identities_and_its_a_derivative() {
+        // P(1, x) = 1 - e^-x; P + Q = 1 on both branches; edges as Eigen's.
+        for x in [0.1, 0.9, 1.5, 7.0] {
+            assert!((igamma(1.0, x) - (1.0 - (-x).exp())).abs() < 1e-15);
+        }
+        for (a, x) in [(0.5, 0.2), (3.0, 1.0), (2.0, 9.0), (80.0, 70.0)] {
+            assert!((igamma(a, x) + igammac(a, x) - 1.0).abs() < 1e-14);
+        }
+        assert_eq!(igamma(2.0, 0.0), 0.0);
+        assert_eq!(igamma(2.0, f64::INFINITY), 1.0);
+        assert_eq!(igammac(2.0, f64::INFINITY), 0.0);
+        assert!(igamma(0.0, 1.0).is_nan() && igamma(1.0, -1.0).is_nan());
+        // dP/da against central differences, on the series and the continued fraction.
+        for (a, x) in [(0.7, 0.4), (2.5, 1.5), (1.2, 4.0), (6.0, 9.0)] {
+            let h = 1e-6;
+            let fd = (igamma(a + h, x) - igamma(a - h, x)) / (2.0 * h);
+            assert!((igamma_grad_a(a, x) - fd).abs() < 1e-8, "{a} {x}");
+        }
+    }
 }
