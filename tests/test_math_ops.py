@@ -30,12 +30,6 @@ TABLE_DTYPES = {"float16", "bfloat16", "uint8", "int8", "int16", "uint16", "uint
 # to still differ (tapers raises InvalidArgumentError), so that closing a gap shows up here.
 GAPS = {
     **{
-        (op, d): "complex inputs of this op are not implemented in tapers yet"
-        for op in ["reciprocal_no_nan", "squared_difference", "divide_no_nan", "multiply_no_nan", "xlogy"]
-        + ["xlog1py", "xdivy"]
-        for d in ["complex64", "complex128"]
-    },
-    **{
         ("erfcinv", d): "TF's Python composition raises TypeError (0.5 * an integer tensor); tapers' core op refuses"
         for d in ["int32", "int64", "uint8", "int8", "int16", "uint16", "uint32", "uint64"]
     },

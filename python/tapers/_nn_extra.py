@@ -48,17 +48,17 @@ def l2_loss(t: Any, name: Any = None) -> Tensor:
     return _core.reduce_sum(x * x) / _t(2, dtype_hint=x.dtype)
 
 
-def crelu(features: Any, name: Any = None, axis: int = -1) -> Tensor:
+def crelu(features: Any, axis: int = -1, name: Any = None) -> Tensor:
     """``relu(concat([x, -x], axis))`` (``tf.nn.crelu``): doubles ``axis``.
 
     Parameters
     ----------
     features : Tensor-like
         Floating values.
-    name : str, optional
-        Accepted for TensorFlow compatibility and ignored.
     axis : int
         The axis concatenated along (default -1).
+    name : str, optional
+        Accepted for TensorFlow compatibility and ignored.
 
     Returns
     -------
@@ -69,9 +69,7 @@ def crelu(features: Any, name: Any = None, axis: int = -1) -> Tensor:
     return _core.nn.relu(_core.concat([x, -x], axis))
 
 
-def compute_average_loss(
-    per_example_loss: Any, sample_weight: Any = None, global_batch_size: Any = None, name: Any = None
-) -> Tensor:
+def compute_average_loss(per_example_loss: Any, sample_weight: Any = None, global_batch_size: Any = None) -> Tensor:
     """``sum(per_example_loss * sample_weight) / global_batch_size`` (``tf.nn.compute_average_loss``);
     the batch size defaults to the loss's first dimension (one replica), and a zero batch size gives 0.
 
@@ -86,8 +84,6 @@ def compute_average_loss(
         Weights broadcast against the losses.
     global_batch_size : int, optional
         The divisor; the losses' first dimension when None.
-    name : str, optional
-        Accepted for TensorFlow compatibility and ignored.
 
     Returns
     -------
@@ -187,7 +183,7 @@ def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = Fal
 
 
 def sufficient_statistics(
-    x: Any, axes: Any, shift: Any = None, keep_dims: Any = None, name: Any = None, keepdims: Any = None
+    x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: Any = None
 ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
     """``(count, mean_ss, var_ss, shift)`` over ``axes`` (``tf.nn.sufficient_statistics``):
     the count of reduced elements (``x``'s dtype), ``sum(x - shift)``, ``sum((x - shift)**2)``.
@@ -200,12 +196,10 @@ def sufficient_statistics(
         Axes reduced.
     shift : Tensor-like, optional
         Subtracted before summing.
-    keep_dims : bool, optional
-        Deprecated spelling of ``keepdims``.
+    keepdims : bool
+        Keep the reduced axes.
     name : str, optional
         Accepted for TensorFlow compatibility and ignored.
-    keepdims : bool, optional
-        Keep the reduced axes.
 
     Returns
     -------
@@ -213,7 +207,7 @@ def sufficient_statistics(
         ``(count, mean_ss, var_ss, shift)``; ``shift`` is None when not given.
     """
     xt = _t(x)
-    kd = bool(keepdims if keepdims is not None else keep_dims)
+    kd = bool(keepdims)
     ax = [int(a) % max(len(xt.shape), 1) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
     count = 1
     for a in ax:
@@ -806,25 +800,22 @@ def scale_regularization_loss(regularization_loss: Any) -> Tensor:
 
 
 def batch_norm_with_global_normalization(
-    t: Any = None,
-    m: Any = None,
-    v: Any = None,
-    beta: Any = None,
-    gamma: Any = None,
-    variance_epsilon: Any = None,
-    scale_after_normalization: Any = None,
+    input: Any,  # noqa: A002 - TensorFlow's parameter name
+    mean: Any,
+    variance: Any,
+    beta: Any,
+    gamma: Any,
+    variance_epsilon: Any,
+    scale_after_normalization: Any,
     name: Any = None,
-    input: Any = None,
-    mean: Any = None,
-    variance: Any = None,
 ) -> Tensor:
-    """TensorFlow's older batch-normalization signature: ``batch_normalization(t, m, v, beta,
-    gamma if scale_after_normalization else None, variance_epsilon)``.
+    """TensorFlow's older batch-normalization signature: ``batch_normalization(input, mean,
+    variance, beta, gamma if scale_after_normalization else None, variance_epsilon)``.
 
     Parameters
     ----------
-    t, m, v : Tensor-like
-        Input, mean and variance (``input``, ``mean``, ``variance`` are TF 2's keyword names).
+    input, mean, variance : Tensor-like
+        Input, mean and variance (TensorFlow 2's parameter names and order).
     beta, gamma : Tensor-like
         Offset and scale.
     variance_epsilon : float
@@ -833,8 +824,6 @@ def batch_norm_with_global_normalization(
         Whether ``gamma`` multiplies the result.
     name : str, optional
         Accepted for TensorFlow compatibility and ignored.
-    input, mean, variance : Tensor-like, optional
-        TF 2's names for ``t``, ``m``, ``v``.
 
     Returns
     -------
@@ -843,11 +832,8 @@ def batch_norm_with_global_normalization(
     """
     from . import nn
 
-    t = input if t is None else t
-    m = mean if m is None else m
-    v = variance if v is None else v
     scale = gamma if scale_after_normalization else None
-    return nn.batch_normalization(t, m, v, beta, scale, variance_epsilon)
+    return nn.batch_normalization(input, mean, variance, beta, scale, variance_epsilon)
 
 
 def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str, name: Any = None) -> Tensor:

@@ -10,6 +10,13 @@ truediv = divide
 
 __all__ = [*__all__, "angle", "conj", "imag", "mod", "real", "truediv"]
 
+# tf.math.special (python/tapers/_special.py); ``import tapers.math.special`` works as TF's does.
+import sys as _sys  # noqa: E402
+
+from . import _special as special  # noqa: E402
+
+_sys.modules[__name__ + ".special"] = special
+
 # Issue 20: the rest of tf.math's non-elementwise surface (python/tapers/_math_extra.py).
 from ._core.nn import l2_normalize, log_softmax, softmax  # noqa: E402
 from ._math_extra import (  # noqa: E402

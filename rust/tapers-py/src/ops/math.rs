@@ -31,9 +31,6 @@ unary!(
     [Math, Tf] sinh => ops::sinh, "Elementwise hyperbolic sine.";
     [Math, Tf] cosh => ops::cosh, "Elementwise hyperbolic cosine.";
     [Math] erf => ops::erf, "Elementwise Gauss error function.";
-    [Math, Nn] softplus => ops::softplus, "Elementwise log(1 + e**x), computed without overflow.";
-    [Nn] relu => ops::relu, "Elementwise max(x, 0). The gradient at 0 is 0, as in TensorFlow.";
-    [Nn] relu6 => ops::relu6, "Elementwise min(max(x, 0), 6).";
     [Math] is_nan => ops::is_nan, "Elementwise test for NaN (bool result, no gradient).";
     [Math] is_finite => ops::is_finite, "Elementwise test for finite values (bool result, no gradient).";
     [Math] is_inf => ops::is_inf, "Elementwise test for infinities (bool result, no gradient).";
@@ -44,24 +41,46 @@ unary!(
     [Math, Tf] asinh => ops::asinh, "Elementwise inverse hyperbolic sine.";
     [Math, Tf] acosh => ops::acosh, "Elementwise inverse hyperbolic cosine (NaN below 1).";
     [Math, Tf] atanh => ops::atanh, "Elementwise inverse hyperbolic tangent (+-inf at +-1, NaN beyond).";
+    [Special] bessel_j0 => ops::bessel_j0, "Elementwise Bessel function of the first kind of order 0 (``tf.math.special.bessel_j0``).";
+    [Special] bessel_j1 => ops::bessel_j1, "Elementwise Bessel function of the first kind of order 1 (``tf.math.special.bessel_j1``).";
+    [Special] bessel_y0 => ops::bessel_y0, "Elementwise Bessel function of the second kind of order 0, -inf for x <= 0 (``tf.math.special.bessel_y0``).";
+    [Special] bessel_y1 => ops::bessel_y1, "Elementwise Bessel function of the second kind of order 1, -inf for x <= 0 (``tf.math.special.bessel_y1``).";
+    [Special] bessel_k0 => ops::bessel_k0, "Elementwise modified Bessel function of the second kind of order 0, inf for x <= 0 (``tf.math.special.bessel_k0``).";
+    [Special] bessel_k0e => ops::bessel_k0e, "Elementwise exponentially scaled modified Bessel function of the second kind of order 0, exp(x) * K0(x) (``tf.math.special.bessel_k0e``).";
+    [Special] bessel_k1 => ops::bessel_k1, "Elementwise modified Bessel function of the second kind of order 1, inf for x <= 0 (``tf.math.special.bessel_k1``).";
+    [Special] bessel_k1e => ops::bessel_k1e, "Elementwise exponentially scaled modified Bessel function of the second kind of order 1, exp(x) * K1(x) (``tf.math.special.bessel_k1e``).";
+    [Special] dawsn => ops::dawsn, "Elementwise Dawson's integral (``tf.math.special.dawsn``).";
+    [Special] expint => ops::expint, "Elementwise exponential integral Ei(x), NaN for x < 0 (``tf.math.special.expint``).";
+    [Special] fresnel_cos => ops::fresnel_cos, "Elementwise Fresnel cosine integral (``tf.math.special.fresnel_cos``).";
+    [Special] fresnel_sin => ops::fresnel_sin, "Elementwise Fresnel sine integral (``tf.math.special.fresnel_sin``).";
+    [Special] spence => ops::spence, "Elementwise Spence's function, NaN for x < 0 (``tf.math.special.spence``).";
     [Math] reciprocal_no_nan => ops::reciprocal_no_nan, "Elementwise 1 / x, and 0 where x is 0 (gradient 0 there, as TensorFlow's).";
-    [Math, Nn] softsign => ops::softsign, "Elementwise x / (1 + |x|) (NaN at +-inf, as TensorFlow). Its gradient has no gradient in TensorFlow (LookupError); tapers gives None.";
     [Math] erfc => ops::erfc, "Elementwise complementary error function 1 - erf(x), accurate where erf(x) is near 1.";
     [Math] lgamma => ops::lgamma, "Elementwise log of the absolute value of the Gamma function (inf at 0 and the negative integers).";
     [Math] digamma => ops::digamma, "Elementwise digamma function, the derivative of lgamma (NaN at 0 and the negative integers).";
     [Math] erfinv => ops::erfinv, "Elementwise inverse error function (+-inf at +-1, NaN beyond). float32/float64, as TensorFlow's CPU kernels.";
     [Math] ndtri => ops::ndtri, "Elementwise inverse of the standard normal CDF (-inf at 0, inf at 1, NaN outside [0, 1]). float32/float64, as TensorFlow's CPU kernels.";
     [Math] erfcinv => ops::erfcinv, "Elementwise inverse complementary error function, -ndtri(x / 2) * sqrt(1/2), as TensorFlow composes it.";
-    [Math] bessel_i0 => ops::bessel_i0, "Elementwise modified Bessel function of the first kind of order 0.";
-    [Math] bessel_i0e => ops::bessel_i0e, "Elementwise exponentially scaled modified Bessel function of order 0, exp(-|x|) * I0(x).";
-    [Math] bessel_i1 => ops::bessel_i1, "Elementwise modified Bessel function of the first kind of order 1.";
-    [Math] bessel_i1e => ops::bessel_i1e, "Elementwise exponentially scaled modified Bessel function of order 1, exp(-|x|) * I1(x).";
+    [Math, Special] bessel_i0 => ops::bessel_i0, "Elementwise modified Bessel function of the first kind of order 0.";
+    [Math, Special] bessel_i0e => ops::bessel_i0e, "Elementwise exponentially scaled modified Bessel function of order 0, exp(-|x|) * I0(x).";
+    [Math, Special] bessel_i1 => ops::bessel_i1, "Elementwise modified Bessel function of the first kind of order 1.";
+    [Math, Special] bessel_i1e => ops::bessel_i1e, "Elementwise exponentially scaled modified Bessel function of order 1, exp(-|x|) * I1(x).";
+);
+
+// TensorFlow names the activations' parameter `features`.
+unary!(
+    exports_features;
+    features;
+    [Math, Nn] softplus => ops::softplus, "Elementwise log(1 + e**x), computed without overflow.";
+    [Nn] relu => ops::relu, "Elementwise max(x, 0). The gradient at 0 is 0, as in TensorFlow.";
+    [Nn] relu6 => ops::relu6, "Elementwise min(max(x, 0), 6).";
+    [Math, Nn] softsign => ops::softsign, "Elementwise x / (1 + |x|) (NaN at +-inf, as TensorFlow). Its gradient has no gradient in TensorFlow (LookupError); tapers gives None.";
 );
 
 binary!(
     exports_binary;
     [Math] atan2(y, x) => ops::atan2, "Elementwise angle of the point (x, y): atan(y / x) in the quadrant of (x, y).";
-    [Math] squared_difference(x, y) => ops::squared_difference, "Elementwise (x - y) ** 2 (floats, int32, int64).";
+    [Math] squared_difference(x, y) => ops::squared_difference, "Elementwise (x - y) ** 2 (floats, int32, int64; complex: (x - y) * conj(x - y), as TensorFlow).";
     [Math] multiply_no_nan(x, y) => ops::mul_no_nan, "Elementwise x * y, and 0 where y is 0 even if x is infinite or NaN.";
     [Math] xlogy(x, y) => ops::xlogy, "Elementwise x * log(y), and 0 where x is 0 (gradients 0 there, as TensorFlow's).";
     [Math] xlog1py(x, y) => ops::xlog1py, "Elementwise x * log1p(y), and 0 where x is 0 (gradients 0 there, as TensorFlow's).";
@@ -70,6 +89,8 @@ binary!(
     [Tf] truncatemod(x, y) => ops::truncatemod, "Elementwise remainder with the sign of x (C's % and fmod). No gradient (None; TensorFlow raises LookupError).";
     [Math] polygamma(a, x) => ops::polygamma, "Elementwise polygamma function: the a-th derivative of digamma at x (a a non-negative integer, else NaN). Gradient with respect to x only.";
     [Math] nextafter(x1, x2) => ops::nextafter, "Elementwise next representable value after x1 toward x2 (float32/float64). Gradients as TensorFlow's: the upstream gradient for x1, zeros for x2.";
+    [Math] igamma(a, x) => ops::igamma, "Elementwise regularized lower incomplete gamma function P(a, x) (NaN for a <= 0 or x < 0). Differentiable with respect to both, as TensorFlow's.";
+    [Math] igammac(a, x) => ops::igammac, "Elementwise regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x). Differentiable with respect to both, as TensorFlow's.";
     [Math] zeta(x, q) => ops::zeta, "Elementwise Hurwitz zeta function: the sum over k >= 0 of (k + q) ** -x. Gradient with respect to q only.";
 );
 
@@ -160,6 +181,7 @@ pub fn betainc(
 
 pub fn register(ex: &mut Exports<'_>) -> PyResult<()> {
     exports_unary(ex)?;
+    exports_features(ex)?;
     exports_binary(ex)?;
     export!(ex, [Math]: divide_no_nan, lbeta, betainc);
     Ok(())

@@ -43,9 +43,14 @@ pub(crate) use name_doc;
 
 /// Defines unary elementwise wrappers, one line each with the modules that
 /// publish it: `unary!(exports; [Math, Tf] exp => ops::exp, "Summary.";)`
-/// also defines `exports(ex)`, which the file's `register` calls.
+/// also defines `exports(ex)`, which the file's `register` calls. The
+/// parameter is `x`, or the name given after the exports' (TensorFlow's
+/// activations name it `features`: `unary!(exports; features; ...)`).
 macro_rules! unary {
     ($exports:ident; $([$($ns:ident),+] $name:ident => $f:path, $doc:literal;)*) => {
+        $crate::ops::unary!($exports; x; $([$($ns),+] $name => $f, $doc;)*);
+    };
+    ($exports:ident; $x:ident; $([$($ns:ident),+] $name:ident => $f:path, $doc:literal;)*) => {
         /// Publishes this block's functions in the modules each line names.
         fn $exports(ex: &mut $crate::ops::Exports<'_>) -> pyo3::PyResult<()> {
             $($crate::ops::export!(ex, [$($ns),+]: $name);)*
@@ -56,23 +61,23 @@ macro_rules! unary {
 
 Parameters
 ----------
-x : Tensor-like
+", stringify!($x), " : Tensor-like
     A Tensor, Variable, Python number, nested list or numpy array.
 ", $crate::ops::name_doc!(), "
 
 Returns
 -------
 Tensor
-    Same shape as ``x``. Recorded on active tapes, so it is differentiable
+    Same shape as ``", stringify!($x), "``. Recorded on active tapes, so it is differentiable
     where TensorFlow's op is.")]
         #[pyo3::pyfunction]
-        #[pyo3(signature = (x, name=None))]
+        #[pyo3(signature = ($x, name=None))]
         pub fn $name(
             py: pyo3::Python<'_>,
-            x: $crate::args::TensorArg,
+            $x: $crate::args::TensorArg,
             name: Option<$crate::args::Name>,
         ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
-            let t = x.0;
+            let t = $x.0;
             $crate::call::call(py, name, $crate::call::Work::of(&[&t]), || $f(&t))
         }
     )*};
@@ -143,11 +148,20 @@ pub enum Ns {
     Nn,
     Linalg,
     Random,
+    /// `tf.math.special`, re-exported by `tapers.math.special`.
+    Special,
 }
 
 impl Ns {
     /// In declaration order: `ns as usize` indexes `Exports`' vectors.
-    const ALL: [Ns; 5] = [Ns::Tf, Ns::Math, Ns::Nn, Ns::Linalg, Ns::Random];
+    const ALL: [Ns; 6] = [
+        Ns::Tf,
+        Ns::Math,
+        Ns::Nn,
+        Ns::Linalg,
+        Ns::Random,
+        Ns::Special,
+    ];
 
     /// The submodule's attribute name (None for the root).
     fn submodule(self) -> Option<&'static str> {
@@ -157,6 +171,7 @@ impl Ns {
             Ns::Nn => Some("nn"),
             Ns::Linalg => Some("linalg"),
             Ns::Random => Some("random"),
+            Ns::Special => Some("special"),
         }
     }
 }

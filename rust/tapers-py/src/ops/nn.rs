@@ -12,6 +12,7 @@ use crate::convert::{binary_operands, to_tensor, Want};
 
 unary!(
     exports_unary;
+    features;
     [Nn] elu => ops::elu, "Exponential linear unit: x if x > 0 else e**x - 1.";
     [Nn] selu => ops::selu, "Scaled exponential linear unit (Klambauer et al., 2017).";
 );
@@ -148,22 +149,16 @@ pub fn gelu(
 ///     Floating values.
 /// beta : float, default 1.0
 ///     The sigmoid's scale.
-#[doc = name_doc!()]
 ///
 /// Returns
 /// -------
 /// Tensor
-///     Differentiable.
+///     Differentiable. (TensorFlow's ``silu`` takes no ``name``; neither does this.)
 #[pyfunction]
-#[pyo3(signature = (features, beta=1.0, name=None))]
-pub fn silu(
-    py: Python<'_>,
-    features: TensorArg,
-    beta: f64,
-    name: Option<Name>,
-) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (features, beta=1.0))]
+pub fn silu(py: Python<'_>, features: TensorArg, beta: f64) -> PyResult<Py<PyAny>> {
     let t = features.0;
-    call(py, name, Work::of(&[&t]), || ops::silu(&t, beta))
+    call(py, None, Work::of(&[&t]), || ops::silu(&t, beta))
 }
 
 /// Scales ``x`` to unit Euclidean norm along axes (``tf.nn.l2_normalize``).

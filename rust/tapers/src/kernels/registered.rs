@@ -143,10 +143,17 @@ static TABLE: &[Kernels] = &[
     },
     Kernels {
         // Convolution and pooling: halves through float32 (`ops::conv`).
-        ops: &["Conv2D", "MaxPool", "AvgPool"],
+        ops: &["Conv2D", "AvgPool"],
         computes: HALF,
         declared_only: &[],
         allowed: "half, bfloat16, float, double, int32",
+    },
+    Kernels {
+        // Max pooling on the narrow integers runs in int64 (`ops::conv`).
+        ops: &["MaxPool"],
+        computes: &[U8, I8, I16, U16, F16, BF16],
+        declared_only: &[],
+        allowed: "half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8",
     },
     Kernels {
         ops: &["SquaredDifference"],
@@ -228,10 +235,43 @@ static TABLE: &[Kernels] = &[
         allowed: FLOAT,
     },
     Kernels {
-        ops: &["BesselI0", "BesselI0e", "BesselI1", "BesselI1e"],
+        ops: &[
+            "BesselI0",
+            "BesselI0e",
+            "BesselI1",
+            "BesselI1e",
+            "BesselJ0",
+            "BesselJ1",
+            "BesselY0",
+            "BesselY1",
+            "BesselK0",
+            "BesselK0e",
+            "BesselK1",
+            "BesselK1e",
+        ],
         computes: &[F16],
         declared_only: &[BF16],
         allowed: FLOAT,
+    },
+    Kernels {
+        ops: &[
+            "Dawsn",
+            "Expint",
+            "FresnelCos",
+            "FresnelSin",
+            "Spence",
+            "Igamma",
+            "Igammac",
+        ],
+        computes: &[],
+        declared_only: HALF,
+        allowed: FLOAT,
+    },
+    Kernels {
+        ops: &["IgammaGradA"],
+        computes: &[],
+        declared_only: &[],
+        allowed: "float, double",
     },
 ];
 

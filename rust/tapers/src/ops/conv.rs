@@ -351,6 +351,20 @@ pub fn max_pool2d(
     }) {
         return r;
     }
+    // The narrow integers in int64 (exact; integers are never watched).
+    if let Some(r) =
+        super::half::via_i64("MaxPool", input, |w| max_pool2d(w, ksize, strides, padding))
+    {
+        return r;
+    }
+    if matches!(input.dtype(), crate::DType::Bool) || input.dtype().is_complex() {
+        return Err(Error::UnsupportedDType {
+            op: "MaxPool",
+            dtype: input.dtype(),
+            allowed:
+                "half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8",
+        });
+    }
     let (y, mask, win) = crate::record::RecordingContext::default().enter(|| {
         let (w, win) = windows(input, ksize, strides, padding, f64::NEG_INFINITY)?;
         let first = super::reduce::argmax_nan_first(&w, 3)?;

@@ -6,9 +6,10 @@ use num_traits::Float;
 
 use super::{describe_op, elementwise, pointwise, record, record_pointwise, rule};
 use crate::error::Result;
-use crate::kernels::special::Special;
+use crate::kernels::special::{self, Special};
 use crate::kernels::{
-    complex, complex_unary, float_binary, float_unary, numeric_binary, numeric_unary,
+    complex, complex_binary, complex_unary, float_binary, float_unary, numeric_binary,
+    numeric_unary,
 };
 use crate::ops::complex::conj_if_complex;
 use crate::ops::{self, arith::Arith};
@@ -729,13 +730,21 @@ fn not_zero(x: &Tensor) -> Result<Tensor> {
 
 describe_op!(SquaredDifference, "SquaredDifference", |[a, b]| squared_difference(a, b), method: squared_difference);
 
-/// `(x - y)^2` with broadcasting (floats, int32, int64). Gradient `2 (x - y) g`
-/// and its negation.
+/// `(x - y)^2` with broadcasting (floats, int32, int64; complex:
+/// `(x - y) conj(x - y)`, real-valued, as TF's kernel). Gradient
+/// `2 (x - y) g` and its negation (unconjugated for complex, as TF's rule).
 pub fn squared_difference(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let out = numeric_binary!("SquaredDifference", x, y, |a, b| {
-        let d = Arith::sub(a, b);
-        Arith::mul(d, d)
-    })?;
+    let c = complex_binary!("SquaredDifference", x, y, |a, b| {
+        let d = a - b;
+        num_complex::Complex::new(d.norm_sqr(), num_traits::Zero::zero())
+    });
+    let out = match c {
+        Some(r) => r?,
+        None => numeric_binary!("SquaredDifference", x, y, |a, b| {
+            let d = Arith::sub(a, b);
+            Arith::mul(d, d)
+        })?,
+    };
     record_binary(SquaredDifference, x, y, &out, |g, x, y, needs| {
         let gx = ops::mul(&ops::mul(g, &scalar_like(g, 2.0))?, &ops::sub(x, y)?)?;
         let gy = if needs[1] { Some(ops::neg(&gx)?) } else { None };
@@ -747,12 +756,21 @@ pub fn squared_difference(x: &Tensor, y: &Tensor) -> Result<Tensor> {
 describe_op!(DivNoNan, "DivNoNan", |[a, b]| div_no_nan(a, b), method: div_no_nan);
 
 /// `x / y`, and 0 where `y` is 0 (whatever `x` is), with broadcasting (TF's
-/// `DivNoNan`; floats only: `tf.math.divide_no_nan` casts integers first).
-/// Gradients `div_no_nan(g, y)` and `g * div_no_nan(div_no_nan(-x, y), y)`:
-/// zeros where `y` is 0.
+/// `DivNoNan`; floats and complex: `tf.math.divide_no_nan` casts integers
+/// first). Gradients `div_no_nan(g, y)` and `g * div_no_nan(div_no_nan(-x,
+/// y), y)`: zeros where `y` is 0 (complex: of `conj(x)`, `conj(y)`, as TF's).
 pub fn div_no_nan(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let out = float_binary!("DivNoNan", x, y, |a, b| if b == 0.0 { 0.0 } else { a / b })?;
+    let c = complex_binary!("DivNoNan", x, y, |a, b| if num_traits::Zero::is_zero(&b) {
+        num_traits::Zero::zero()
+    } else {
+        complex::div(a, b)
+    });
+    let out = match c {
+        Some(r) => r?,
+        None => float_binary!("DivNoNan", x, y, |a, b| if b == 0.0 { 0.0 } else { a / b })?,
+    };
     record_binary(DivNoNan, x, y, &out, |g, x, y, needs| {
+        let (x, y) = (&conj_if_complex(x)?, &conj_if_complex(y)?);
         let gx = if needs[0] {
             Some(div_no_nan(g, y)?)
         } else {
@@ -782,8 +800,18 @@ describe_op!(MulNoNan, "MulNoNan", |[a, b]| mul_no_nan(a, b), method: mul_no_nan
 /// `x * y`, and 0 where `y` is 0 (even if `x` is infinite or NaN), with
 /// broadcasting (TF's `MulNoNan`). Gradients `mul_no_nan(g, y)` and
 /// `mul_no_nan(x, g)`.
+///
+/// Complex too; TF's rule does not conjugate here, nor does tapers'.
 pub fn mul_no_nan(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let out = float_binary!("MulNoNan", x, y, |a, b| if b == 0.0 { 0.0 } else { a * b })?;
+    let c = complex_binary!("MulNoNan", x, y, |a, b| if num_traits::Zero::is_zero(&b) {
+        num_traits::Zero::zero()
+    } else {
+        a * b
+    });
+    let out = match c {
+        Some(r) => r?,
+        None => float_binary!("MulNoNan", x, y, |a, b| if b == 0.0 { 0.0 } else { a * b })?,
+    };
     record_binary(MulNoNan, x, y, &out, |g, x, y, needs| {
         let gx = if needs[0] {
             Some(mul_no_nan(g, y)?)
@@ -805,12 +833,22 @@ describe_op!(Xlogy, "Xlogy", |[a, b]| xlogy(a, b), method: xlogy);
 /// `x * ln(y)`, and 0 where `x` is 0 (even if `y` is 0 or NaN), with
 /// broadcasting (TF's `Xlogy`). Gradients `g xlogy(x != 0, y)` and
 /// `g xdivy(x, y)`: zeros where `x` is 0.
+///
+/// Complex too (principal log); TF's rule does not conjugate, nor does tapers'.
 pub fn xlogy(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let out = float_binary!("Xlogy", x, y, |a, b| if a == 0.0 {
-        0.0
+    let c = complex_binary!("Xlogy", x, y, |a, b| if num_traits::Zero::is_zero(&a) {
+        num_traits::Zero::zero()
     } else {
         a * b.ln()
-    })?;
+    });
+    let out = match c {
+        Some(r) => r?,
+        None => float_binary!("Xlogy", x, y, |a, b| if a == 0.0 {
+            0.0
+        } else {
+            a * b.ln()
+        })?,
+    };
     record_binary(Xlogy, x, y, &out, |g, x, y, needs| {
         let gx = if needs[0] {
             Some(ops::mul(g, &xlogy(&not_zero(x)?, y)?)?)
@@ -831,12 +869,21 @@ describe_op!(Xlog1py, "Xlog1py", |[a, b]| xlog1py(a, b), method: xlog1py);
 
 /// `x * ln(1 + y)`, and 0 where `x` is 0, with broadcasting (TF's
 /// `Xlog1py`). Gradients `g xlog1py(x != 0, y)` and `g xdivy(x, y + 1)`.
+/// Complex too (TF's rule does not conjugate, nor does tapers').
 pub fn xlog1py(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let out = float_binary!("Xlog1py", x, y, |a, b| if a == 0.0 {
-        0.0
+    let c = complex_binary!("Xlog1py", x, y, |a, b| if num_traits::Zero::is_zero(&a) {
+        num_traits::Zero::zero()
     } else {
-        a * b.ln_1p()
-    })?;
+        a * complex::log1p(b)
+    });
+    let out = match c {
+        Some(r) => r?,
+        None => float_binary!("Xlog1py", x, y, |a, b| if a == 0.0 {
+            0.0
+        } else {
+            a * b.ln_1p()
+        })?,
+    };
     record_binary(Xlog1py, x, y, &out, |g, x, y, needs| {
         let gx = if needs[0] {
             Some(ops::mul(g, &xlog1py(&not_zero(x)?, y)?)?)
@@ -861,8 +908,20 @@ describe_op!(Xdivy, "Xdivy", |[a, b]| xdivy(a, b), method: xdivy);
 /// `x / y`, and 0 where `x` is 0 (even if `y` is 0 or NaN), with
 /// broadcasting (TF's `Xdivy`). Gradients `g xdivy(x != 0, y)` and
 /// `g xdivy(-x, y^2)`.
+///
+/// Complex too (TF's rule does not conjugate, nor does tapers'); a nonzero
+/// `x` over a zero `y` gives NaN parts (Eigen's vectorized division: TF's
+/// scalar path gives infinities there).
 pub fn xdivy(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let out = float_binary!("Xdivy", x, y, |a, b| if a == 0.0 { 0.0 } else { a / b })?;
+    let c = complex_binary!("Xdivy", x, y, |a, b| if num_traits::Zero::is_zero(&a) {
+        num_traits::Zero::zero()
+    } else {
+        complex::div(a, b)
+    });
+    let out = match c {
+        Some(r) => r?,
+        None => float_binary!("Xdivy", x, y, |a, b| if a == 0.0 { 0.0 } else { a / b })?,
+    };
     record_binary(Xdivy, x, y, &out, |g, x, y, needs| {
         let gx = if needs[0] {
             Some(ops::mul(g, &xdivy(&not_zero(x)?, y)?)?)
@@ -1063,6 +1122,171 @@ fn bessel_i1_slope(x: &Tensor, y: &Tensor, scaled: bool) -> Result<Tensor> {
         )?
     };
     ops::where_(&not_tiny, &d, &ops::add(&zeros, &scalar_like(x, 0.5))?)
+}
+
+// tf.math.special's functions beyond the modified Bessel I (float16 for the
+// Bessel ones computes in float32, as TF; the others are float32/float64).
+// Gradients as TF's rules in `math_grad.py`.
+unary_op!(
+    /// Bessel function of the first kind of order 0. Gradient `-bessel_j1(x)`.
+    bessel_j0, BesselJ0, "BesselJ0", |v| Special::via64(v, special::bessel_j0), |x, y| ops::neg(&bessel_j1(x)?)?
+);
+unary_op!(
+    /// Bessel function of the first kind of order 1. Gradient
+    /// `bessel_j0(x) - y / x`, and 1/2 at 0 (TF's).
+    bessel_j1, BesselJ1, "BesselJ1", |v| Special::via64(v, special::bessel_j1), |x, y| {
+        let zero = ops::equal(x, &ops::zeros_like(x)?)?;
+        let d = ops::sub(&bessel_j0(x)?, &ops::div(y, x)?)?;
+        ops::where_(&zero, &ops::add(&ops::zeros_like(x)?, &scalar_like(x, 0.5))?, &d)?
+    }
+);
+unary_op!(
+    /// Bessel function of the second kind of order 0 (`-inf` for `x <= 0`).
+    /// Gradient `-bessel_y1(x)`.
+    bessel_y0, BesselY0, "BesselY0", |v| Special::via64(v, special::bessel_y0), |x, y| ops::neg(&bessel_y1(x)?)?
+);
+unary_op!(
+    /// Bessel function of the second kind of order 1 (`-inf` for `x <= 0`).
+    /// Gradient `bessel_y0(x) - y / x`.
+    bessel_y1, BesselY1, "BesselY1", |v| Special::bessel_y1(v), |x, y| {
+        ops::sub(&bessel_y0(x)?, &ops::div(y, x)?)?
+    }
+);
+unary_op!(
+    /// Modified Bessel function of the second kind of order 0 (`inf` for `x <= 0`).
+    /// Gradient `-bessel_k1(x)`.
+    bessel_k0, BesselK0, "BesselK0", |v| Special::via64(v, special::bessel_k0), |x, y| ops::neg(&bessel_k1(x)?)?
+);
+unary_op!(
+    /// `exp(x) K0(x)`. Gradient `y - bessel_k1e(x)`.
+    bessel_k0e, BesselK0e, "BesselK0e", |v| Special::via64(v, special::bessel_k0e), |x, y| {
+        ops::sub(y, &bessel_k1e(x)?)?
+    }
+);
+unary_op!(
+    /// Modified Bessel function of the second kind of order 1 (`inf` for `x <= 0`).
+    /// Gradient `-bessel_k0(x) - y / x`.
+    bessel_k1, BesselK1, "BesselK1", |v| Special::via64(v, special::bessel_k1), |x, y| {
+        ops::sub(&ops::neg(&bessel_k0(x)?)?, &ops::div(y, x)?)?
+    }
+);
+unary_op!(
+    /// `exp(x) K1(x)`. Gradient `y (1 - 1 / x) - bessel_k0e(x)`.
+    bessel_k1e, BesselK1e, "BesselK1e", |v| Special::via64(v, special::bessel_k1e), |x, y| {
+        let one = scalar_like(x, 1.0);
+        ops::sub(&ops::mul(y, &ops::sub(&one, &ops::reciprocal(x)?)?)?, &bessel_k0e(x)?)?
+    }
+);
+unary_op!(
+    /// Dawson's integral. Gradient `1 - 2 x y`.
+    dawsn, Dawsn, "Dawsn", |v| Special::via64(v, special::dawsn), |x, y| {
+        let two_xy = ops::mul(&ops::mul(x, y)?, &scalar_like(x, 2.0))?;
+        ops::sub(&scalar_like(x, 1.0), &two_xy)?
+    }
+);
+unary_op!(
+    /// The exponential integral `Ei(x)` (NaN for `x < 0`). Gradient `e^x / x`.
+    expint, Expint, "Expint", |v| Special::via64(v, special::expint), |x, y| {
+        ops::div(&ops::exp(x)?, x)?
+    }
+);
+unary_op!(
+    /// The Fresnel cosine integral. Gradient `cos(pi x^2 / 2)`.
+    fresnel_cos, FresnelCos, "FresnelCos", |v| Special::via64(v, special::fresnel_cos), |x, y| {
+        ops::cos(&ops::mul(&scalar_like(x, std::f64::consts::FRAC_PI_2), &ops::square(x)?)?)?
+    }
+);
+unary_op!(
+    /// The Fresnel sine integral. Gradient `sin(pi x^2 / 2)`.
+    fresnel_sin, FresnelSin, "FresnelSin", |v| Special::via64(v, special::fresnel_sin), |x, y| {
+        ops::sin(&ops::mul(&scalar_like(x, std::f64::consts::FRAC_PI_2), &ops::square(x)?)?)?
+    }
+);
+unary_op!(
+    /// Spence's function (NaN for `x < 0`). Gradient `ln(x) / (1 - x)`, and
+    /// -1 at `x == 1` (TF's).
+    spence, Spence, "Spence", |v| Special::via64(v, special::spence), |x, y| {
+        let one = scalar_like(x, 1.0);
+        let at_one = ops::equal(x, &ops::add(&ops::zeros_like(x)?, &one)?)?;
+        let d = ops::div(&ops::log(x)?, &ops::sub(&one, x)?)?;
+        ops::where_(&at_one, &ops::neg(&ops::ones_like(x)?)?, &d)?
+    }
+);
+
+describe_op!(Igamma, "Igamma", |[a, b]| igamma(a, b), method: igamma);
+describe_op!(Igammac, "Igammac", |[a, b]| igammac(a, b), method: igammac);
+
+/// `P(a, x)`'s gradients as TF's `_IgammaGrad` (negated for `Igammac`):
+/// `igamma_grad_a(a, x)` for `a` (not differentiable again: TF has no
+/// gradient of `IgammaGradA`), `exp(-x + (a - 1) ln x - lgamma(a))` for `x`.
+fn igamma_grads(
+    g: &Tensor,
+    a: &Tensor,
+    x: &Tensor,
+    needs: &[bool],
+    sign: f64,
+) -> Result<[Option<Tensor>; 2]> {
+    let s = scalar_like(g, sign);
+    let ga = if needs[0] {
+        let d = igamma_grad_a(&ops::stop_gradient(a), &ops::stop_gradient(x))?;
+        Some(ops::mul(&ops::mul(g, &d)?, &s)?)
+    } else {
+        None
+    };
+    let gx = if needs[1] {
+        let one = scalar_like(a, 1.0);
+        let e = ops::sub(
+            &ops::add(
+                &ops::neg(x)?,
+                &ops::mul(&ops::sub(a, &one)?, &ops::log(x)?)?,
+            )?,
+            &lgamma(a)?,
+        )?;
+        Some(ops::mul(&ops::mul(g, &ops::exp(&e)?)?, &s)?)
+    } else {
+        None
+    };
+    Ok([ga, gx])
+}
+
+/// The regularized lower incomplete gamma function `P(a, x)` with
+/// broadcasting (TF's `Igamma`, Cephes' series and continued fraction as
+/// Eigen has them): 0 at `x == 0`, NaN for `x < 0`, `a <= 0` or a NaN.
+/// Gradients with respect to both (see `igamma_grads`).
+pub fn igamma(a: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("Igamma", a, x, |p, q| Special::via64_2(
+        p,
+        q,
+        special::igamma
+    ))?;
+    record_binary(Igamma, a, x, &out, |g, a, x, needs| {
+        igamma_grads(g, a, x, needs, 1.0)
+    });
+    Ok(out)
+}
+
+/// The regularized upper incomplete gamma function `Q(a, x) = 1 - P(a, x)`
+/// (TF's `Igammac`). Gradients the negated ones of [`igamma`] (TF's rule).
+pub fn igammac(a: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let out = float_binary!("Igammac", a, x, |p, q| Special::via64_2(
+        p,
+        q,
+        special::igammac
+    ))?;
+    record_binary(Igammac, a, x, &out, |g, a, x, needs| {
+        igamma_grads(g, a, x, needs, -1.0)
+    });
+    Ok(out)
+}
+
+/// `d P(a, x) / da` with broadcasting (TF's `IgammaGradA`, float32/float64).
+/// Not differentiable (TF registers no gradient for it): recorded nowhere.
+pub fn igamma_grad_a(a: &Tensor, x: &Tensor) -> Result<Tensor> {
+    float_binary!("IgammaGradA", a, x, |p, q| Special::via64_2(
+        p,
+        q,
+        special::igamma_grad_a
+    ))
 }
 
 describe_op!(NextAfter, "NextAfter", |[a, b]| nextafter(a, b), method: nextafter);

@@ -65,10 +65,12 @@ pub use math::{
     tanh,
 };
 pub use math::{
-    acosh, asinh, atanh, bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, ceil, digamma,
-    div_no_nan, erfc, erfcinv, erfinv, floor, lbeta, lgamma, mul_no_nan, ndtri, nextafter,
-    polygamma, reciprocal_no_nan, rint, round, softsign, squared_difference, truncatediv,
-    truncatemod, xdivy, xlog1py, xlogy, zeta,
+    acosh, asinh, atanh, bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, bessel_j0, bessel_j1,
+    bessel_k0, bessel_k0e, bessel_k1, bessel_k1e, bessel_y0, bessel_y1, betainc, ceil, dawsn,
+    digamma, div_no_nan, erfc, erfcinv, erfinv, expint, floor, fresnel_cos, fresnel_sin, igamma,
+    igamma_grad_a, igammac, lbeta, lgamma, mul_no_nan, ndtri, nextafter, polygamma,
+    reciprocal_no_nan, rint, round, softsign, spence, squared_difference, truncatediv, truncatemod,
+    xdivy, xlog1py, xlogy, zeta,
 };
 pub use matmul::{matmul, matmul_with, MatmulOptions};
 pub use nn::{
