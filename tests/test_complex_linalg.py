@@ -219,3 +219,38 @@ def test_complex_outputs_keep_dtypes() -> None:
     e = tf.linalg.eigvalsh(a)
     assert e.dtype == tf.complex64 and np.all(e.numpy().imag == 0)
     assert tf.linalg.logdet(a).dtype == tf.float32
+
+
+@pytest.mark.parametrize("op", ["inv", "cholesky", "svd"])
+def test_second_derivatives_by_finite_differences(op: str) -> None:
+    """The rules are written with recorded ops, so an outer tape differentiates the gradient: the
+    gradient of ``real(sum(g(a) * conj(w)))``, ``g`` the first gradient, against finite differences."""
+    a0 = INPUTS["hpd" if op == "cholesky" else "sq"].astype(np.complex128)
+    w1 = weights(a0.shape, True, 7)
+    w2 = weights(a0.shape, True, 8)
+
+    def first(a: Any) -> Any:
+        if op == "svd":
+            return tf.linalg.svd(a, compute_uv=False)
+        return {"inv": tf.linalg.inv, "cholesky": tf.linalg.cholesky}[op](a)
+
+    def second_loss(a: Any) -> tuple[Any, Any]:
+        with tf.GradientTape() as outer:
+            outer.watch(a)
+            with tf.GradientTape() as inner:
+                inner.watch(a)
+                y = first(a)
+                w = np.real(w1[:, 0]) if op == "svd" else np.conj(w1)  # svd's values are real
+                y = tf.math.real(tf.reduce_sum(y * tf.cast(tf.constant(w), y.dtype)))
+            g = inner.gradient(y, a)
+            z = tf.math.real(tf.reduce_sum(g * tf.constant(np.conj(w2))))
+        return z, outer.gradient(z, a)
+
+    _, gg = second_loss(tf.constant(a0))
+    h = 1e-6
+    hermitian = op == "cholesky"
+    for e in directions(a0.shape, hermitian):
+        fd = (float(second_loss(tf.constant(a0 + h * e))[0].numpy())
+              - float(second_loss(tf.constant(a0 - h * e))[0].numpy())) / (2 * h)
+        predicted = float(np.sum(np.real(np.conj(gg.numpy()) * e)))
+        assert abs(fd - predicted) <= 1e-5 * max(1.0, abs(fd)), f"{op} along {e}: {fd} vs {predicted}"
