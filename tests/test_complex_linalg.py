@@ -27,7 +27,10 @@ RTOL = {"complex64": 1e-4, "complex128": 1e-10}
 def dec(r: dict[str, Any]) -> np.ndarray:
     """An array from the fixture's dtype, shape and real/imaginary parts."""
     re = np.array(r["re"], np.float64)
-    x = re + 1j * np.array(r["im"], np.float64) if "im" in r else re
+    x = re
+    if "im" in r:  # parts set, not added: inf + 1j * nan would make the real part nan
+        x = np.empty(re.shape, np.complex128)
+        x.real, x.imag = re, np.array(r["im"], np.float64)
     return x.astype(r["dtype"]).reshape(r["shape"])
 
 
@@ -35,9 +38,15 @@ INPUTS = {k: dec(v) for k, v in REF["inputs"].items()}
 
 
 def close(want: np.ndarray, got: np.ndarray, rtol: float) -> bool:
-    """Within ``rtol`` of the larger entries' scale (entries near zero compared absolutely)."""
-    scale = max(float(np.max(np.abs(want))), 1.0) if want.size else 1.0
-    return bool(np.allclose(got, want, rtol=rtol, atol=rtol * scale))
+    """Within ``rtol`` of the larger entries' scale (entries near zero compared absolutely); infinities
+    and NaNs (compared part by part) in the same places."""
+    w = np.stack([np.real(want), np.imag(want)]).astype(np.float64)
+    g = np.stack([np.real(got), np.imag(got)]).astype(np.float64)
+    finite = np.isfinite(w)
+    if any(not np.array_equal(f(w), f(g)) for f in (np.isnan, np.isposinf, np.isneginf)):
+        return False
+    scale = max(float(np.max(np.abs(want[np.isfinite(want)]))), 1.0) if np.any(np.isfinite(want)) else 1.0
+    return bool(np.allclose(g[finite], w[finite], rtol=rtol, atol=rtol * scale))
 
 
 def run_tapers(name: str, dtype: str, mats: dict[str, np.ndarray]) -> tuple[list[Any], Any, list[Any]]:

@@ -45,6 +45,10 @@ def inputs() -> dict[str, np.ndarray]:
         "tall": _general(rng, (4, 3)),
         "wide": _general(rng, (3, 4)),
         "rhs4": rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2)),
+        # Zeros on the diagonal: TF's substitution divides by them (C99 complex division: 1 / 0 is
+        # inf + nan i).
+        "zeros": np.zeros((2, 2), np.complex128),
+        "ones": np.ones((2, 1), np.complex128),
     }
 
 
@@ -64,6 +68,7 @@ def _cases(tf: Any) -> dict[str, tuple[list[str], Forward, list[str]]]:
             ["sq_batch", "rhs_batch"], lambda a, b: [la.triangular_solve(a, b, lower=False)], ["plain"]),
         "triangular_solve_upper_adjoint": (
             ["sq", "rhs"], lambda a, b: [la.triangular_solve(a, b, lower=False, adjoint=True)], ["plain"]),
+        "triangular_solve_singular": (["zeros", "ones"], lambda a, b: [la.triangular_solve(a, b)], ["plain"]),
         "slogdet": (["sq_batch"], lambda a: list(la.slogdet(a)), ["plain", "plain"]),
         "logdet": (["hpd"], lambda a: [la.logdet(a)], ["plain"]),
         "cholesky": (["hpd"], lambda a: [la.cholesky(a)], ["plain"]),
@@ -87,8 +92,9 @@ def _cases(tf: Any) -> dict[str, tuple[list[str], Forward, list[str]]]:
 
 
 NAMES = list(_cases(type("Unused", (), {"linalg": None})).keys())
-# Cases whose gradient TF refuses (lstsq with fast=False): only values are compared.
-NO_GRADIENT = {"lstsq_min_norm"}
+# Cases whose gradient TF refuses (lstsq with fast=False) or is not finite (a singular triangular
+# solve): only values are compared.
+NO_GRADIENT = {"lstsq_min_norm", "triangular_solve_singular"}
 DTYPES = ["complex64", "complex128"]
 
 

@@ -34,6 +34,10 @@ pub(crate) trait LaScalar:
     fn modulus(self) -> Self::R;
     /// The real part.
     fn real_part(self) -> Self::R;
+    /// `self / d` with C99's rule for a zero complex divisor (Annex G, what
+    /// TensorFlow's kernels get from the C++ library): `(a + bi) / 0` is
+    /// `(inf * a) + (inf * b)i`, so `1 / 0` gives `inf + nan i`.
+    fn div_c99(self, d: Self) -> Self;
 }
 
 macro_rules! la_real {
@@ -54,6 +58,9 @@ macro_rules! la_real {
             }
             fn real_part(self) -> $t {
                 self
+            }
+            fn div_c99(self, d: $t) -> $t {
+                self / d
             }
         }
     };
@@ -79,6 +86,14 @@ macro_rules! la_complex {
             }
             fn real_part(self) -> $t {
                 self.re
+            }
+            fn div_c99(self, d: Self) -> Self {
+                if d.re == 0.0 && d.im == 0.0 {
+                    let inf = <$t>::INFINITY.copysign(d.re);
+                    num_complex::Complex::new(inf * self.re, inf * self.im)
+                } else {
+                    self / d
+                }
             }
         }
     };
@@ -216,7 +231,7 @@ fn substitute<T: LaScalar>(m: MatRef<'_, T>, x: &mut Mat<T>, lower: bool) {
             for j in others {
                 acc -= m[(i, j)] * x[(j, c)];
             }
-            x[(i, c)] = acc / m[(i, i)];
+            x[(i, c)] = acc.div_c99(m[(i, i)]);
         }
     }
 }
