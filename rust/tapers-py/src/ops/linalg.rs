@@ -1,6 +1,6 @@
 //! Products and linear algebra (the core's `ops/matmul.rs` and `ops/linalg.rs`).
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple};
@@ -338,7 +338,7 @@ fn need_matrix(t: &Tensor, what: &str) -> PyResult<()> {
 /// Parameters
 /// ----------
 /// tensor : Tensor-like
-///     Float matrices ``[..., M, N]``.
+///     Float or complex matrices ``[..., M, N]``.
 /// full_matrices : bool, default False
 ///     Return square ``u`` (``[..., M, M]``) and ``v`` (``[..., N, N]``)
 ///     instead of ``[..., M, P]`` and ``[..., N, P]`` (``P = min(M, N)``).
@@ -379,7 +379,7 @@ pub fn svd(
 /// Parameters
 /// ----------
 /// input : Tensor-like
-///     Float matrices ``[..., M, N]``.
+///     Float or complex matrices ``[..., M, N]``.
 /// full_matrices : bool, default False
 ///     Return ``q`` ``[..., M, M]`` and ``r`` ``[..., M, N]`` instead of
 ///     ``[..., M, P]`` and ``[..., P, N]`` (``P = min(M, N)``).
@@ -412,7 +412,7 @@ pub fn qr(
 /// Parameters
 /// ----------
 /// input : Tensor-like
-///     Float matrices ``[..., N, N]``; only the lower triangle is read.
+///     Float or complex (Hermitian) matrices ``[..., N, N]``; only the lower triangle is read.
 #[doc = name_doc!()]
 ///
 /// Returns
@@ -461,7 +461,7 @@ pub fn cholesky_solve(
 /// Parameters
 /// ----------
 /// input : Tensor-like
-///     Float matrices ``[..., M, M]``.
+///     Float or complex matrices ``[..., M, M]``.
 /// adjoint : bool, default False
 ///     Invert the (conjugate) transpose instead.
 #[doc = name_doc!()]
@@ -488,14 +488,15 @@ pub fn inv(
 /// Parameters
 /// ----------
 /// input : Tensor-like
-///     Float matrices ``[..., M, M]``.
+///     Float or complex matrices ``[..., M, M]``.
 #[doc = name_doc!()]
 ///
 /// Returns
 /// -------
 /// Tensor
-///     Shape ``[...]``. Differentiable (``g * det * inv(a)^T``; the gradient
-///     at a singular matrix raises, as TensorFlow's does).
+///     Shape ``[...]``. Differentiable (``g * det * inv(a)^H``, TensorFlow's
+///     rule also for complex, where it lacks the conjugate on ``det``; the
+///     gradient at a singular matrix raises, as TensorFlow's does).
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 pub fn det(py: Python<'_>, input: TensorArg, name: Option<Name>) -> PyResult<Py<PyAny>> {
@@ -508,14 +509,15 @@ pub fn det(py: Python<'_>, input: TensorArg, name: Option<Name>) -> PyResult<Py<
 /// Parameters
 /// ----------
 /// input : Tensor-like
-///     Float matrices ``[..., M, M]``.
+///     Float or complex matrices ``[..., M, M]``.
 #[doc = name_doc!()]
 ///
 /// Returns
 /// -------
 /// LogMatrixDeterminant
 ///     The named tuple ``(sign, log_abs_determinant)``; a singular matrix
-///     gives sign 0 and ``-inf``. The log's gradient is ``g * inv(a)^T``.
+///     gives sign 0 and ``-inf``; for complex input both are complex (the
+///     sign ``det / |det|``). The log's gradient is ``g * inv(a)^H``.
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 pub fn slogdet(py: Python<'_>, input: TensorArg, name: Option<Name>) -> PyResult<Py<PyAny>> {
@@ -537,7 +539,7 @@ pub fn slogdet(py: Python<'_>, input: TensorArg, name: Option<Name>) -> PyResult
 /// Parameters
 /// ----------
 /// matrix : Tensor-like
-///     Float matrices ``[..., M, M]``.
+///     Float or complex (Hermitian) matrices ``[..., M, M]``.
 #[doc = name_doc!()]
 ///
 /// Returns
@@ -557,12 +559,12 @@ pub fn logdet(py: Python<'_>, matrix: TensorArg, name: Option<Name>) -> PyResult
 /// Parameters
 /// ----------
 /// matrix : Tensor-like
-///     Square float matrices ``[..., M, M]``.
+///     Square float or complex matrices ``[..., M, M]``.
 /// rhs : Tensor-like
 ///     ``[..., M, K]``, same rank and batch dims (no broadcasting, as in
 ///     TensorFlow).
 /// adjoint : bool, default False
-///     Solve with the transpose of ``matrix``.
+///     Solve with the conjugate transpose of ``matrix``.
 #[doc = name_doc!()]
 ///
 /// Returns
@@ -591,14 +593,14 @@ pub fn solve(
 /// Parameters
 /// ----------
 /// matrix : Tensor-like
-///     Square float matrices ``[..., M, M]``; only the triangle named by
+///     Square float or complex matrices ``[..., M, M]``; only the triangle named by
 ///     ``lower`` is read.
 /// rhs : Tensor-like
 ///     ``[..., M, K]``; batch dims broadcast with ``matrix``'s.
 /// lower : bool, default True
 ///     Whether ``matrix`` is lower (else upper) triangular.
 /// adjoint : bool, default False
-///     Solve with the transpose of ``matrix``.
+///     Solve with the conjugate transpose of ``matrix``.
 #[doc = name_doc!()]
 ///
 /// Returns
@@ -627,7 +629,7 @@ pub fn triangular_solve(
 /// Parameters
 /// ----------
 /// matrix : Tensor-like
-///     Float matrices ``[..., M, N]``.
+///     Float or complex matrices ``[..., M, N]``.
 /// rhs : Tensor-like
 ///     ``[..., M, K]``, same batch dims.
 /// l2_regularizer : float, default 0.0
@@ -664,7 +666,7 @@ pub fn lstsq(
 /// Parameters
 /// ----------
 /// tensor : Tensor-like
-///     Float matrices ``[..., N, N]``; only the lower triangle is read.
+///     Float or complex (Hermitian) matrices ``[..., N, N]``; only the lower triangle is read.
 #[doc = name_doc!()]
 ///
 /// Returns
@@ -686,7 +688,7 @@ pub fn eigh(py: Python<'_>, tensor: TensorArg, name: Option<Name>) -> PyResult<P
 /// Parameters
 /// ----------
 /// tensor : Tensor-like
-///     Float matrices ``[..., N, N]``; only the lower triangle is read.
+///     Float or complex (Hermitian) matrices ``[..., N, N]``; only the lower triangle is read.
 #[doc = name_doc!()]
 ///
 /// Returns
@@ -729,6 +731,13 @@ pub fn pinv(
 ) -> PyResult<Py<PyAny>> {
     let _ = validate_args;
     let t = a.0;
+    if !t.dtype().is_float() {
+        // TensorFlow's pinv checks the dtype in Python before any kernel.
+        return Err(PyTypeError::new_err(format!(
+            "Input `a` must have `float`-like `dtype` (saw {}).",
+            t.dtype().name()
+        )));
+    }
     if t.rank() < 2 {
         return Err(PyValueError::new_err(format!(
             "Input `a` must have at least 2 dimensions (saw: {}).",
