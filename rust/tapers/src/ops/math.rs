@@ -1129,12 +1129,12 @@ fn bessel_i1_slope(x: &Tensor, y: &Tensor, scaled: bool) -> Result<Tensor> {
 // Gradients as TF's rules in `math_grad.py`.
 unary_op!(
     /// Bessel function of the first kind of order 0. Gradient `-bessel_j1(x)`.
-    bessel_j0, BesselJ0, "BesselJ0", |v| Special::via64(v, special::bessel_j0), |x, y| ops::neg(&bessel_j1(x)?)?
+    bessel_j0, BesselJ0, BesselJ0Fwd, "BesselJ0", |v| Special::via64(v, special::bessel_j0), |x, y| ops::neg(&bessel_j1(x)?)?
 );
 unary_op!(
     /// Bessel function of the first kind of order 1. Gradient
     /// `bessel_j0(x) - y / x`, and 1/2 at 0 (TF's).
-    bessel_j1, BesselJ1, "BesselJ1", |v| Special::via64(v, special::bessel_j1), |x, y| {
+    bessel_j1, BesselJ1, BesselJ1Fwd, "BesselJ1", |v| Special::via64(v, special::bessel_j1), |x, y| {
         let zero = ops::equal(x, &ops::zeros_like(x)?)?;
         let d = ops::sub(&bessel_j0(x)?, &ops::div(y, x)?)?;
         ops::where_(&zero, &ops::add(&ops::zeros_like(x)?, &scalar_like(x, 0.5))?, &d)?
@@ -1143,69 +1143,69 @@ unary_op!(
 unary_op!(
     /// Bessel function of the second kind of order 0 (`-inf` for `x <= 0`).
     /// Gradient `-bessel_y1(x)`.
-    bessel_y0, BesselY0, "BesselY0", |v| Special::via64(v, special::bessel_y0), |x, y| ops::neg(&bessel_y1(x)?)?
+    bessel_y0, BesselY0, BesselY0Fwd, "BesselY0", |v| Special::via64(v, special::bessel_y0), |x, y| ops::neg(&bessel_y1(x)?)?
 );
 unary_op!(
     /// Bessel function of the second kind of order 1 (`-inf` for `x <= 0`).
     /// Gradient `bessel_y0(x) - y / x`.
-    bessel_y1, BesselY1, "BesselY1", |v| Special::bessel_y1(v), |x, y| {
+    bessel_y1, BesselY1, BesselY1Fwd, "BesselY1", |v| Special::bessel_y1(v), |x, y| {
         ops::sub(&bessel_y0(x)?, &ops::div(y, x)?)?
     }
 );
 unary_op!(
     /// Modified Bessel function of the second kind of order 0 (`inf` for `x <= 0`).
     /// Gradient `-bessel_k1(x)`.
-    bessel_k0, BesselK0, "BesselK0", |v| Special::via64(v, special::bessel_k0), |x, y| ops::neg(&bessel_k1(x)?)?
+    bessel_k0, BesselK0, BesselK0Fwd, "BesselK0", |v| Special::via64(v, special::bessel_k0), |x, y| ops::neg(&bessel_k1(x)?)?
 );
 unary_op!(
     /// `exp(x) K0(x)`. Gradient `y - bessel_k1e(x)`.
-    bessel_k0e, BesselK0e, "BesselK0e", |v| Special::via64(v, special::bessel_k0e), |x, y| {
+    bessel_k0e, BesselK0e, BesselK0eFwd, "BesselK0e", |v| Special::via64(v, special::bessel_k0e), |x, y| {
         ops::sub(y, &bessel_k1e(x)?)?
     }
 );
 unary_op!(
     /// Modified Bessel function of the second kind of order 1 (`inf` for `x <= 0`).
     /// Gradient `-bessel_k0(x) - y / x`.
-    bessel_k1, BesselK1, "BesselK1", |v| Special::via64(v, special::bessel_k1), |x, y| {
+    bessel_k1, BesselK1, BesselK1Fwd, "BesselK1", |v| Special::via64(v, special::bessel_k1), |x, y| {
         ops::sub(&ops::neg(&bessel_k0(x)?)?, &ops::div(y, x)?)?
     }
 );
 unary_op!(
     /// `exp(x) K1(x)`. Gradient `y (1 - 1 / x) - bessel_k0e(x)`.
-    bessel_k1e, BesselK1e, "BesselK1e", |v| Special::via64(v, special::bessel_k1e), |x, y| {
+    bessel_k1e, BesselK1e, BesselK1eFwd, "BesselK1e", |v| Special::via64(v, special::bessel_k1e), |x, y| {
         let one = scalar_like(x, 1.0);
         ops::sub(&ops::mul(y, &ops::sub(&one, &ops::reciprocal(x)?)?)?, &bessel_k0e(x)?)?
     }
 );
 unary_op!(
     /// Dawson's integral. Gradient `1 - 2 x y`.
-    dawsn, Dawsn, "Dawsn", |v| Special::via64(v, special::dawsn), |x, y| {
+    dawsn, Dawsn, DawsnFwd, "Dawsn", |v| Special::via64(v, special::dawsn), |x, y| {
         let two_xy = ops::mul(&ops::mul(x, y)?, &scalar_like(x, 2.0))?;
         ops::sub(&scalar_like(x, 1.0), &two_xy)?
     }
 );
 unary_op!(
     /// The exponential integral `Ei(x)` (NaN for `x < 0`). Gradient `e^x / x`.
-    expint, Expint, "Expint", |v| Special::via64(v, special::expint), |x, y| {
+    expint, Expint, ExpintFwd, "Expint", |v| Special::via64(v, special::expint), |x, y| {
         ops::div(&ops::exp(x)?, x)?
     }
 );
 unary_op!(
     /// The Fresnel cosine integral. Gradient `cos(pi x^2 / 2)`.
-    fresnel_cos, FresnelCos, "FresnelCos", |v| Special::via64(v, special::fresnel_cos), |x, y| {
+    fresnel_cos, FresnelCos, FresnelCosFwd, "FresnelCos", |v| Special::via64(v, special::fresnel_cos), |x, y| {
         ops::cos(&ops::mul(&scalar_like(x, std::f64::consts::FRAC_PI_2), &ops::square(x)?)?)?
     }
 );
 unary_op!(
     /// The Fresnel sine integral. Gradient `sin(pi x^2 / 2)`.
-    fresnel_sin, FresnelSin, "FresnelSin", |v| Special::via64(v, special::fresnel_sin), |x, y| {
+    fresnel_sin, FresnelSin, FresnelSinFwd, "FresnelSin", |v| Special::via64(v, special::fresnel_sin), |x, y| {
         ops::sin(&ops::mul(&scalar_like(x, std::f64::consts::FRAC_PI_2), &ops::square(x)?)?)?
     }
 );
 unary_op!(
     /// Spence's function (NaN for `x < 0`). Gradient `ln(x) / (1 - x)`, and
     /// -1 at `x == 1` (TF's).
-    spence, Spence, "Spence", |v| Special::via64(v, special::spence), |x, y| {
+    spence, Spence, SpenceFwd, "Spence", |v| Special::via64(v, special::spence), |x, y| {
         let one = scalar_like(x, 1.0);
         let at_one = ops::equal(x, &ops::add(&ops::zeros_like(x)?, &one)?)?;
         let d = ops::div(&ops::log(x)?, &ops::sub(&one, x)?)?;
