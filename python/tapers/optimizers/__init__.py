@@ -236,8 +236,11 @@ class Optimizer:
         slots = self._slots_for(var)
         if self._kind == "adam":
             b1, b2, eps = h["beta_1"], h["beta_2"], h["epsilon"]
-            t = float(int(self.iterations.numpy()) + 1)
-            alpha = lr * (1.0 - b2**t) ** 0.5 / (1.0 - b1**t)
+            # Keras 3's bias correction, in the variable's dtype, from the counter
+            # as a tensor (so a traced step reads it at each replay).
+            t = _core.cast(self.iterations + 1, dt)
+            b1_power, b2_power = _core.pow(_core.cast(b1, dt), t), _core.pow(_core.cast(b2, dt), t)
+            alpha = _core.cast(lr, dt) * _core.sqrt(1 - b2_power) / (1 - b1_power)
             m, vel = slots[0], slots[1]
             m.assign_add((g_sum - m) * _core.cast(1.0 - b1, dt))
             vel.assign_add((sq_sum - vel) * _core.cast(1.0 - b2, dt))
@@ -245,7 +248,7 @@ class Optimizer:
             if h.get("amsgrad"):
                 slots[2].assign(_core.maximum(slots[2], vel))
                 denom_v = slots[2].value()
-            var.assign_sub(m * _core.cast(alpha, dt) / (_core.sqrt(denom_v) + _core.cast(eps, dt)))
+            var.assign_sub(m * alpha / (_core.sqrt(denom_v) + _core.cast(eps, dt)))
             return
         # rmsprop
         rho, momentum, eps = h["rho"], h["momentum"], h["epsilon"]
