@@ -3,8 +3,8 @@ custom GradientTape training loop (the README's main job).
 
 Run with ``python -m tapers.examples.digits``; ``--help`` lists the options.
 Each training step is compiled with ``tapers.function`` (traced once per batch
-shape, then replayed in Rust) at a constant learning rate; ``--eager`` runs it
-eagerly, with the learning rate cosine-decayed. The demo
+shape, then replayed in Rust), its learning rate cosine-decayed by a schedule the
+graph computes from the optimizer's step counter; ``--eager`` runs it eagerly. The demo
 ends by timing the compiled step against the eager one on a fresh model.
 The data ships inside scikit-learn (nothing is downloaded). Prints a progress
 bar with loss and accuracy, the held-out accuracy, and saves a PNG of the
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> float:
         "--learning-rate",
         type=float,
         default=0.01,
-        help="Adam's learning rate (default 0.01; cosine-decayed with --eager)",
+        help="Adam's initial learning rate, cosine-decayed over the run (default 0.01)",
     )
     p.add_argument("--hidden", type=int, default=128, help="hidden units (default 128)")
     p.add_argument("--seed", type=int, default=0, help="seed for the split, initialization and shuffling (default 0)")
