@@ -38,6 +38,11 @@ def median_time(fn: Callable[[], object], min_time: float = 0.5, max_rounds: int
 PEERS: set[str] = set()
 
 
+# Old builds (A/B runs against a commit before tapers.function) lack it: their
+# compiled variants are skipped.
+HAS_FUNCTION = hasattr(tf, "function")
+
+
 def have(mod: str) -> bool:
     return mod in PEERS and importlib.util.find_spec(mod) is not None
 
@@ -73,9 +78,10 @@ def scalar_loop() -> dict[str, float]:
         return t.gradient(y, x)
 
     out["tapers"] = median_time(tp)
-    ftp = tf.function(tp)
-    out["tapers.function"] = median_time(ftp)
-    out["fallbacks"] = fallbacks(ftp)
+    if HAS_FUNCTION:
+        ftp = tf.function(tp)
+        out["tapers.function"] = median_time(ftp)
+        out["fallbacks"] = fallbacks(ftp)
     a = np.array(3.0, dtype=np.float32)
     out["numpy (bare 0-d op)"] = median_time(lambda: a * a)
     if have("torch"):
@@ -200,10 +206,11 @@ def tapers_mlp_step_fn(form: str = "fused", compiled: bool = False) -> Callable[
 def mlp() -> dict[str, float]:
     out: dict[str, float] = {"tapers": median_time(tapers_mlp_step_fn())}
     out["tapers (TF-user form)"] = median_time(tapers_mlp_step_fn("user"))
-    compiled = [tapers_mlp_step_fn(form, compiled=True) for form in ("fused", "user")]
-    out["tapers.function"] = median_time(compiled[0])
-    out["tapers.function (TF-user form)"] = median_time(compiled[1])
-    out["fallbacks"] = fallbacks(*compiled)
+    if HAS_FUNCTION:
+        compiled = [tapers_mlp_step_fn(form, compiled=True) for form in ("fused", "user")]
+        out["tapers.function"] = median_time(compiled[0])
+        out["tapers.function (TF-user form)"] = median_time(compiled[1])
+        out["fallbacks"] = fallbacks(*compiled)
     x, labels, ws0 = mlp_inputs()
     ws = [w.copy() for w in ws0]
     bs = [np.zeros(w.shape[1], np.float32) for w in ws]
@@ -301,15 +308,16 @@ def elementwise() -> dict[str, float]:
 
     out = {"tapers": median_time(tp, min_time=1.0)}
 
-    @tf.function
-    def ftp():
+    def value_and_grad():
         with tf.GradientTape() as t:
             t.watch(x)
             y = tf.reduce_sum(tf.tanh(x) * tf.exp(-x * x) + x)
         return y, t.gradient(y, x)
 
-    out["tapers.function"] = median_time(ftp, min_time=1.0)
-    out["fallbacks"] = fallbacks(ftp)
+    if HAS_FUNCTION:
+        ftp = tf.function(value_and_grad)
+        out["tapers.function"] = median_time(ftp, min_time=1.0)
+        out["fallbacks"] = fallbacks(ftp)
 
     def np_fb():
         t = np.tanh(xv)
