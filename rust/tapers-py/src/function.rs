@@ -26,6 +26,22 @@ fn tensors(ts: &[Bound<'_, PyTensor>]) -> Vec<Tensor> {
     ts.iter().map(|t| t.get().inner.clone()).collect()
 }
 
+/// Replays `g` with the GIL released, except for a graph that runs on
+/// numbers (`Graph::is_scalar`), where the release costs more than the work.
+fn replay(
+    py: Python<'_>,
+    g: &Graph,
+    ins: &[Tensor],
+    vars: &[Variable],
+) -> PyResult<Option<Vec<Tensor>>> {
+    if g.is_scalar() {
+        g.try_run_with(ins, vars)
+    } else {
+        py.detach(|| g.try_run_with(ins, vars))
+    }
+    .py()
+}
+
 /// A trace in progress on the thread that started it.
 #[pyclass(module = "tapers._core", name = "_Tracing", unsendable)]
 pub struct PyTracing {
@@ -103,14 +119,7 @@ impl PyGraph {
     ) -> PyResult<Option<Vec<Py<PyTensor>>>> {
         let ins = tensors(&inputs);
         let vars = self::variables(&variables);
-        let g = self.graph.clone();
-        let outs = if g.is_scalar() {
-            // Numbers, not tensors: cheaper than releasing the GIL.
-            g.try_run_with(&ins, &vars)
-        } else {
-            py.detach(move || g.try_run_with(&ins, &vars))
-        }
-        .py()?;
+        let outs = replay(py, &self.graph, &ins, &vars)?;
         match outs {
             None => Ok(None),
             Some(outs) => Ok(Some(
@@ -149,14 +158,7 @@ impl PyGraph {
             }
             ins.push(t.clone());
         }
-        let g = &self.graph;
-        let outs = if g.is_scalar() {
-            // Numbers, not tensors: cheaper than releasing the GIL.
-            g.try_run_with(&ins, &[])
-        } else {
-            py.detach(|| g.try_run_with(&ins, &[]))
-        }
-        .py()?;
+        let outs = replay(py, &self.graph, &ins, &[])?;
         let Some(outs) = outs else { return Ok(None) };
         if single && outs.len() == 1 {
             let t = outs.into_iter().next().expect("one output");

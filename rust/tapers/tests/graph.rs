@@ -214,29 +214,37 @@ fn guards_fail_when_a_read_value_changes() {
     assert!(g.run(&[Tensor::scalar(3.0f32)]).is_err());
 }
 
+/// `f(x)` and its first and second derivatives, by two nested tapes.
+fn with_two_derivatives(
+    x: &Tensor,
+    f: impl Fn(&Tensor) -> tapers::Result<Tensor>,
+) -> tapers::Result<Vec<Tensor>> {
+    let outer = GradientTape::new();
+    let inner = GradientTape::new();
+    let _o = outer.record()?;
+    outer.watch(x);
+    let y = {
+        let _r = inner.record()?;
+        inner.watch(x);
+        f(x)?
+    };
+    let dy = inner
+        .gradient(std::slice::from_ref(&y), &[x.into()])?
+        .remove(0)
+        .unwrap();
+    drop(_o);
+    let d2 = outer
+        .gradient(std::slice::from_ref(&dy), &[x.into()])?
+        .remove(0)
+        .unwrap();
+    Ok(vec![y, dy, d2])
+}
+
 #[test]
 fn second_derivative_inside_a_trace() {
     let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
-        let x = &i[0];
-        let outer = GradientTape::new();
-        let inner = GradientTape::new();
-        let _o = outer.record()?;
-        outer.watch(x);
-        let y = {
-            let _r = inner.record()?;
-            inner.watch(x);
-            x.mul(x)?.mul(x)?
-        };
-        let dy = inner
-            .gradient(std::slice::from_ref(&y), &[x.into()])?
-            .remove(0)
-            .unwrap();
-        drop(_o);
-        let d2 = outer
-            .gradient(std::slice::from_ref(&dy), &[x.into()])?
-            .remove(0)
-            .unwrap();
-        Ok(vec![dy, d2])
+        let r = with_two_derivatives(&i[0], |x| x.mul(x)?.mul(x))?;
+        Ok(r[1..].to_vec())
     };
     let (g, first) = graph::trace(&[Tensor::scalar(2.0f64)], f).unwrap();
     assert_eq!(first[0].to_f64_scalar().unwrap(), 12.0);
@@ -251,27 +259,10 @@ fn second_derivative_inside_a_trace() {
 #[test]
 fn one_element_graphs_replay_on_numbers_with_eager_bits() {
     let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
-        let x = &i[0];
-        let outer = GradientTape::new();
-        let inner = GradientTape::new();
-        let _o = outer.record()?;
-        outer.watch(x);
-        let y = {
-            let _r = inner.record()?;
-            inner.watch(x);
+        with_two_derivatives(&i[0], |x| {
             let c = Tensor::scalar(0.25f32);
-            x.tanh()?.mul(x)?.add(&ops::log1p(&x.mul(x)?)?)?.sub(&c)?
-        };
-        let dy = inner
-            .gradient(std::slice::from_ref(&y), &[x.into()])?
-            .remove(0)
-            .unwrap();
-        drop(_o);
-        let d2 = outer
-            .gradient(std::slice::from_ref(&dy), &[x.into()])?
-            .remove(0)
-            .unwrap();
-        Ok(vec![y, dy, d2])
+            x.tanh()?.mul(x)?.add(&ops::log1p(&x.mul(x)?)?)?.sub(&c)
+        })
     };
     let (g, _) = graph::trace(&[Tensor::scalar(0.5f32)], f).unwrap();
     assert!(g.is_scalar(), "{:?}", g.op_names());

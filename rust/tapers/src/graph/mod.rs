@@ -49,6 +49,13 @@ pub use control::{cond, cond_fn, trace_branch, while_loop, while_loop_fn, Branch
 pub use fuse::FusionStats;
 pub use plan::PlanStats;
 
+/// Whether a tape records or a trace is active on this thread: a replay
+/// step that would run several ops at once (a fused loop, numbers instead of
+/// tensors) then runs each op's forward, so that they see every op.
+fn observed() -> bool {
+    crate::record::is_recording() || crate::record::is_tracing()
+}
+
 /// One recorded step, with values named by id (while tracing) or by slot
 /// (in a finished graph).
 #[derive(Clone)]

@@ -43,9 +43,9 @@ pub(super) struct ScalarPlan {
     dtype: DType,
     slots: usize,
     steps: Vec<Step>,
-    /// Captured constants: their slots and values (in the graph's dtype,
-    /// widened to f64 for float32 exactly).
-    consts: Vec<(Slot, f64)>,
+    /// Captured constants (one element of the graph's dtype each) and
+    /// their slots.
+    consts: Vec<(Slot, Tensor)>,
     /// Each output's slot and traced shape.
     outputs: Vec<(Slot, SmallVec<[usize; 4]>)>,
 }
@@ -54,7 +54,6 @@ pub(super) struct ScalarPlan {
 trait Num: Element + Default + Arith {
     fn map(k: &dyn Elementwise, ins: [&[Self]; 2], out: &mut Vec<Self>);
     fn gradient(p: &dyn Pointwise, k: usize, g: Self, v: [Self; 2]) -> Self;
-    fn narrow(v: f64) -> Self;
 }
 
 impl Num for f32 {
@@ -63,10 +62,6 @@ impl Num for f32 {
     }
     fn gradient(p: &dyn Pointwise, k: usize, g: f32, v: [f32; 2]) -> f32 {
         p.scalar_f32(k, g, v)
-    }
-    fn narrow(v: f64) -> f32 {
-        // Exact: the value was a float32 widened by `value`.
-        v as f32
     }
 }
 
@@ -77,25 +72,11 @@ impl Num for f64 {
     fn gradient(p: &dyn Pointwise, k: usize, g: f64, v: [f64; 2]) -> f64 {
         p.scalar_f64(k, g, v)
     }
-    fn narrow(v: f64) -> f64 {
-        v
-    }
 }
 
-/// The one element of `t`, widened to f64 (exactly, from float32), when
-/// `t` has one element of dtype `dtype`.
-fn value(t: &Tensor, dtype: DType) -> Option<f64> {
-    if t.dtype() != dtype || t.numel() != 1 {
-        return None;
-    }
-    match dtype {
-        DType::F32 => f32::unwrap(t.storage())?
-            .iter()
-            .next()
-            .map(|&v| f64::from(v)),
-        DType::F64 => f64::unwrap(t.storage())?.iter().next().copied(),
-        _ => None,
-    }
+/// The first element of `t`, if it holds `T`s.
+fn first<T: Element>(t: &Tensor) -> Option<T> {
+    T::unwrap(t.storage())?.iter().next().copied()
 }
 
 impl ScalarPlan {
@@ -123,11 +104,13 @@ impl ScalarPlan {
         {
             return None;
         }
-        let consts = g
+        if !g
             .consts
             .iter()
-            .map(|(s, t)| value(t, dtype).map(|v| (*s, v)))
-            .collect::<Option<Vec<_>>>()?;
+            .all(|(_, t)| t.dtype() == dtype && t.numel() == 1)
+        {
+            return None;
+        }
         let mut steps = Vec::with_capacity(g.nodes.len());
         for n in &g.nodes {
             let Node::Op {
@@ -173,7 +156,7 @@ impl ScalarPlan {
             dtype,
             slots: g.slots,
             steps,
-            consts,
+            consts: g.consts.clone(),
             outputs,
         })
     }
@@ -182,7 +165,7 @@ impl ScalarPlan {
     /// dtypes); `None` when a tape records or a trace is active here (the
     /// general path must run the ops so that they are seen).
     pub(super) fn run(&self, inputs: &[Tensor]) -> Option<Vec<Tensor>> {
-        if crate::record::is_recording() || crate::record::is_tracing() {
+        if super::observed() {
             return None;
         }
         match self.dtype {
@@ -195,10 +178,10 @@ impl ScalarPlan {
     fn run_as<T: Num>(&self, inputs: &[Tensor]) -> Option<Vec<Tensor>> {
         let mut vals: SmallVec<[T; 16]> = SmallVec::from_elem(T::default(), self.slots);
         for (v, t) in vals.iter_mut().zip(inputs) {
-            *v = T::unwrap(t.storage())?.iter().next().copied()?;
+            *v = first(t)?;
         }
-        for &(s, c) in &self.consts {
-            vals[s as usize] = T::narrow(c);
+        for (s, t) in &self.consts {
+            vals[*s as usize] = first(t)?;
         }
         let mut out: Vec<T> = Vec::with_capacity(1);
         for st in &self.steps {
