@@ -7,7 +7,9 @@ computed in Python) or ``digits`` (the digits demo's training step, batch 32, Ad
 MODE ``eager`` or ``compiled``) or ``elementwise`` (``sum(tanh(x)*exp(-x*x)+x)`` on
 4M float32, value and gradient; MODE ``eager`` or ``compiled``) or ``mlp`` / ``mlp_user``
 (benches/compare.py's MLP step, batch 128, in the library's fused form or the
-hand-written TF-user form; MODE ``eager`` or ``compiled``). Instructions per call are the difference of two runs
+hand-written TF-user form; MODE ``eager`` or ``compiled``) or ``chain`` (benches/compare.py's 100-op scalar
+chain ``y = y * c`` recorded and differentiated; MODE ``eager``). Instructions per
+call are the difference of two runs
 (N large and small) divided by the difference of N::
 
     RAYON_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind \\
@@ -71,6 +73,22 @@ def elementwise(mode: str) -> Callable[[], Any]:
     return tf.function(tp) if mode == "compiled" else tp
 
 
+def chain(mode: str) -> Callable[[], Any]:
+    if mode != "eager":
+        raise SystemExit("chain runs eagerly only")
+    x, c = tf.constant(1.0), tf.constant(1.0000001)
+
+    def tp() -> Any:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = x
+            for _ in range(100):
+                y = y * c
+        return t.gradient(y, x)
+
+    return tp
+
+
 def mlp(mode: str, form: str) -> Callable[[], Any]:
     # benches/compare.py's MLP step (784-256-256-10, batch 128, SGD).
     import os
@@ -85,6 +103,7 @@ def main() -> None:
     workload, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     call = {
         "scalar": scalar,
+        "chain": chain,
         "digits": digits,
         "elementwise": elementwise,
         "mlp": lambda m: mlp(m, "fused"),

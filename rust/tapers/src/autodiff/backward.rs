@@ -122,7 +122,7 @@ impl IdSet {
 
     pub(crate) fn contains(&self, id: &TensorId) -> bool {
         match self {
-            IdSet::Few(ids) => ids.contains(id),
+            IdSet::Few(ids) => ids.iter().any(|i| i == id),
             IdSet::Many(ids) => ids.contains(id),
         }
     }
@@ -155,10 +155,11 @@ impl Plan<'_> {
     }
 
     fn needs(&self, e: &Entry) -> SmallVec<[bool; 4]> {
-        e.inputs
-            .iter()
-            .map(|inp| self.input_leads(inp.origin, inp.id))
-            .collect()
+        let mut needs = SmallVec::with_capacity(e.inputs.len());
+        for inp in &e.inputs {
+            needs.push(self.input_leads(inp.origin, inp.id));
+        }
+        needs
     }
 
     /// Runs one entry's rule on its summed output gradients (zeros for outputs
@@ -179,14 +180,14 @@ impl Plan<'_> {
             let keep = self.needs(e)[0];
             return Ok(Some(smallvec::smallvec![g.filter(|_| keep)]));
         }
-        let grads: SmallVec<[Tensor; 1]> = grads
-            .into_iter()
-            .zip(&e.outputs)
-            .map(|(g, o)| match g {
-                Some(g) => g.into_dense(),
-                None => Tensor::zeros(&o.shape, o.dtype),
-            })
-            .collect::<Result<_>>()?;
+        let mut dense: SmallVec<[Tensor; 1]> = SmallVec::with_capacity(grads.len());
+        for (g, o) in grads.into_iter().zip(&e.outputs) {
+            dense.push(match g {
+                Some(g) => g.into_dense()?,
+                None => Tensor::zeros(&o.shape, o.dtype)?,
+            });
+        }
+        let grads = dense;
         let needs = self.needs(e);
         self.stats.rules.fetch_add(1, Ordering::Relaxed);
         let input_grads = e.rule.backward(&grads, &needs)?;
@@ -198,12 +199,11 @@ impl Plan<'_> {
                 e.inputs.len()
             )));
         }
-        let input_grads = input_grads
-            .into_iter()
-            .zip(needs)
-            .map(|(g, n)| g.filter(|_| n).map(Gradient::Dense))
-            .collect();
-        Ok(Some(input_grads))
+        let mut out = InputGrads::with_capacity(input_grads.len());
+        for (g, n) in input_grads.into_iter().zip(needs) {
+            out.push(g.filter(|_| n).map(Gradient::Dense));
+        }
+        Ok(Some(out))
     }
 
     /// TensorFlow's sparse steps: a gather of rows (`Op::sparse_rows`) hands
@@ -229,12 +229,12 @@ impl Plan<'_> {
             let dense_shape = std::iter::once(rows.n)
                 .chain(values.shape()[1..].iter().copied())
                 .collect();
-            return Ok(Some(Some(Gradient::Sparse(IndexedSlices {
+            return Ok(Some(Some(Gradient::Sparse(Box::new(IndexedSlices {
                 values,
                 indices: rows.idx,
                 index_dtype: rows.index_dtype,
                 dense_shape,
-            }))));
+            })))));
         }
         match (&grads[0], e.name()) {
             (Some(Gradient::Sparse(s)), "ReadVariableOp" | "Identity") => {

@@ -134,8 +134,9 @@ impl IndexedSlices {
 pub enum Gradient {
     /// A tensor of the source's shape.
     Dense(Tensor),
-    /// Rows of it ([`IndexedSlices`]).
-    Sparse(IndexedSlices),
+    /// Rows of it ([`IndexedSlices`]), boxed: the pass moves gradients
+    /// around constantly, and nearly all of them are dense.
+    Sparse(Box<IndexedSlices>),
 }
 
 impl Gradient {
@@ -159,11 +160,11 @@ impl Gradient {
             let sparse: SmallVec<[&IndexedSlices; 4]> = parts
                 .iter()
                 .filter_map(|p| match p {
-                    Gradient::Sparse(s) => Some(s),
+                    Gradient::Sparse(s) => Some(&**s),
                     Gradient::Dense(_) => None,
                 })
                 .collect();
-            return IndexedSlices::concat(&sparse).map(Gradient::Sparse);
+            return IndexedSlices::concat(&sparse).map(|s| Gradient::Sparse(Box::new(s)));
         }
         let dense: SmallVec<[Tensor; 4]> = parts
             .into_iter()

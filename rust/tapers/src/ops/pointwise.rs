@@ -520,8 +520,10 @@ pub(crate) fn record_pointwise<O: Op + Clone>(op: O, inputs: &[&Tensor], out: &T
             Saves::Output => [Some(out.clone()), None],
         }
     };
-    let ins: SmallVec<[(TensorId, DType); 3]> =
-        inputs.iter().map(|t| (t.id(), t.dtype())).collect();
+    let mut ins: SmallVec<[(TensorId, DType); 3]> = SmallVec::new();
+    for t in inputs {
+        ins.push((t.id(), t.dtype()));
+    }
     let fusable = || {
         let ok = out.numel() >= FUSE_MIN
             && matches!(out.dtype(), DType::F32 | DType::F64)
@@ -540,7 +542,8 @@ pub(crate) fn record_pointwise<O: Op + Clone>(op: O, inputs: &[&Tensor], out: &T
     let rule_op = op.clone();
     let make_rule = || -> Arc<dyn crate::record::BackwardFn> {
         // Input shapes are kept only when some input was broadcast.
-        let broadcast = inputs.iter().any(|t| t.shape() != out.shape());
+        let shape = out.shape();
+        let broadcast = inputs.iter().any(|t| t.shape() != shape);
         Arc::new(PointwiseRule {
             op: rule_op,
             saved: saved(),

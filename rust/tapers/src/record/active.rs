@@ -16,6 +16,7 @@ use smallvec::SmallVec;
 use super::data::{note_cut, CutReason, TapeData};
 use super::trace::Tracer;
 use super::{BackwardFn, Entry, Fusable, Input, Origin, Output, Variable};
+use crate::dims::Dims;
 use crate::dtype::DType;
 use crate::op::OpRef;
 use crate::tensor::{Tensor, TensorId};
@@ -202,18 +203,16 @@ pub(crate) fn record_entry(
             let mut guard = tape.data.lock();
             let Some(data) = guard.as_mut() else { continue };
             let mut any = false;
-            let ins: SmallVec<[Input; 2]> = inputs
-                .iter()
-                .map(|&(id, dtype)| {
-                    let origin = if dtype.is_differentiable() {
-                        data.tracked.get(&id).copied().unwrap_or(Origin::Untracked)
-                    } else {
-                        Origin::Untracked
-                    };
-                    any |= origin != Origin::Untracked;
-                    Input { id, origin }
-                })
-                .collect();
+            let mut ins: SmallVec<[Input; 2]> = SmallVec::with_capacity(inputs.len());
+            for &(id, dtype) in inputs {
+                let origin = if dtype.is_differentiable() {
+                    data.tracked.get(&id).copied().unwrap_or(Origin::Untracked)
+                } else {
+                    Origin::Untracked
+                };
+                any |= origin != Origin::Untracked;
+                ins.push(Input { id, origin });
+            }
             if !any {
                 // No gradient path: remember the connection for explanations,
                 // if it descends from something this tape tracks.
@@ -234,20 +233,19 @@ pub(crate) fn record_entry(
                 .get_or_insert_with(|| (make_rule.take().expect("made once"))())
                 .clone();
             let index = Origin::Entry(data.entries.len() as u32);
+            let mut outs: SmallVec<[Output; 1]> = SmallVec::with_capacity(outputs.len());
             for o in outputs {
                 data.tracked.insert(o.id(), index);
+                outs.push(Output {
+                    id: o.id(),
+                    dtype: o.dtype(),
+                    shape: Dims::from_slice(o.shape()),
+                });
             }
             data.entries.push(Entry {
                 op: op.clone(),
                 inputs: ins,
-                outputs: outputs
-                    .iter()
-                    .map(|o| Output {
-                        id: o.id(),
-                        dtype: o.dtype(),
-                        shape: o.shape().iter().copied().collect(),
-                    })
-                    .collect(),
+                outputs: outs,
                 rule,
                 fusable: fused
                     .get_or_insert_with(|| (fusable.take().expect("made once"))().map(Arc::new))
