@@ -143,8 +143,12 @@ def test_calls_of_tensors_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) ->
 
     with monkeypatch.context() as m:
         m.setattr(_function, "_Inputs", no_signature)
+        # Nor does any Python frame of the function run: the call stays in Rust.
+        m.setattr(_function.Function, "_call_slow", no_signature)
         for v in (4.0, -2.5):
             assert float(f(tf.constant(v))) == 2 * v
+    # Counted for the retracing detector, which the next slow call tells.
+    assert f._untraced_fast_calls == 2
     # Calls the fast path does not fit take the general path: another shape
     # traces again; a numpy array of the traced shape and dtype reuses the graph.
     assert f(tf.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]

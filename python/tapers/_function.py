@@ -241,7 +241,7 @@ class ConcreteFunction:
         return self._function(*args, **kwargs)
 
 
-class Function:
+class Function(_core._FunctionBase):
     """A Python function whose calls trace once per signature and then replay (``tf.function``).
 
     Parameters
@@ -421,15 +421,10 @@ class Function:
             self._trace(inputs, trace, count=new)
         return ConcreteFunction(self, trace, trace.graphs[inputs.shapes])
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        fast = self._fast
-        if fast is not None and not kwargs:
-            # The graph checks the arguments (tensors of the traced shapes and
-            # dtypes, no trace active) and replays, or answers None.
-            out = fast.graph.run_args(args, fast.single)
-            if out is not None:
-                self._untraced_fast_calls += 1  # told to the retracing detector at the next slow call
-                return out if fast.single else fast.rebuild(out)
+    # `__call__` is the Rust base class's: a call of tensors alone first tries
+    # the fast path's graph (`_fast`) without entering Python, counting such
+    # calls in `_untraced_fast_calls`; every other call comes here.
+    def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
         if _core._is_tracing():
             # Inside another function's trace: the calls are part of that trace.
             return self._python_function(*args, **kwargs)

@@ -5,9 +5,11 @@
 //! cache of graphs, retracing and the eager fallback; this module only
 //! starts and finishes traces and runs graphs.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::exceptions::PyRuntimeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
@@ -97,6 +99,122 @@ pub fn replays_at_once(reset: bool) -> usize {
         tapers::graph::reset_replays_at_once();
     }
     n
+}
+
+/// The base class of the Python `Function`: its calls' fast path. A call
+/// of tensors alone (no keywords) first tries the graph of the latest such
+/// call (`_fast`, the Python layer's `_Entry`) without entering Python;
+/// every other call, and one the graph refuses (other shapes, a failed
+/// guard, a trace active), goes to the subclass's `_call_slow`.
+#[pyclass(module = "tapers._core", name = "_FunctionBase", frozen, subclass)]
+pub struct PyFunctionBase {
+    fast: Mutex<Option<Fast>>,
+    /// Fast calls since the slow path last told the retracing detector.
+    untraced: AtomicUsize,
+}
+
+/// The fast path's entry: its graph, and whether the graph's one output is
+/// the call's result (otherwise the entry's `rebuild` makes it).
+struct Fast {
+    entry: Py<PyAny>,
+    graph: Py<PyGraph>,
+    single: bool,
+}
+
+impl PyFunctionBase {
+    /// The fast path's slot (a panic elsewhere cannot leave it half-written:
+    /// it is only ever replaced whole).
+    fn slot(&self) -> MutexGuard<'_, Option<Fast>> {
+        self.fast.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[pymethods]
+impl PyFunctionBase {
+    /// Accepts any arguments: the subclass's `__init__` takes them.
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> Self {
+        PyFunctionBase {
+            fast: Mutex::new(None),
+            untraced: AtomicUsize::new(0),
+        }
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        if kwargs.is_none_or(|k| k.is_empty()) {
+            // The lock is held only to take references (no Python code runs
+            // under it); the replay runs without it.
+            let fast = slf.get().slot().as_ref().map(|f| {
+                (
+                    f.graph.clone_ref(py),
+                    f.single,
+                    (!f.single).then(|| f.entry.clone_ref(py)),
+                )
+            });
+            if let Some((graph, single, entry)) = fast {
+                if let Some(out) = graph.get().run_args(py, args, single)? {
+                    slf.get().untraced.fetch_add(1, Ordering::Relaxed);
+                    return match entry {
+                        None => Ok(out),
+                        Some(e) => Ok(e
+                            .bind(py)
+                            .call_method1(intern!(py, "rebuild"), (out,))?
+                            .unbind()),
+                    };
+                }
+            }
+        }
+        Ok(slf
+            .call_method(intern!(py, "_call_slow"), args.clone(), kwargs)?
+            .unbind())
+    }
+
+    /// The fast path's entry (an object with `graph` and `single`), or `None`.
+    #[getter(_fast)]
+    fn fast(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.slot().as_ref().map(|f| f.entry.clone_ref(py))
+    }
+
+    #[setter(_fast)]
+    fn set_fast(&self, entry: Option<Bound<'_, PyAny>>) -> PyResult<()> {
+        let fast = match entry {
+            None => None,
+            Some(e) => {
+                let py = e.py();
+                let graph = e
+                    .getattr(intern!(py, "graph"))?
+                    .cast_into::<PyGraph>()?
+                    .unbind();
+                let single = e.getattr(intern!(py, "single"))?.extract::<bool>()?;
+                Some(Fast {
+                    entry: e.unbind(),
+                    graph,
+                    single,
+                })
+            }
+        };
+        // The old entry is dropped after the lock is released.
+        let old = std::mem::replace(&mut *self.slot(), fast);
+        drop(old);
+        Ok(())
+    }
+
+    #[getter(_untraced_fast_calls)]
+    fn untraced_fast_calls(&self) -> usize {
+        self.untraced.load(Ordering::Relaxed)
+    }
+
+    #[setter(_untraced_fast_calls)]
+    fn set_untraced_fast_calls(&self, n: usize) {
+        self.untraced.store(n, Ordering::Relaxed);
+    }
 }
 
 /// A traced graph.

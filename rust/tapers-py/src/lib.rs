@@ -59,6 +59,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     ex.internal(
         Ns::Tf,
+        "_FunctionBase",
+        py.get_type::<function::PyFunctionBase>().as_any(),
+    )?;
+    ex.internal(
+        Ns::Tf,
         "_Branch",
         py.get_type::<control::PyBranch>().as_any(),
     )?;
