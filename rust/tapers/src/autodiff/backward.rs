@@ -99,8 +99,40 @@ fn sum_keyed(mut parts: Keyed) -> Result<Gradient> {
     Gradient::sum(parts.into_iter().map(|(_, t)| t).collect())
 }
 
-/// One entry's input gradients (`None` where an input needs none).
-type InputGrads = SmallVec<[Option<Gradient>; 2]>;
+/// One entry's input gradients (`None` where an input needs none): a rule's
+/// dense results as it returned them (not copied), or a sparse step's one.
+enum InputGrads {
+    Dense(Vec<Option<Tensor>>),
+    One(Option<Gradient>),
+}
+
+impl IntoIterator for InputGrads {
+    type Item = Option<Gradient>;
+    type IntoIter = InputGradsIter;
+
+    fn into_iter(self) -> InputGradsIter {
+        match self {
+            InputGrads::Dense(v) => InputGradsIter::Dense(v.into_iter()),
+            InputGrads::One(g) => InputGradsIter::One(Some(g)),
+        }
+    }
+}
+
+enum InputGradsIter {
+    Dense(std::vec::IntoIter<Option<Tensor>>),
+    One(Option<Option<Gradient>>),
+}
+
+impl Iterator for InputGradsIter {
+    type Item = Option<Gradient>;
+
+    fn next(&mut self) -> Option<Option<Gradient>> {
+        match self {
+            InputGradsIter::Dense(it) => it.next().map(|g| g.map(Gradient::Dense)),
+            InputGradsIter::One(g) => g.take(),
+        }
+    }
+}
 
 /// The sources' ids. A training step has a handful of sources, searched
 /// faster in a short list than hashed (and without allocating); beyond a
@@ -178,7 +210,7 @@ impl Plan<'_> {
         if let Some(g) = self.sparse_step(e, &grads)? {
             self.stats.rules.fetch_add(1, Ordering::Relaxed);
             let keep = self.needs(e)[0];
-            return Ok(Some(smallvec::smallvec![g.filter(|_| keep)]));
+            return Ok(Some(InputGrads::One(g.filter(|_| keep))));
         }
         let mut dense: SmallVec<[Tensor; 1]> = SmallVec::with_capacity(grads.len());
         for (g, o) in grads.into_iter().zip(&e.outputs) {
@@ -190,7 +222,7 @@ impl Plan<'_> {
         let grads = dense;
         let needs = self.needs(e);
         self.stats.rules.fetch_add(1, Ordering::Relaxed);
-        let input_grads = e.rule.backward(&grads, &needs)?;
+        let mut input_grads = e.rule.backward(&grads, &needs)?;
         if input_grads.len() != e.inputs.len() {
             return Err(Error::invalid(format!(
                 "the gradient of {} returned {} values for {} inputs",
@@ -199,11 +231,12 @@ impl Plan<'_> {
                 e.inputs.len()
             )));
         }
-        let mut out = InputGrads::with_capacity(input_grads.len());
-        for (g, n) in input_grads.into_iter().zip(needs) {
-            out.push(g.filter(|_| n).map(Gradient::Dense));
+        for (g, n) in input_grads.iter_mut().zip(needs) {
+            if !n {
+                *g = None;
+            }
         }
-        Ok(Some(out))
+        Ok(Some(InputGrads::Dense(input_grads)))
     }
 
     /// TensorFlow's sparse steps: a gather of rows (`Op::sparse_rows`) hands
@@ -666,7 +699,8 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(IdMap<Gradient>, Pendi
                 }
                 grads.push(g);
             }
-            let input_grads = ctx.plan.apply(e, grads)?;
+            let input_grads: Option<SmallVec<[Option<Gradient>; 2]>> =
+                ctx.plan.apply(e, grads)?.map(|gs| gs.into_iter().collect());
             let needs = ctx.plan.needs(e);
             for (j, (inp, need)) in e.inputs.iter().zip(needs).enumerate() {
                 let g = input_grads.as_ref().and_then(|gs| gs[j].clone());
