@@ -51,9 +51,16 @@ impl Work {
     /// result, which may be far bigger (`[n, 1] + [1, n]`).
     pub fn broadcast(ts: &[&Tensor]) -> Work {
         // Operands of one shape (scalars in a loop, most often): no broadcast.
+        // Compared element by element: a slice `==` calls `memcmp`, which
+        // costs more than these few dims.
         if let Some((first, rest)) = ts.split_first() {
-            if rest.iter().all(|t| t.shape() == first.shape()) {
-                return Work(first.numel());
+            let shape = first.shape();
+            let same = |t: &&Tensor| {
+                let s = t.shape();
+                s.len() == shape.len() && s.iter().zip(shape).all(|(p, q)| p == q)
+            };
+            if rest.iter().all(same) {
+                return Work(shape.iter().product());
             }
         }
         let rank = ts.iter().map(|t| t.rank()).max().unwrap_or(0);

@@ -163,8 +163,18 @@ macro_rules! with_dtype_arms {
 
 impl Storage {
     /// The shape.
-    #[inline]
+    #[inline(always)]
     pub fn shape(&self) -> &[usize] {
+        // float32 inline at every caller (most tensors are float32, and every
+        // op asks for shapes several times); the other dtypes out of line.
+        match self {
+            Storage::F32(a) => a.shape(),
+            _ => self.shape_any(),
+        }
+    }
+
+    #[inline(never)]
+    fn shape_any(&self) -> &[usize] {
         with_storage!(self, a => a.shape())
     }
 }
