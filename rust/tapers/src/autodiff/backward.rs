@@ -340,10 +340,10 @@ impl<'a> Plan<'a> {
 /// twice gets the same gradient twice).
 fn collect(
     sources: &[Source],
-    mut finished: IdMap<Gradient>,
-    mut pending: Pending,
+    delivered: &mut Delivered,
     unconnected: Unconnected,
 ) -> Result<Vec<Option<Gradient>>> {
+    let Delivered { finished, pending } = delivered;
     sources
         .iter()
         .enumerate()
@@ -423,16 +423,16 @@ pub(crate) fn run_grads(
     } else {
         super::fuse::fuse(entries, &plan.needed, &plan.source_ids, targets)
     };
+    // Plans are referenced, not moved: each is a few hundred bytes inline.
+    let fused_plan;
     let (entries, plan) = match &fused {
         Some(f) => {
             stats.fused_regions.fetch_add(f.regions, Ordering::Relaxed);
             stats.fused_ops.fetch_add(f.ops, Ordering::Relaxed);
-            (
-                f.entries.as_slice(),
-                Plan::new(&f.entries, target_origins, sources, cancel, stats, sparse),
-            )
+            fused_plan = Plan::new(&f.entries, target_origins, sources, cancel, stats, sparse);
+            (f.entries.as_slice(), &fused_plan)
         }
-        None => (entries, plan),
+        None => (entries, &plan),
     };
     stats.passes.fetch_add(1, Ordering::Relaxed);
 
@@ -467,14 +467,15 @@ pub(crate) fn run_grads(
     } else {
         work
     };
-    let (finished, pending) = crate::kernels::parallel(work, PARALLEL_WORK, |par| {
+    let mut delivered = Delivered::default();
+    crate::kernels::parallel(work, PARALLEL_WORK, |par| {
         if par {
-            run_parallel(&plan, seeds)
+            run_parallel(plan, seeds, &mut delivered)
         } else {
-            run_sequential(&plan, seeds)
+            run_sequential(plan, seeds, &mut delivered)
         }
     })?;
-    collect(sources, finished, pending, unconnected)
+    collect(sources, &mut delivered, unconnected)
 }
 
 /// Many backward passes in one: `seed` is the target's shape with leading
@@ -504,10 +505,11 @@ pub(crate) fn run_rows(
     } else {
         Seeds::new()
     };
-    let (finished, pending) = run_sequential(&plan, seeds)?;
+    let mut delivered = Delivered::default();
+    run_sequential(&plan, seeds, &mut delivered)?;
     stats.passes.fetch_add(1, Ordering::Relaxed);
     stats.row_passes.fetch_add(1, Ordering::Relaxed);
-    let grads = collect(sources, finished, pending, Unconnected::None)?;
+    let grads = collect(sources, &mut delivered, Unconnected::None)?;
     grads
         .into_iter()
         .map(|g| g.map(Gradient::into_dense).transpose())
@@ -598,13 +600,21 @@ type Seeds = SmallVec<[(TensorId, Gradient); 2]>;
 type Keyed = SmallVec<[(usize, Gradient); 2]>;
 type Pending = IdMap<Keyed>;
 
+/// What a pass delivers: the sources' finished gradients, and the
+/// contributions still pending (to leaves, summed by `collect`). Filled in
+/// place by the pass: the maps are a few hundred bytes inline.
+#[derive(Default)]
+struct Delivered {
+    finished: IdMap<Gradient>,
+    pending: Pending,
+}
+
 /// One reverse sweep on the calling thread.
-fn run_sequential(plan: &Plan<'_>, seeds: Seeds) -> Result<(IdMap<Gradient>, Pending)> {
-    let mut pending = Pending::default();
+fn run_sequential(plan: &Plan<'_>, seeds: Seeds, out: &mut Delivered) -> Result<()> {
+    let Delivered { finished, pending } = out;
     for (id, s) in seeds {
         pending.entry(id).push((SEED, s));
     }
-    let mut finished = IdMap::default();
     for i in (0..plan.entries.len()).rev() {
         if !plan.needed[i] {
             continue;
@@ -631,7 +641,7 @@ fn run_sequential(plan: &Plan<'_>, seeds: Seeds) -> Result<(IdMap<Gradient>, Pen
             }
         }
     }
-    Ok((finished, pending))
+    Ok(())
 }
 
 struct Node {
@@ -642,7 +652,7 @@ struct Node {
 }
 
 /// Dependency-counting scheduler on rayon.
-fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(IdMap<Gradient>, Pending)> {
+fn run_parallel(plan: &Plan<'_>, seeds: Seeds, out: &mut Delivered) -> Result<()> {
     let entries = plan.entries;
     let n = entries.len();
     let nodes: Vec<Node> = entries
@@ -759,7 +769,11 @@ fn run_parallel(plan: &Plan<'_>, seeds: Seeds) -> Result<(IdMap<Gradient>, Pendi
     if let Some(e) = error.into_inner() {
         return Err(e);
     }
-    Ok((finished.into_inner(), leaves.into_inner()))
+    *out = Delivered {
+        finished: finished.into_inner(),
+        pending: leaves.into_inner(),
+    };
+    Ok(())
 }
 
 #[cfg(test)]
