@@ -95,7 +95,13 @@ fn sum_keyed(mut parts: Keyed) -> Result<Gradient> {
     if parts.len() == 1 {
         return Ok(parts.pop().expect("one part").1);
     }
-    parts.sort_by_key(|p| std::cmp::Reverse(p.0));
+    // The sequential sweep delivers in canonical order already.
+    if !parts.windows(2).all(|w| w[0].0 > w[1].0) {
+        parts.sort_by_key(|p| std::cmp::Reverse(p.0));
+    }
+    if let [(_, Gradient::Dense(a)), (_, Gradient::Dense(b))] = parts.as_slice() {
+        return crate::ops::add(a, b).map(Gradient::Dense);
+    }
     Gradient::sum(parts.into_iter().map(|(_, t)| t).collect())
 }
 
@@ -625,7 +631,7 @@ fn run_sequential(plan: &Plan<'_>, seeds: Seeds, out: &mut Delivered) -> Result<
             let g = match pending.remove(&o.id) {
                 // Delivered in canonical order already: seed, then descending consumers.
                 Some(mut parts) if parts.len() == 1 => parts.pop().map(|(_, t)| t),
-                Some(parts) => Some(Gradient::sum(parts.into_iter().map(|(_, t)| t).collect())?),
+                Some(parts) => Some(sum_keyed(parts)?),
                 None => None,
             };
             if let (Some(g), true) = (&g, plan.source_ids.contains(&o.id)) {

@@ -139,6 +139,9 @@ pub enum Gradient {
     Sparse(Box<IndexedSlices>),
 }
 
+// The pass moves gradients through its maps constantly: two words at most.
+const _: () = assert!(std::mem::size_of::<Gradient>() <= 16);
+
 impl Gradient {
     /// The dense tensor (a sparse gradient is converted).
     pub fn into_dense(self) -> Result<Tensor> {
