@@ -99,9 +99,6 @@ fn sum_keyed(mut parts: Keyed) -> Result<Gradient> {
     if !parts.windows(2).all(|w| w[0].0 > w[1].0) {
         parts.sort_by_key(|p| std::cmp::Reverse(p.0));
     }
-    if let [(_, Gradient::Dense(a)), (_, Gradient::Dense(b))] = parts.as_slice() {
-        return crate::ops::add(a, b).map(Gradient::Dense);
-    }
     Gradient::sum(parts.into_iter().map(|(_, t)| t).collect())
 }
 
@@ -628,12 +625,8 @@ fn run_sequential(plan: &Plan<'_>, seeds: Seeds, out: &mut Delivered) -> Result<
         let e = &plan.entries[i];
         let mut grads: SmallVec<[Option<Gradient>; 1]> = SmallVec::with_capacity(e.outputs.len());
         for o in &e.outputs {
-            let g = match pending.remove(&o.id) {
-                // Delivered in canonical order already: seed, then descending consumers.
-                Some(mut parts) if parts.len() == 1 => parts.pop().map(|(_, t)| t),
-                Some(parts) => Some(sum_keyed(parts)?),
-                None => None,
-            };
+            // Delivered in canonical order already: seed, then descending consumers.
+            let g = pending.remove(&o.id).map(sum_keyed).transpose()?;
             if let (Some(g), true) = (&g, plan.source_ids.contains(&o.id)) {
                 finished.insert(o.id, g.clone());
             }
