@@ -93,9 +93,19 @@ def main() -> None:
     np.savez(args.out / f"params_rank{rank}.npz", *[v.numpy() for v in variables])
     if stats and dist.size() > 1:
         last = stats[-1]
-        np.save(args.out / f"stats_rank{rank}.npy", np.array([last["bytes_copied_in"], last["bytes_copied_out"],
-                                                              last["bytes_reduced"], last["buckets"],
-                                                              last["bytes_copied_by_mpi"], last["plans_built"]]))
+        np.save(
+            args.out / f"stats_rank{rank}.npy",
+            np.array(
+                [
+                    last["bytes_copied_in"],
+                    last["bytes_copied_out"],
+                    last["bytes_reduced"],
+                    last["buckets"],
+                    last["bytes_copied_by_mpi"],
+                    last["plans_built"],
+                ]
+            ),
+        )
 
 
 if __name__ == "__main__":

@@ -259,7 +259,9 @@ def test_second_derivatives_by_finite_differences(op: str) -> None:
     h = 1e-6
     hermitian = op == "cholesky"
     for e in directions(a0.shape, hermitian):
-        fd = (float(second_loss(tf.constant(a0 + h * e))[0].numpy())
-              - float(second_loss(tf.constant(a0 - h * e))[0].numpy())) / (2 * h)
+        fd = (
+            float(second_loss(tf.constant(a0 + h * e))[0].numpy())
+            - float(second_loss(tf.constant(a0 - h * e))[0].numpy())
+        ) / (2 * h)
         predicted = float(np.sum(np.real(np.conj(gg.numpy()) * e)))
         assert abs(fd - predicted) <= 1e-5 * max(1.0, abs(fd)), f"{op} along {e}: {fd} vs {predicted}"

@@ -50,9 +50,7 @@ SCRIPT = textwrap.dedent(
 def test_unbackable_requests_raise_resource_exhausted(limit: int) -> None:
     env = dict(os.environ)
     env["RAYON_NUM_THREADS"] = "1"
-    r = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(limit)], capture_output=True, text=True, timeout=120, env=env
-    )
+    r = subprocess.run([sys.executable, "-c", SCRIPT, str(limit)], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     lines = r.stdout.strip().splitlines()
     assert lines[-1] == "ok"

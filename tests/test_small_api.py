@@ -34,8 +34,17 @@ def test_tensorflow_program(name: str) -> None:
 
 
 # ------------------------------------------------------------------ copy and pickle
-@pytest.mark.parametrize("value", [np.float32(1.5), np.arange(6.0).reshape(2, 3), np.array([1, -2], np.int32),
-                                   np.array([[3]], np.int64), np.array([True, False]), np.zeros((0, 2), np.float32)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.float32(1.5),
+        np.arange(6.0).reshape(2, 3),
+        np.array([1, -2], np.int32),
+        np.array([[3]], np.int64),
+        np.array([True, False]),
+        np.zeros((0, 2), np.float32),
+    ],
+)
 def test_tensor_pickle_round_trip(value: np.ndarray) -> None:  # fmt: skip
     t = tf.constant(value)
     for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):

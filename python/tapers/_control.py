@@ -19,7 +19,8 @@ loop body may not assign or create a Variable, nor read a tensor into Python.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import functools
+from typing import Any, Callable
 
 from . import _core, _nest, errors
 from ._core import Tensor, Variable
@@ -200,6 +201,10 @@ def while_loop(
     return result[0] if packed else result
 
 
+def _branch_if_equal(index: Tensor, i: int, fn: Callable[[], Any], otherwise: Callable[[], Any]) -> Any:
+    return cond(_core.equal(index, _core.constant(i, dtype=index.dtype)), fn, otherwise)
+
+
 def switch_case(
     branch_index: Any,
     branch_fns: Any,
@@ -243,13 +248,12 @@ def switch_case(
         return fallback()
     index = _to_tensor(branch_index)
 
-    def chain(rest: Sequence[tuple[int, Callable[[], Any]]]) -> Any:
-        if not rest:
-            return fallback()
-        (i, fn), tail = rest[0], rest[1:]
-        return cond(_core.equal(index, _core.constant(i, dtype=index.dtype)), fn, lambda: chain(tail))
-
-    return chain(pairs)
+    # Built from the last pair back, each branch binding the next: a closure
+    # that called itself would be a reference cycle holding `index`.
+    chain: Callable[[], Any] = fallback
+    for i, fn in reversed(pairs):
+        chain = functools.partial(_branch_if_equal, index, i, fn, chain)
+    return chain()
 
 
 def case(
@@ -299,10 +303,7 @@ def case(
             )
     fallback = default
 
-    def chain(rest: Sequence[tuple[Any, Callable[[], Any]]]) -> Any:
-        if not rest:
-            return fallback()
-        (p, fn), tail = rest[0], rest[1:]
-        return cond(p, fn, lambda: chain(tail))
-
-    return chain(pairs)
+    chain: Callable[[], Any] = fallback
+    for p, fn in reversed(pairs):
+        chain = functools.partial(cond, p, fn, chain)
+    return chain()

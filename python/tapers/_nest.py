@@ -5,6 +5,7 @@ Dicts flatten in sorted-key order, as in TensorFlow.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -31,17 +32,19 @@ def flatten(structure: Any) -> list[Any]:
     return out
 
 
+def _build(s: Any, it: Iterator[Any]) -> Any:
+    if isinstance(s, dict):
+        built = {k: _build(s[k], it) for k in sorted(s)}
+        return type(s)((k, built[k]) for k in s) if type(s) is not dict else {k: built[k] for k in s}
+    if _is_namedtuple(s):
+        return type(s)(*[_build(v, it) for v in s])
+    if isinstance(s, (list, tuple)):
+        return type(s)(_build(v, it) for v in s)
+    return next(it)
+
+
 def pack_sequence_as(structure: Any, flat: list[Any]) -> Any:
-    it = iter(flat)
-
-    def build(s: Any) -> Any:
-        if isinstance(s, dict):
-            built = {k: build(s[k]) for k in sorted(s)}
-            return type(s)((k, built[k]) for k in s) if type(s) is not dict else {k: built[k] for k in s}
-        if _is_namedtuple(s):
-            return type(s)(*[build(v) for v in s])
-        if isinstance(s, (list, tuple)):
-            return type(s)(build(v) for v in s)
-        return next(it)
-
-    return build(structure)
+    # A module-level helper, not a recursive closure: a closure that calls
+    # itself is a reference cycle, which would keep `flat` (a step's output
+    # tensors) alive until the garbage collector's next run.
+    return _build(structure, iter(flat))

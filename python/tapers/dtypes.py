@@ -169,8 +169,21 @@ float = float32  # noqa: A001
 half = float16
 
 _ALL = (
-    float32, float64, int32, int64, bool, uint8, int8, int16, uint16, uint32, uint64,
-    float16, bfloat16, complex64, complex128,
+    float32,
+    float64,
+    int32,
+    int64,
+    bool,
+    uint8,
+    int8,
+    int16,
+    uint16,
+    uint32,
+    uint64,
+    float16,
+    bfloat16,
+    complex64,
+    complex128,
 )
 _BY_NAME = {d.name: d for d in _ALL}
 _ALIASES = {"double": "float64", "float": "float32", "half": "float16"}

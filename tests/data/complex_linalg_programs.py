@@ -63,11 +63,20 @@ def _cases(tf: Any) -> dict[str, tuple[list[str], Forward, list[str]]]:
         "solve_adjoint": (["sq_batch", "rhs_batch"], lambda a, b: [la.solve(a, b, adjoint=True)], ["plain"]),
         "triangular_solve_lower": (["sq", "rhs"], lambda a, b: [la.triangular_solve(a, b)], ["plain"]),
         "triangular_solve_lower_adjoint": (
-            ["sq", "rhs"], lambda a, b: [la.triangular_solve(a, b, adjoint=True)], ["plain"]),
+            ["sq", "rhs"],
+            lambda a, b: [la.triangular_solve(a, b, adjoint=True)],
+            ["plain"],
+        ),
         "triangular_solve_upper": (
-            ["sq_batch", "rhs_batch"], lambda a, b: [la.triangular_solve(a, b, lower=False)], ["plain"]),
+            ["sq_batch", "rhs_batch"],
+            lambda a, b: [la.triangular_solve(a, b, lower=False)],
+            ["plain"],
+        ),
         "triangular_solve_upper_adjoint": (
-            ["sq", "rhs"], lambda a, b: [la.triangular_solve(a, b, lower=False, adjoint=True)], ["plain"]),
+            ["sq", "rhs"],
+            lambda a, b: [la.triangular_solve(a, b, lower=False, adjoint=True)],
+            ["plain"],
+        ),
         "triangular_solve_singular": (["zeros", "ones"], lambda a, b: [la.triangular_solve(a, b)], ["plain"]),
         "slogdet": (["sq_batch"], lambda a: list(la.slogdet(a)), ["plain", "plain"]),
         "logdet": (["hpd"], lambda a: [la.logdet(a)], ["plain"]),

@@ -73,10 +73,16 @@ def programs() -> list[tuple[str, bool]]:
         ]
         if d in HALVES or d in COMPLEX:
             P += [
-                (f"grad(lambda x: tf.reduce_sum(tf.math.unsorted_segment_sum(x, [1, 0, 1], 3) * tf.cast("
-                 f"tf.constant([[1.0], [2.0], [3.0]]), tf.{d})), {x})", exact),
-                (f"grad(lambda x: tf.reduce_sum(tf.scatter_nd([[2], [0], [2]], x, [4, 2]) * tf.cast("
-                 f"tf.constant([[1.0], [2.0], [3.0], [4.0]]), tf.{d})), {x})", exact),
+                (
+                    f"grad(lambda x: tf.reduce_sum(tf.math.unsorted_segment_sum(x, [1, 0, 1], 3) * tf.cast("
+                    f"tf.constant([[1.0], [2.0], [3.0]]), tf.{d})), {x})",
+                    exact,
+                ),
+                (
+                    f"grad(lambda x: tf.reduce_sum(tf.scatter_nd([[2], [0], [2]], x, [4, 2]) * tf.cast("
+                    f"tf.constant([[1.0], [2.0], [3.0], [4.0]]), tf.{d})), {x})",
+                    exact,
+                ),
             ]
     # 2. Convolutions and pooling on float16/bfloat16 (TF computes in float32 and rounds).
     for d in HALVES:
@@ -94,11 +100,15 @@ def programs() -> list[tuple[str, bool]]:
         ]
     # 4. Complex variance, norm, einsum and linear algebra.
     for d in COMPLEX:
-        a = ("tf.complex(tf.constant([[2.0, 1.0], [0.5, 3.0]], tf.float64), "
-             "tf.constant([[0.5, -1.0], [2.0, 0.25]], tf.float64))")
+        a = (
+            "tf.complex(tf.constant([[2.0, 1.0], [0.5, 3.0]], tf.float64), "
+            "tf.constant([[0.5, -1.0], [2.0, 0.25]], tf.float64))"
+        )
         a = f"tf.cast({a}, tf.{d})"
-        h = ("tf.cast(tf.complex(tf.constant([[4.0, 1.0], [1.0, 3.0]], tf.float64), "
-             f"tf.constant([[0.0, 1.0], [-1.0, 0.0]], tf.float64)), tf.{d})")
+        h = (
+            "tf.cast(tf.complex(tf.constant([[4.0, 1.0], [1.0, 3.0]], tf.float64), "
+            f"tf.constant([[0.0, 1.0], [-1.0, 0.0]], tf.float64)), tf.{d})"
+        )
         P += [
             (f"tf.math.reduce_variance({a})", False),
             (f"tf.math.reduce_std({a}, axis=0)", False),

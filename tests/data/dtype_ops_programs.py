@@ -18,10 +18,46 @@ INTS = ["uint8", "int8", "int16", "uint16", "uint32", "uint64"]
 HALVES = ["float16", "bfloat16"]
 REAL = INTS + HALVES
 
-BINARY = ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "pow", "maximum", "minimum",
-          "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "atan2"]
-UNARY = ["negative", "abs", "sign", "square", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "sin", "cos",
-         "reciprocal", "expm1", "log1p", "is_nan", "is_finite", "erf", "softplus"]
+BINARY = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "truediv",
+    "floordiv",
+    "floormod",
+    "pow",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "atan2",
+]
+UNARY = [
+    "negative",
+    "abs",
+    "sign",
+    "square",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "sigmoid",
+    "sin",
+    "cos",
+    "reciprocal",
+    "expm1",
+    "log1p",
+    "is_nan",
+    "is_finite",
+    "erf",
+    "softplus",
+]
 NN_UNARY = ["relu", "relu6", "elu", "softmax", "log_softmax", "gelu", "silu"]
 # TF's half kernels of these round inside (each Eigen step of the functor, or each op of a Python
 # composite, rounds to the half type); tapers rounds once: they may differ in the last place.
@@ -45,9 +81,18 @@ def programs() -> list[tuple[str, bool]]:
         pos = f"tf.abs({a})" if d not in INTS or not d.startswith("u") else a
         for op in BINARY:
             P.append((f"tf.math.{op}({a}, {b})", True))
-        P += [(f"{a} + {b}", True), (f"{a} - {b}", True), (f"{a} * {b}", True), (f"{a} / {b}", True),
-              (f"{a} // {b}", True), (f"{a} % {b}", True), (f"-{a}", True), (f"{a} == {b}", True),
-              (f"{a} < {b}", True), (f"{a} >= {b}", True)]
+        P += [
+            (f"{a} + {b}", True),
+            (f"{a} - {b}", True),
+            (f"{a} * {b}", True),
+            (f"{a} / {b}", True),
+            (f"{a} // {b}", True),
+            (f"{a} % {b}", True),
+            (f"-{a}", True),
+            (f"{a} == {b}", True),
+            (f"{a} < {b}", True),
+            (f"{a} >= {b}", True),
+        ]
         for op in UNARY:
             P.append((f"tf.math.{op}({a})", op not in ROUNDED_INSIDE))
         for op in NN_UNARY:

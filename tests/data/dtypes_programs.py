@@ -27,8 +27,27 @@ COMPLEX = ["complex64", "complex128"]
 # Source values of each kind for casts: edges of every integer width, float specials and
 # out-of-range values, complex numbers with a zero and a nonzero real part.
 INT_VALUES = [0, 1, -1, 127, 128, 255, 256, -129, 65535, 65536, 2**31 - 1, -(2**31), 2**32 + 5, 2**63 - 1, -(2**63)]
-FLOAT_VALUES = ["nan", "inf", "-inf", 0.0, -0.0, 0.1, 3.7, -3.7, 300.0, -1.0, 65504.0, 70000.0, 1e10, -1e10,
-                2.0**63, 2.0**64, 1e30, -1e30, 1e-30]
+FLOAT_VALUES = [
+    "nan",
+    "inf",
+    "-inf",
+    0.0,
+    -0.0,
+    0.1,
+    3.7,
+    -3.7,
+    300.0,
+    -1.0,
+    65504.0,
+    70000.0,
+    1e10,
+    -1e10,
+    2.0**63,
+    2.0**64,
+    1e30,
+    -1e30,
+    1e-30,
+]
 COMPLEX_VALUES = [1 + 2j, 0j, 1j, -3.7 + 1j, 300.5 - 2j, 1e10 - 1j]
 
 

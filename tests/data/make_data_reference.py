@@ -28,15 +28,20 @@ def program(name: str, source: str) -> None:
 
 
 # ---------------------------------------------------------------- tf.data
-program("slices_ints", """
+program(
+    "slices_ints",
+    """
 ds = tf.data.Dataset.from_tensor_slices([1, 2, 3])
 print(ds)
 for e in ds:
     print(e)
 print(len(ds), ds.cardinality())
 print(list(ds.as_numpy_iterator()))
-""")
-program("slices_tuple_batch", """
+""",
+)
+program(
+    "slices_tuple_batch",
+    """
 x = np.arange(12, dtype=np.float32).reshape(6, 2)
 y = np.array([0, 1, 0, 1, 1, 0])
 ds = tf.data.Dataset.from_tensor_slices((x, y))
@@ -49,30 +54,42 @@ for xb, yb in b:
     print(xb.shape, yb.numpy())
 d = ds.batch(4, drop_remainder=True)
 print(d.element_spec, d.cardinality().numpy(), b.cardinality().numpy(), len(d))
-""")
-program("slices_dict", """
+""",
+)
+program(
+    "slices_dict",
+    """
 ds = tf.data.Dataset.from_tensor_slices({"a": np.arange(4), "b": np.ones((4, 2), np.float32)})
 print(ds)
 for e in ds.batch(3):
     print(e)
 for e in ds.take(1):
     print(sorted(e.keys()), e["a"].dtype, e["b"].shape)
-""")
-program("slices_nested_spec", """
+""",
+)
+program(
+    "slices_nested_spec",
+    """
 ds = tf.data.Dataset.from_tensor_slices(((np.zeros((3, 2)), np.ones(3)), {"k": [1, 2, 3]}))
 print(ds.element_spec)
 print(ds.batch(2).element_spec)
 print(ds.batch(2, drop_remainder=True).element_spec)
 for (a, b), d in ds.take(1):
     print(a, b, d)
-""")
-program("slices_float_list", """
+""",
+)
+program(
+    "slices_float_list",
+    """
 ds = tf.data.Dataset.from_tensor_slices([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
 print(ds)
 print(list(ds.as_numpy_iterator()))
 print(tf.data.Dataset.from_tensor_slices(tf.constant([True, False])).element_spec)
-""")
-program("from_tensors", """
+""",
+)
+program(
+    "from_tensors",
+    """
 ds = tf.data.Dataset.from_tensors([[1, 2], [3, 4]])
 print(ds, ds.cardinality())
 print(list(ds.as_numpy_iterator()))
@@ -80,8 +97,11 @@ ds = tf.data.Dataset.from_tensors((1.5, {"x": [1, 2]}))
 print(ds.element_spec)
 for e in ds:
     print(e)
-""")
-program("range", """
+""",
+)
+program(
+    "range",
+    """
 print(tf.data.Dataset.range(5))
 print(list(tf.data.Dataset.range(5).as_numpy_iterator()))
 print(list(tf.data.Dataset.range(2, 10, 3).as_numpy_iterator()))
@@ -89,8 +109,11 @@ print(list(tf.data.Dataset.range(5, 0, -2).as_numpy_iterator()))
 print(list(tf.data.Dataset.range(0).as_numpy_iterator()), tf.data.Dataset.range(0).cardinality().numpy())
 print(tf.data.Dataset.range(3, output_type=tf.int32))
 print(tf.data.Dataset.range(2, 10, 3).cardinality().numpy(), tf.data.Dataset.range(5, 0, -2).cardinality().numpy())
-""")
-program("zip", """
+""",
+)
+program(
+    "zip",
+    """
 a = tf.data.Dataset.range(3)
 b = tf.data.Dataset.range(3, 6)
 c = tf.data.Dataset.range(6, 8)
@@ -107,8 +130,11 @@ for e in z:
 print(tf.data.Dataset.zip((a, b.repeat())).cardinality().numpy())
 print(tf.data.Dataset.zip((a.repeat(), b.repeat())).cardinality().numpy())
 print(tf.data.Dataset.zip((a.filter(lambda v: v > 0), b)).cardinality().numpy())
-""")
-program("map", """
+""",
+)
+program(
+    "map",
+    """
 ds = tf.data.Dataset.range(5).map(lambda x: x * 2)
 print(ds)
 print(list(ds.as_numpy_iterator()))
@@ -132,16 +158,22 @@ print(m)
 print(list(m.as_numpy_iterator()))
 s = tf.data.Dataset.range(3).map(lambda v: (v, tf.cast(v, tf.float64) * 1.5))
 print(s.element_spec)
-""")
-program("filter", """
+""",
+)
+program(
+    "filter",
+    """
 ds = tf.data.Dataset.range(10).filter(lambda x: x % 2 == 0)
 print(ds)
 print(list(ds.as_numpy_iterator()), ds.cardinality().numpy())
 pairs = tf.data.Dataset.from_tensor_slices(([1, 2, 3, 4], [5, 6, 7, 8])).filter(lambda a, b: a + b > 9)
 print(list(pairs.as_numpy_iterator()))
 print(tf.data.Dataset.range(3).repeat().filter(lambda x: x > 0).cardinality().numpy())
-""")
-program("repeat_take_skip", """
+""",
+)
+program(
+    "repeat_take_skip",
+    """
 ds = tf.data.Dataset.range(3)
 r = ds.repeat(2)
 print(r, list(r.as_numpy_iterator()), r.cardinality().numpy())
@@ -155,24 +187,33 @@ print(s, list(s.as_numpy_iterator()), s.cardinality().numpy())
 print(ds.skip(20).cardinality().numpy(), list(ds.skip(-1).as_numpy_iterator()), ds.skip(-1).cardinality().numpy())
 print(ds.repeat().skip(2).cardinality().numpy(), ds.filter(lambda x: x > 0).take(2).cardinality().numpy())
 print(ds.filter(lambda x: x > 0).repeat(2).cardinality().numpy(), ds.take(2).repeat(3).cardinality().numpy())
-""")
-program("shard", """
+""",
+)
+program(
+    "shard",
+    """
 ds = tf.data.Dataset.range(10)
 for i in range(3):
     s = ds.shard(3, i)
     print(list(s.as_numpy_iterator()), s.cardinality().numpy())
 print(ds.shard(3, 1))
 print(ds.repeat().shard(2, 0).cardinality().numpy())
-""")
-program("enumerate", """
+""",
+)
+program(
+    "enumerate",
+    """
 ds = tf.data.Dataset.from_tensor_slices([10, 20, 30]).enumerate(start=5)
 print(ds)
 print(list(ds.as_numpy_iterator()))
 for i, v in tf.data.Dataset.from_tensor_slices([1.5, 2.5]).enumerate():
     print(i, v)
 print(ds.cardinality().numpy())
-""")
-program("batch_unbatch", """
+""",
+)
+program(
+    "batch_unbatch",
+    """
 ds = tf.data.Dataset.range(7).batch(3)
 print(ds)
 print(list(ds.as_numpy_iterator()), ds.cardinality().numpy())
@@ -189,8 +230,11 @@ print(list(p.as_numpy_iterator()))
 print(list(p.unbatch().as_numpy_iterator()))
 print(tf.data.Dataset.range(3).repeat().batch(2).cardinality().numpy())
 print(tf.data.Dataset.range(6).batch(2).batch(2).element_spec)
-""")
-program("cache_prefetch", """
+""",
+)
+program(
+    "cache_prefetch",
+    """
 ds = tf.data.Dataset.range(5).map(lambda x: x + 1).cache()
 print(ds)
 print(list(ds.as_numpy_iterator()))
@@ -199,8 +243,11 @@ p = tf.data.Dataset.range(5).prefetch(2)
 print(p, list(p.as_numpy_iterator()), p.cardinality().numpy())
 a = tf.data.Dataset.range(5).prefetch(tf.data.AUTOTUNE)
 print(list(a.as_numpy_iterator()))
-""")
-program("shuffle", """
+""",
+)
+program(
+    "shuffle",
+    """
 ds = tf.data.Dataset.range(10).shuffle(10, seed=1)
 print(ds)
 print(sorted(ds.as_numpy_iterator()), ds.cardinality().numpy())
@@ -208,13 +255,19 @@ s = tf.data.Dataset.range(10).shuffle(3, seed=2, reshuffle_each_iteration=False)
 print(sorted(s.as_numpy_iterator()), s.cardinality().numpy())
 b = tf.data.Dataset.range(10).shuffle(100).batch(4)
 print(b.element_spec, b.cardinality().numpy())
-""")
-program("constants", """
+""",
+)
+program(
+    "constants",
+    """
 print(tf.data.AUTOTUNE, tf.data.experimental.AUTOTUNE)
 print(tf.data.experimental.INFINITE_CARDINALITY, tf.data.experimental.UNKNOWN_CARDINALITY)
 print(tf.data.experimental.cardinality(tf.data.Dataset.range(4)))
-""")
-program("pipeline", """
+""",
+)
+program(
+    "pipeline",
+    """
 x = np.linspace(-1, 1, 20, dtype=np.float32).reshape(10, 2)
 y = (x[:, 0] > 0).astype(np.int32)
 ds = tf.data.Dataset.from_tensor_slices((x, y))
@@ -227,8 +280,11 @@ total = 0
 for xb, yb in ds:
     total += int(tf.reduce_sum(yb))
 print(total)
-""")
-program("train_linear", """
+""",
+)
+program(
+    "train_linear",
+    """
 x = np.linspace(0.0, 1.0, 32, dtype=np.float32)[:, None]
 y = 3.0 * x + 1.0
 ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(32, seed=0)
@@ -245,8 +301,11 @@ for epoch in range(60):
 print(ds)
 print(round(float(w[0, 0]), 2), round(float(b[0]), 2))
 result = {"w": w.numpy(), "b": b.numpy(), "loss": loss}
-""")
-program("from_generator", """
+""",
+)
+program(
+    "from_generator",
+    """
 def gen():
     for i in range(4):
         yield np.full([i % 2 + 1], i, np.float32), i
@@ -262,13 +321,19 @@ print(g.element_spec, list(g.as_numpy_iterator()))
 h = tf.data.Dataset.from_generator(lambda: iter([{"a": 1.5}, {"a": 2.5}]), output_types={"a": tf.float64})
 print(h.element_spec, list(h.as_numpy_iterator()))
 print(list(tf.data.Dataset.from_generator(gen, output_signature=sig).map(lambda a, b: b * 2).as_numpy_iterator()))
-""")
-program("err_from_generator_shape", """
+""",
+)
+program(
+    "err_from_generator_shape",
+    """
 ds = tf.data.Dataset.from_generator(lambda: iter([[1.0, 2.0, 3.0]]),
                                     output_signature=tf.TensorSpec(shape=(2,), dtype=tf.float32))
 list(ds)
-""")
-program("concatenate", """
+""",
+)
+program(
+    "concatenate",
+    """
 a = tf.data.Dataset.range(1, 4)
 b = tf.data.Dataset.range(4, 8)
 c = a.concatenate(b)
@@ -277,9 +342,12 @@ print(a.concatenate(b.repeat()).cardinality().numpy(), a.filter(lambda x: x > 1)
 x = tf.data.Dataset.from_tensor_slices(np.zeros((3, 2), np.float32)).batch(2, drop_remainder=True)
 y = tf.data.Dataset.from_tensor_slices(np.zeros((3, 2), np.float32)).batch(3, drop_remainder=True)
 print(x.concatenate(y).element_spec)
-""")
+""",
+)
 program("err_concatenate_dtype", "tf.data.Dataset.range(3).concatenate(tf.data.Dataset.from_tensor_slices([1.0]))")
-program("flat_map_interleave", """
+program(
+    "flat_map_interleave",
+    """
 ds = tf.data.Dataset.range(1, 4).flat_map(lambda n: tf.data.Dataset.range(n).map(lambda i: i * 10 + n))
 print(ds, list(ds.as_numpy_iterator()), ds.cardinality().numpy())
 f = tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).flat_map(tf.data.Dataset.from_tensor_slices)
@@ -290,16 +358,22 @@ for cycle, block in [(2, 1), (2, 2), (3, 1), (1, 3)]:
     print(cycle, block, list(it.as_numpy_iterator()))
 p = src.interleave(lambda n: tf.data.Dataset.range(n), cycle_length=2, num_parallel_calls=2)
 print(p, p.cardinality().numpy(), list(p.as_numpy_iterator()))
-""")
-program("take_while_single", """
+""",
+)
+program(
+    "take_while_single",
+    """
 t = tf.data.Dataset.range(10).take_while(lambda x: x < 4)
 print(t, list(t.as_numpy_iterator()), t.cardinality().numpy())
 print(tf.data.Dataset.from_tensors((1, 2.5)).get_single_element())
 print(tf.data.Dataset.range(5).batch(5).get_single_element())
-""")
+""",
+)
 program("err_single_empty", "tf.data.Dataset.range(0).get_single_element()")
 program("err_single_many", "tf.data.Dataset.range(2).get_single_element()")
-program("padded_batch", """
+program(
+    "padded_batch",
+    """
 ds = tf.data.Dataset.range(1, 6).map(lambda n: tf.fill([n], n))
 p = ds.padded_batch(2)
 print(p)
@@ -314,11 +388,17 @@ for a, b in r:
     print(a.numpy().tolist(), b.numpy().tolist())
 s = pairs.padded_batch(2, padded_shapes=([None], [2, 4]), padding_values=(tf.constant(0, tf.int64), 9.0))
 print(s.element_spec, [(a.numpy().tolist(), b.numpy().tolist()) for a, b in s])
-""")
-program("err_padded_batch_small", """
+""",
+)
+program(
+    "err_padded_batch_small",
+    """
 list(tf.data.Dataset.range(1, 4).map(lambda n: tf.fill([n], n)).padded_batch(2, [1]))
-""")
-program("options", """
+""",
+)
+program(
+    "options",
+    """
 options = tf.data.Options()
 options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
 options.deterministic = False
@@ -334,11 +414,14 @@ print(m.deterministic, m.threading.private_threadpool_size, m.experimental_distr
 print(tf.data.Options() == tf.data.Options(), o == tf.data.Options(), int(tf.data.experimental.AutoShardPolicy.OFF))
 z = tf.data.Dataset.zip((ds, tf.data.Dataset.range(2).with_options(more)))
 print(z.options().threading.private_threadpool_size, z.options().experimental_distribute.auto_shard_policy)
-""")
+""",
+)
 program("err_options_unknown", "tf.data.Options().no_such_option = 1")
 program("err_options_type", "tf.data.Options().deterministic = 1")
 program("err_options_frozen", "tf.data.Dataset.range(2).options().deterministic = True")
-program("window", """
+program(
+    "window",
+    """
 ds = tf.data.Dataset.range(7)
 w = ds.window(3)
 print(w)
@@ -356,9 +439,12 @@ for a, c in pairs.take(1):
 z = pairs.flat_map(lambda a, c: tf.data.Dataset.zip((a.batch(2), c.batch(2))))
 print(list(z.as_numpy_iterator()))
 print(ds.repeat().window(3).take(2).cardinality().numpy())
-""")
+""",
+)
 program("err_window_size", "tf.data.Dataset.range(3).window(0)")
-program("iter_next", """
+program(
+    "iter_next",
+    """
 it = iter(tf.data.Dataset.range(2))
 print(next(it))
 print(next(it))
@@ -368,7 +454,8 @@ except StopIteration:
     print("stop")
 print(next(iter(tf.data.Dataset.from_tensor_slices(np.eye(2)))))
 print(next(tf.data.Dataset.range(3).as_numpy_iterator()))
-""")
+""",
+)
 program("err_len_infinite", "len(tf.data.Dataset.range(3).repeat())")
 program("err_len_unknown", "len(tf.data.Dataset.range(3).filter(lambda x: x > 0))")
 program("err_shard_index", "tf.data.Dataset.range(3).shard(2, 2)")
@@ -380,7 +467,9 @@ program("err_zip_not_dataset", "tf.data.Dataset.zip((tf.data.Dataset.range(2), [
 program("err_shard_zero", "tf.data.Dataset.range(3).shard(0, 0)")
 
 # ---------------------------------------------------------------- small APIs
-program("tensor_spec", """
+program(
+    "tensor_spec",
+    """
 s = tf.TensorSpec(shape=(None, 2), dtype=tf.float32, name="x")
 print(s)
 print(repr(s), s.shape, s.dtype, s.name)
@@ -392,8 +481,11 @@ print(tf.TensorSpec(None, tf.int64).is_compatible_with(tf.constant([[1]], dtype=
 print(tf.TensorSpec.from_tensor(tf.constant([1, 2])))
 print(tf.TensorSpec([2, 3], "float64").shape.as_list(), tf.TensorSpec([None]).shape.rank)
 print(tf.TensorSpec(None).shape.rank, tf.TensorSpec((1, None)).shape.is_fully_defined())
-""")
-program("device", """
+""",
+)
+program(
+    "device",
+    """
 with tf.device("CPU:0"):
     x = tf.constant(1.0) + 1
 print(x)
@@ -407,11 +499,14 @@ print(tf.config.list_physical_devices("GPU"), tf.config.list_logical_devices("GP
 print(tf.config.list_physical_devices("CPU"), tf.config.list_logical_devices())
 d = tf.config.list_physical_devices("CPU")[0]
 print(d.name, d.device_type)
-""")
+""",
+)
 program("err_device_unknown", 'tf.device("foo").__enter__()')
 program("err_device_bad_type", 'tf.device("/device:XYZ:0").__enter__()')
 program("err_device_int", "tf.device(3).__enter__()")
-program("tf_print", """
+program(
+    "tf_print",
+    """
 tf.print(tf.constant([1, 2, 3]), output_stream=sys.stdout)
 tf.print("loss:", tf.constant(0.5), "step", 3, output_stream=sys.stdout)
 tf.print(tf.range(10), output_stream=sys.stdout)
@@ -436,8 +531,11 @@ tf.print(tf.constant(float("nan")), tf.constant(float("inf")), tf.constant(-floa
 tf.print(1.5, [1, tf.constant(2)], (3, "x"), None, output_stream=sys.stdout)
 tf.print()
 tf.print("to stderr", tf.constant([4, 5]))
-""")
-program("map_fn", """
+""",
+)
+program(
+    "map_fn",
+    """
 print(tf.map_fn(lambda x: x * x, tf.constant([1.0, 2.0, 3.0])))
 print(tf.map_fn(lambda x: tf.reduce_sum(x), tf.constant([[1, 2], [3, 4]])))
 a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
@@ -462,10 +560,13 @@ w = tf.Variable(2.0)
 with tf.GradientTape() as t:
     y = tf.reduce_sum(tf.map_fn(lambda v: v * w, x))
 print(t.gradient(y, w))
-""")
+""",
+)
 program("err_map_fn_dtype", "tf.map_fn(lambda x: tf.cast(x, tf.float32), tf.constant([1, 2]))")
 program("err_map_fn_scalar", "tf.map_fn(lambda x: x, tf.constant(1.0))")
-program("vectorized_map", """
+program(
+    "vectorized_map",
+    """
 print(tf.vectorized_map(lambda x: x * 2, tf.constant([[1, 2], [3, 4]])))
 w = tf.constant([[1.0], [2.0]])
 print(tf.vectorized_map(lambda x: tf.linalg.matmul(x[None], w)[0], tf.constant([[1.0, 1.0], [2.0, 3.0]])))
@@ -475,8 +576,11 @@ with tf.GradientTape() as t:
     t.watch(x)
     y = tf.reduce_sum(tf.vectorized_map(lambda r: tf.reduce_sum(r * r), x))
 print(t.gradient(y, x))
-""")
-program("meshgrid", """
+""",
+)
+program(
+    "meshgrid",
+    """
 x = tf.constant([1, 2, 3])
 y = tf.constant([4, 5])
 X, Y = tf.meshgrid(x, y)
@@ -501,9 +605,12 @@ print(t.gradient(z, [xf, yf]))
 print(t.gradient(X, xf), t.gradient(Y, yf))
 xs = np.linspace(-1.0, 1.0, 3)
 print(tf.meshgrid(xs, xs[:2])[0])
-""")
+""",
+)
 program("err_meshgrid_indexing", "tf.meshgrid(tf.constant([1]), indexing='foo')")
-program("fwd_basic", """
+program(
+    "fwd_basic",
+    """
 x = tf.constant(2.0)
 v = tf.constant(1.0)
 with tf.autodiff.ForwardAccumulator(x, v) as acc:
@@ -514,8 +621,11 @@ print(acc.jvp(x), acc.jvp(tf.constant(5.0)))
 print(acc.jvp(tf.constant(5.0), unconnected_gradients=tf.UnconnectedGradients.ZERO))
 print(acc.jvp(tf.constant([5.0, 6.0]), unconnected_gradients="zero"))
 result = {"y": acc.jvp(y), "z": acc.jvp(z)}
-""")
-program("fwd_vector", """
+""",
+)
+program(
+    "fwd_vector",
+    """
 x = tf.constant([1.0, 2.0, 3.0])
 v = tf.constant([1.0, 0.0, -1.0])
 with tf.autodiff.ForwardAccumulator(primals=x, tangents=v) as acc:
@@ -529,8 +639,11 @@ with tf.autodiff.ForwardAccumulator([a, b], [tf.ones((2, 2)), tf.constant(2.0)])
     out = tf.reduce_sum(tf.tanh(a * b))
 result["multi"] = acc.jvp(out)
 print([None if j is None else round(float(j), 4) for j in acc.jvp([out, a * 2.0])])
-""")
-program("fwd_variables", """
+""",
+)
+program(
+    "fwd_variables",
+    """
 layer_w = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
 layer_b = tf.Variable([0.5, -0.5])
 x = tf.constant([[1.0, -1.0]])
@@ -539,8 +652,11 @@ with tf.autodiff.ForwardAccumulator([layer_w, layer_b], tangents) as acc:
     loss = tf.reduce_sum(tf.nn.relu(x @ layer_w + layer_b) ** 2)
 result = {"loss_jvp": acc.jvp(loss)}
 print(acc.jvp(loss))
-""")
-program("fwd_jvp_of_gradient", """
+""",
+)
+program(
+    "fwd_jvp_of_gradient",
+    """
 primal = tf.constant(1.1)
 tangent = tf.constant(1.0)
 with tf.autodiff.ForwardAccumulator(primal, tangent) as acc:
@@ -557,8 +673,11 @@ with tf.autodiff.ForwardAccumulator(x, v) as acc:
         f = tf.reduce_sum(x ** 3) + x[0] * x[1]
     g = tape.gradient(f, x)
 result["hvp"] = acc.jvp(g)
-""")
-program("fwd_gradient_of_jvp", """
+""",
+)
+program(
+    "fwd_gradient_of_jvp",
+    """
 primal = tf.constant(1.1)
 tangent = tf.constant(1.0)
 with tf.GradientTape() as tape:
@@ -573,16 +692,22 @@ with tf.GradientTape() as tape:
         out = tf.reduce_sum(tf.sin(w) * w)
     j = acc.jvp(out)
 result["var"] = tape.gradient(j, w)
-""")
-program("fwd_forward_over_forward", """
+""",
+)
+program(
+    "fwd_forward_over_forward",
+    """
 x = tf.constant(3.0)
 with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as outer:
     with tf.autodiff.ForwardAccumulator(x, tf.constant(2.0)) as inner:
         y = x ** 3 + tf.sin(x)
     j = inner.jvp(y)
 result = {"inner": j, "outer": outer.jvp(j), "y": outer.jvp(y)}
-""")
-program("copy_pickle", """
+""",
+)
+program(
+    "copy_pickle",
+    """
 import copy
 import pickle
 t = tf.constant([1.0, 2.0])
@@ -603,7 +728,8 @@ c = copy.deepcopy({"t": t, "v": v, "l": [t, v]})
 print(c["t"] is t, c["v"] is v, c["l"][0] is t, c["l"][1] is c["v"])
 print(copy.deepcopy(tf.TensorSpec((None, 3), tf.int32, "s")))
 print(pickle.loads(pickle.dumps(tf.TensorSpec((None, 3), tf.int32, "s"))))
-""")
+""",
+)
 
 
 def _capture(fd: int):

@@ -105,8 +105,9 @@ relax_calls = [
 out["reduce_retracing"] = []
 for name, shape, dtype in relax_calls:
     relaxed(tf.ones(shape, dtype=dtype))
-    out["reduce_retracing"].append({"call": name, "shape": shape, "dtype": dtype,
-                                    "tracing_count": relaxed.experimental_get_tracing_count()})
+    out["reduce_retracing"].append(
+        {"call": name, "shape": shape, "dtype": dtype, "tracing_count": relaxed.experimental_get_tracing_count()}
+    )
 
 sig_traces = []
 
@@ -120,8 +121,9 @@ def signed(x):
 sig = {"calls": []}
 for n in (2, 5, 1):
     x = tf.reshape(tf.range(n * 3, dtype=tf.float32), [n, 3])
-    sig["calls"].append({"rows": n, "value": signed(x).numpy().tolist(),
-                         "tracing_count": signed.experimental_get_tracing_count()})
+    sig["calls"].append(
+        {"rows": n, "value": signed(x).numpy().tolist(), "tracing_count": signed.experimental_get_tracing_count()}
+    )
 for name, bad in (("shape [3]", tf.ones([3])), ("float64 [2,3]", tf.ones([2, 3], tf.float64))):
     try:
         signed(bad)
@@ -192,8 +194,16 @@ for xv in ([0.5, 0.25], [-1.0, 0.3], [2.0, -0.5], [-0.2, -0.7]):
         t.watch(x)
         y2 = cond_plain(x)
     dx_out = t.gradient(y2, x)
-    out["cond"].append({"x": xv, "y": float(y), "dx": dx.numpy().tolist(), "dw": dw.numpy().tolist(),
-                        "d2": d2.numpy().tolist(), "dx_outside": dx_out.numpy().tolist()})
+    out["cond"].append(
+        {
+            "x": xv,
+            "y": float(y),
+            "dx": dx.numpy().tolist(),
+            "dw": dw.numpy().tolist(),
+            "d2": d2.numpy().tolist(),
+            "dx_outside": dx_out.numpy().tolist(),
+        }
+    )
 out["cond_tracing_count"] = cond_inside.experimental_get_tracing_count()
 
 u = tf.Variable(1.1, dtype=tf.float64)
@@ -214,8 +224,12 @@ for xv, uv in ((1.0, 1.1), (0.01, 1.1), (4.0, 0.5), (20.0, 0.5)):
     i, y, dx, du = grow(tf.constant(xv, tf.float64))
     out["while"].append({"x": xv, "u": uv, "i": int(i), "y": float(y), "dx": float(dx), "du": float(du)})
 out["while_tracing_count"] = grow.experimental_get_tracing_count()
-out["while_max_iter"] = [int(v) for v in tf.while_loop(lambda i, y: i < 100, lambda i, y: (i + 1, y * 2),
-                                                       (tf.constant(0), tf.constant(1)), maximum_iterations=5)]
+out["while_max_iter"] = [
+    int(v)
+    for v in tf.while_loop(
+        lambda i, y: i < 100, lambda i, y: (i + 1, y * 2), (tf.constant(0), tf.constant(1)), maximum_iterations=5
+    )
+]
 
 
 @tf.function
@@ -246,8 +260,10 @@ def noisy(x):
 
 compiled = [noisy(tf.zeros([3])).numpy() for _ in range(3)]
 eager = [g2.normal([3]).numpy() for _ in range(3)]
-out["random_generator"] = {"calls_differ": bool(not np.array_equal(compiled[0], compiled[1])),
-                           "equals_eager_sequence": bool(all(np.array_equal(a, b) for a, b in zip(compiled, eager))),
-                           "tracing_count": noisy.experimental_get_tracing_count()}
+out["random_generator"] = {
+    "calls_differ": bool(not np.array_equal(compiled[0], compiled[1])),
+    "equals_eager_sequence": bool(all(np.array_equal(a, b) for a, b in zip(compiled, eager))),
+    "tracing_count": noisy.experimental_get_tracing_count(),
+}
 
 print(json.dumps(out, indent=1))

@@ -119,20 +119,54 @@ VALUES = [
     ("tensor_scatter_nd_add", "tf.tensor_scatter_nd_add(tf.ones([4]), [[1], [1], [0]], tf.constant([5., 6., 7.]))"),
     ("tensor_scatter_nd_add_bad", "tf.tensor_scatter_nd_add(tf.zeros([4]), [[1], [1]], tf.constant([5., 6., 7.]))"),
     # bad_indices_policy (TF 2.21): "" / "DEFAULT" / "ERROR" raise on CPU, "IGNORE" skips bad indices
-    ("scatter_nd_ignore", "tf.scatter_nd([[0], [5], [2], [-1]], tf.constant([1., 2., 3., 4.]), [4], bad_indices_policy='IGNORE')"),
-    ("scatter_nd_ignore_2d", "tf.scatter_nd([[0, 1], [2, 0], [1, 2]], tf.constant([[5.], [6.], [7.]]), [3, 2, 1], bad_indices_policy='IGNORE')"),
-    ("scatter_nd_ignore_rows", "tf.scatter_nd([[3], [1]], tf.constant([[1, 2], [3, 4]]), [2, 2], bad_indices_policy='IGNORE')"),
+    (
+        "scatter_nd_ignore",
+        "tf.scatter_nd([[0], [5], [2], [-1]], tf.constant([1., 2., 3., 4.]), [4], bad_indices_policy='IGNORE')",
+    ),
+    (
+        "scatter_nd_ignore_2d",
+        "tf.scatter_nd([[0, 1], [2, 0], [1, 2]], tf.constant([[5.], [6.], [7.]]), [3, 2, 1], bad_indices_policy='IGNORE')",
+    ),
+    (
+        "scatter_nd_ignore_rows",
+        "tf.scatter_nd([[3], [1]], tf.constant([[1, 2], [3, 4]]), [2, 2], bad_indices_policy='IGNORE')",
+    ),
     ("scatter_nd_error_policy", "tf.scatter_nd([[1], [7]], tf.constant([1., 2.]), [5], bad_indices_policy='ERROR')"),
-    ("scatter_nd_default_policy", "tf.scatter_nd([[1], [7]], tf.constant([1., 2.]), [5], bad_indices_policy='DEFAULT')"),
+    (
+        "scatter_nd_default_policy",
+        "tf.scatter_nd([[1], [7]], tf.constant([1., 2.]), [5], bad_indices_policy='DEFAULT')",
+    ),
     ("scatter_nd_unknown_policy", "tf.scatter_nd([[1]], tf.constant([1.]), [5], bad_indices_policy='ignore')"),
-    ("tensor_scatter_nd_add_ignore", "tf.tensor_scatter_nd_add(tf.ones([4]), [[1], [9], [1]], tf.constant([5., 6., 7.]), bad_indices_policy='IGNORE')"),
-    ("tensor_scatter_nd_add_unknown_policy", "tf.tensor_scatter_nd_add(tf.ones([4]), [[1]], tf.constant([5.]), bad_indices_policy='bogus')"),
-    ("gather_nd_ignore", "tf.gather_nd(tf.reshape(tf.range(6.), [3, 2]), [[0], [3], [2], [-1]], bad_indices_policy='IGNORE')"),
-    ("gather_nd_ignore_elements", "tf.gather_nd(tf.reshape(tf.range(6), [3, 2]), [[0, 1], [1, 2], [2, 0]], bad_indices_policy='IGNORE')"),
-    ("gather_nd_ignore_batch", "tf.gather_nd(tf.reshape(tf.range(8.), [2, 2, 2]), [[[1], [2]], [[0], [1]]], batch_dims=1, bad_indices_policy='IGNORE')"),
-    ("gather_nd_batch_dims", "tf.gather_nd(tf.reshape(tf.range(12), [2, 3, 2]), [[[2, 1], [0, 0]], [[1, 1], [2, 0]]], batch_dims=1)"),
+    (
+        "tensor_scatter_nd_add_ignore",
+        "tf.tensor_scatter_nd_add(tf.ones([4]), [[1], [9], [1]], tf.constant([5., 6., 7.]), bad_indices_policy='IGNORE')",
+    ),
+    (
+        "tensor_scatter_nd_add_unknown_policy",
+        "tf.tensor_scatter_nd_add(tf.ones([4]), [[1]], tf.constant([5.]), bad_indices_policy='bogus')",
+    ),
+    (
+        "gather_nd_ignore",
+        "tf.gather_nd(tf.reshape(tf.range(6.), [3, 2]), [[0], [3], [2], [-1]], bad_indices_policy='IGNORE')",
+    ),
+    (
+        "gather_nd_ignore_elements",
+        "tf.gather_nd(tf.reshape(tf.range(6), [3, 2]), [[0, 1], [1, 2], [2, 0]], bad_indices_policy='IGNORE')",
+    ),
+    (
+        "gather_nd_ignore_batch",
+        "tf.gather_nd(tf.reshape(tf.range(8.), [2, 2, 2]), [[[1], [2]], [[0], [1]]], batch_dims=1, bad_indices_policy='IGNORE')",
+    ),
+    (
+        "gather_nd_batch_dims",
+        "tf.gather_nd(tf.reshape(tf.range(12), [2, 3, 2]), [[[2, 1], [0, 0]], [[1, 1], [2, 0]]], batch_dims=1)",
+    ),
     ("gather_nd_batch_dims_slices", "tf.gather_nd(tf.reshape(tf.range(12.), [2, 3, 2]), [[2], [0]], batch_dims=1)"),
-    ("gather_nd_batch_dims_mismatch", "tf.gather_nd(tf.zeros([2, 3]), tf.zeros([3, 1], tf.int32), batch_dims=1)", False),
+    (
+        "gather_nd_batch_dims_mismatch",
+        "tf.gather_nd(tf.zeros([2, 3]), tf.zeros([3, 1], tf.int32), batch_dims=1)",
+        False,
+    ),
     ("gather_nd_batch_dims_too_big", "tf.gather_nd(tf.zeros([2, 3]), tf.zeros([2, 1], tf.int32), batch_dims=2)", False),
     ("gather_nd_error_policy", "tf.gather_nd(tf.constant([1., 2.]), [[3]], bad_indices_policy='ERROR')", False),
     ("gather_nd_unknown_policy", "tf.gather_nd(tf.constant([1., 2.]), [[1]], bad_indices_policy='bogus')", False),

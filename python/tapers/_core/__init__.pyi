@@ -40,7 +40,6 @@ _DTypeLike = Any  # DType, a dtype name, or a numpy dtype
 _Name = str | None
 
 class _TensorBase:
-
     __array_priority__: ClassVar[int]
 
     @property
@@ -84,9 +83,9 @@ class _TensorBase:
     def __ge__(self, other: _TensorLike, /) -> Tensor: ...
     def __eq__(self, other: object, /) -> Any: ...  # type: ignore[override]
     def __ne__(self, other: object, /) -> Any: ...  # type: ignore[override]
+
 @final
 class Tensor(_TensorBase):
-
     def __dlpack__(
         self,
         *,
@@ -99,9 +98,9 @@ class Tensor(_TensorBase):
     def __copy__(self) -> Tensor: ...
     def __deepcopy__(self, _memo: Any) -> Tensor: ...
     def __format__(self, format_spec: str) -> str: ...
+
 @final
 class Variable(_TensorBase):
-
     def __init__(
         self,
         initial_value: _TensorLike | Callable[[], _TensorLike] = ...,
@@ -138,7 +137,6 @@ class Variable(_TensorBase):
 
 @disjoint_base
 class _GradientTape:
-
     def __new__(cls, persistent: bool = ..., watch_accessed_variables: bool = ...) -> Self: ...
     def __init__(self, persistent: bool = ..., watch_accessed_variables: bool = ...) -> None: ...
     def __enter__(self) -> Self: ...

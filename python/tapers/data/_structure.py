@@ -7,7 +7,7 @@ is one int32 component, as in TensorFlow). Dicts flatten in sorted-key order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._core import Tensor, Variable, convert_to_tensor
@@ -30,21 +30,22 @@ def flatten(s: Any) -> list[Any]:
     return [s]
 
 
+def _build(s: Any, it: Iterator[Any]) -> Any:
+    if isinstance(s, dict):
+        built = {k: _build(s[k], it) for k in sorted(s)}
+        return {k: built[k] for k in s} if type(s) is dict else type(s)((k, built[k]) for k in s)
+    if _is_namedtuple(s):
+        return type(s)(*[_build(v, it) for v in s])
+    if isinstance(s, tuple):
+        return tuple(_build(v, it) for v in s)
+    return next(it)
+
+
 def pack(structure: Any, flat: list[Any]) -> Any:
     """Rebuilds `structure`'s shape (tuples, namedtuples, dicts in their own order) around `flat`."""
-    it = iter(flat)
-
-    def build(s: Any) -> Any:
-        if isinstance(s, dict):
-            built = {k: build(s[k]) for k in sorted(s)}
-            return {k: built[k] for k in s} if type(s) is dict else type(s)((k, built[k]) for k in s)
-        if _is_namedtuple(s):
-            return type(s)(*[build(v) for v in s])
-        if isinstance(s, tuple):
-            return tuple(build(v) for v in s)
-        return next(it)
-
-    return build(structure)
+    # Not a recursive closure: that would be a reference cycle keeping every
+    # element's tensors alive until the garbage collector runs.
+    return _build(structure, iter(flat))
 
 
 def map_structure(f: Callable[..., Any], s: Any) -> Any:

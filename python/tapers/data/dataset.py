@@ -621,8 +621,11 @@ class _ZipDataset(Dataset):
 
 def _structure_matches(a: Any, b: Any) -> bool:
     if isinstance(a, dict) or isinstance(b, dict):
-        return isinstance(a, dict) and isinstance(b, dict) and sorted(a) == sorted(b) and all(
-            _structure_matches(a[k], b[k]) for k in a
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and sorted(a) == sorted(b)
+            and all(_structure_matches(a[k], b[k]) for k in a)
         )
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
@@ -840,8 +843,12 @@ def _fn_spec(input_dataset: Dataset, spec_of_output: Callable[[Any], Any], fn: C
         a = spec_of_output(_call(fn, st.map_structure(lambda s: _probe(s, 0, 2), in_spec)))
         b = spec_of_output(_call(fn, st.map_structure(lambda s: _probe(s, 1, 3), in_spec)))
         fa, fb = st.flatten(a), st.flatten(b)
-        if len(fa) == len(fb) and _structure_matches(a, b) and all(
-            type(x) is type(y) and getattr(x, "dtype", None) == getattr(y, "dtype", None) for x, y in zip(fa, fb)
+        if (
+            len(fa) == len(fb)
+            and _structure_matches(a, b)
+            and all(
+                type(x) is type(y) and getattr(x, "dtype", None) == getattr(y, "dtype", None) for x, y in zip(fa, fb)
+            )
         ):
             return st.pack(a, [_most_specific_compatible(x, y) for x, y in zip(fa, fb)])
         return a
@@ -1626,4 +1633,3 @@ def _prefetch_worker(src: Iterator[Any], q: queue.Queue[tuple[int, Any]], stop: 
         put((_ERROR, e))
     finally:
         src.close()  # type: ignore[attr-defined]
-

@@ -440,9 +440,7 @@ def _exchange(obj: Any, what: str) -> list[Any]:
     return [pickle.loads(out[bounds[r] : bounds[r + 1]].tobytes()) for r in range(_state.size)]
 
 
-def _check_same(
-    what: str, detail: Any, mismatch: Callable[[list[Any]], Exception], fp: Optional[int] = None
-) -> None:
+def _check_same(what: str, detail: Any, mismatch: Callable[[list[Any]], Exception], fp: Optional[int] = None) -> None:
     """The handshake before a collective: every rank must be in the same call
     (``what``) with the same ``detail`` (shapes, dtypes). One 16-byte allreduce
     of a fingerprint when they are. When they are not, every rank learns so
