@@ -422,6 +422,27 @@ def test_vectorized_unary_kernels_write_every_element_at_chunk_edges(n):
         assert np.isfinite(got).all()
 
 
+@pytest.mark.parametrize("n", [(1 << 16) + 1, (1 << 19) - 1, 1 << 19, (1 << 19) + 4097])
+def test_memory_bound_kernels_agree_with_numpy_on_both_sides_of_their_split(n):
+    # Memory-bound passes (arithmetic, comparisons, selects, relu) go to the
+    # pool only from 2^19 elements (compute-bound ones from 2^16): every
+    # element is the same bits on either side of the split.
+    rng = np.random.default_rng(n)
+    a = rng.normal(size=n).astype(np.float32)
+    b = rng.normal(size=n).astype(np.float32)
+    ta, tb = tf.constant(a), tf.constant(b)
+    c = np.float32(0.01)
+    assert (tf.constant(c) * ta).numpy().tobytes() == (c * a).tobytes()
+    assert (ta + tb).numpy().tobytes() == (a + b).tobytes()
+    assert (ta - tb).numpy().tobytes() == (a - b).tobytes()
+    assert tf.maximum(ta, 0.0).numpy().tobytes() == np.maximum(a, np.float32(0)).tobytes()
+    assert tf.nn.relu(ta).numpy().tobytes() == np.maximum(a, np.float32(0)).tobytes()
+    assert (ta >= tb).numpy().tobytes() == (a >= b).tobytes()
+    assert tf.where(ta >= tb, ta, tb).numpy().tobytes() == np.where(a >= b, a, b).tobytes()
+    assert tf.add_n([ta, tb, ta]).numpy().tobytes() == ((a + b) + a).tobytes()
+    assert (-ta).numpy().tobytes() == (-a).tobytes()
+
+
 @pytest.mark.parametrize(
     "shape, axis",
     [((128, 256), 0), ((5, 3, 4), 0), ((7, 1), 0), ((0, 3), 0), ((3, 0), 0), ((4, 3), []), ((2, 3, 4), [0, 1])],

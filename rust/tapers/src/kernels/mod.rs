@@ -19,9 +19,37 @@ pub(crate) use complex::{complex_binary, complex_unary};
 use crate::error::Result;
 use crate::shape::broadcast_shapes;
 
-/// Elementwise work above this many elements is split across rayon workers.
-/// Splitting is by element index, so results never depend on the thread count.
+/// Compute-bound elementwise work (transcendentals, gradient formulas, fused
+/// loops, reductions) above this many elements is split across rayon
+/// workers. Splitting is by element index, so results never depend on the
+/// thread count.
 pub const PAR_THRESHOLD: usize = 1 << 16;
+
+/// The same for memory-bound passes (a load or two and a store per element:
+/// arithmetic, comparisons, selects, copies, fills). Handing such a pass to
+/// the pool costs more than it saves below about half a million elements
+/// (`python3 benches/par_threshold.py` times both sides of this line).
+pub const PAR_THRESHOLD_MEMORY: usize = 1 << 19;
+
+/// What an elementwise kernel costs per element, which decides from what
+/// size splitting it across the pool pays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// A load or two and a store: arithmetic, comparisons, selects.
+    Memory,
+    /// Transcendentals and special functions.
+    Compute,
+}
+
+impl Pass {
+    /// The size from which the pass is split across the pool.
+    pub const fn threshold(self) -> usize {
+        match self {
+            Pass::Memory => PAR_THRESHOLD_MEMORY,
+            Pass::Compute => PAR_THRESHOLD,
+        }
+    }
+}
 
 static EXTERNAL_PARALLEL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -137,7 +165,7 @@ pub fn standard_owned<T: Copy + Send + Sync>(v: ArrayViewD<'_, T>) -> ArrayD<T> 
         return out;
     }
     let z = Zip::from(&mut out).and(&v);
-    parallel(v.len(), PAR_THRESHOLD, |par| {
+    parallel(v.len(), PAR_THRESHOLD_MEMORY, |par| {
         if par {
             z.par_for_each(|o, &x| *o = x);
         } else {
@@ -199,7 +227,7 @@ fn transpose_tiled<T: Copy + Send + Sync>(
             }
         }
     };
-    parallel(m * n, PAR_THRESHOLD, |par| {
+    parallel(m * n, PAR_THRESHOLD_MEMORY, |par| {
         if par {
             d.par_chunks_mut(B * n).enumerate().for_each(block);
         } else {
@@ -221,7 +249,7 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
     if a.len() == 1 && n > 0 {
         let v = *a.iter().next().expect("one element");
         let mut out = Vec::with_capacity(n);
-        parallel(n, PAR_THRESHOLD, |par| {
+        parallel(n, PAR_THRESHOLD_MEMORY, |par| {
             if par {
                 out.par_extend(rayon::iter::repeat_n(v, n));
             } else {
@@ -284,13 +312,30 @@ where
     ArrayD::from_shape_vec(a.raw_dim(), out).expect("same size")
 }
 
-/// Applies `f` to every element.
+/// Applies `f` (a compute-bound formula) to every element.
 pub fn map<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
 where
     A: Copy + Send + Sync,
     C: Send,
 {
-    parallel(a.len(), PAR_THRESHOLD, |par| {
+    map_pass(a, Pass::Compute, f)
+}
+
+/// [`map`] for a memory-bound formula (a negation, a comparison with 0).
+pub fn map_memory<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
+where
+    A: Copy + Send + Sync,
+    C: Send,
+{
+    map_pass(a, Pass::Memory, f)
+}
+
+fn map_pass<A, C>(a: &ArcArray<A, IxDyn>, pass: Pass, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
+where
+    A: Copy + Send + Sync,
+    C: Send,
+{
+    parallel(a.len(), pass.threshold(), |par| {
         if par {
             Zip::from(a).par_map_collect(|&x| f(x))
         } else if let Some(s) = a.as_slice() {
@@ -303,7 +348,8 @@ where
     })
 }
 
-/// Applies `f` to every pair of elements of `a` and `b` broadcast together.
+/// Applies `f` (a compute-bound formula) to every pair of elements of `a`
+/// and `b` broadcast together.
 pub fn zip_map<A, B, C>(
     op: &'static str,
     a: &ArcArray<A, IxDyn>,
@@ -315,7 +361,37 @@ where
     B: Copy + Send + Sync,
     C: crate::tensor::Element,
 {
-    if a.shape() == b.shape() && a.len() < PAR_THRESHOLD {
+    zip_map_pass(op, Pass::Compute, a, b, f)
+}
+
+/// [`zip_map`] for a memory-bound formula (arithmetic, comparisons).
+pub fn zip_map_memory<A, B, C>(
+    op: &'static str,
+    a: &ArcArray<A, IxDyn>,
+    b: &ArcArray<B, IxDyn>,
+    f: impl Fn(A, B) -> C + Sync + Send,
+) -> Result<ArrayD<C>>
+where
+    A: Copy + Send + Sync,
+    B: Copy + Send + Sync,
+    C: crate::tensor::Element,
+{
+    zip_map_pass(op, Pass::Memory, a, b, f)
+}
+
+fn zip_map_pass<A, B, C>(
+    op: &'static str,
+    pass: Pass,
+    a: &ArcArray<A, IxDyn>,
+    b: &ArcArray<B, IxDyn>,
+    f: impl Fn(A, B) -> C + Sync + Send,
+) -> Result<ArrayD<C>>
+where
+    A: Copy + Send + Sync,
+    B: Copy + Send + Sync,
+    C: crate::tensor::Element,
+{
+    if a.shape() == b.shape() && a.len() < pass.threshold() {
         if let (Some(p), Some(q)) = (a.as_slice(), b.as_slice()) {
             // Same shape, small, contiguous (scalars included): a plain loop.
             let v: Vec<C> = p.iter().zip(q).map(|(&x, &y)| f(x, y)).collect();
@@ -325,14 +401,14 @@ where
     let shape = broadcast_shapes(op, a.shape(), b.shape())?;
     crate::tensor::check_alloc(&shape, C::DTYPE)?;
     if let (Some(p), Some(q)) = (Tiled::of(a, &shape), Tiled::of(b, &shape)) {
-        return Ok(zip_tiled(&shape, p, q, f));
+        return Ok(zip_tiled(&shape, pass, p, q, f));
     }
     let sh = IxDyn(&shape);
     // Broadcasting to the common shape cannot fail: `broadcast_shapes` checked it.
     let av = a.broadcast(sh.clone()).expect("shapes were checked");
     let bv = b.broadcast(sh).expect("shapes were checked");
     let z = Zip::from(av).and(bv);
-    Ok(parallel(shape.iter().product(), PAR_THRESHOLD, |par| {
+    Ok(parallel(shape.iter().product(), pass.threshold(), |par| {
         if par {
             z.par_map_collect(|&x, &y| f(x, y))
         } else {
@@ -452,7 +528,7 @@ pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
             at += seg;
         }
     };
-    parallel(n, PAR_THRESHOLD, |par| {
+    parallel(n, PAR_THRESHOLD_MEMORY, |par| {
         if par {
             d.par_chunks_mut(K).enumerate().for_each(body);
         } else {
@@ -469,6 +545,7 @@ pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
 /// through `Zip`, so the values are the same bits.
 fn zip_tiled<A, B, C>(
     shape: &[usize],
+    pass: Pass,
     a: Tiled<'_, A>,
     b: Tiled<'_, B>,
     f: impl Fn(A, B) -> C + Sync + Send,
@@ -481,7 +558,7 @@ where
     const K: usize = 1 << 12;
     let n: usize = shape.iter().product();
     let work = vec![(); n.div_ceil(K)];
-    let out = parallel(n, PAR_THRESHOLD, |par| {
+    let out = parallel(n, pass.threshold(), |par| {
         crate::kernels::uninit::fill_chunked::<C, (), (), K>(
             n,
             par,
@@ -512,6 +589,7 @@ where
 /// Applies `f` to every triple of elements broadcast together.
 pub fn zip3_map<A, B, C, D>(
     op: &'static str,
+    pass: Pass,
     a: &ArcArray<A, IxDyn>,
     b: &ArcArray<B, IxDyn>,
     c: &ArcArray<C, IxDyn>,
@@ -531,7 +609,7 @@ where
     let bv = b.broadcast(sh.clone()).expect("shapes were checked");
     let cv = c.broadcast(sh).expect("shapes were checked");
     let z = Zip::from(av).and(bv).and(cv);
-    Ok(parallel(shape.iter().product(), PAR_THRESHOLD, |par| {
+    Ok(parallel(shape.iter().product(), pass.threshold(), |par| {
         if par {
             z.par_map_collect(|&x, &y, &w| f(x, y, w))
         } else {
@@ -634,18 +712,18 @@ pub(crate) use unary_arms;
 
 /// The match of a binary dispatch with broadcasting (see [`unary_arms!`]).
 macro_rules! binary_arms {
-    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr,
+    ($op:expr, $zip:ident, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr,
      [$($v:ident: $ty:ty),*], $allowed:expr) => {{
         let (a, b): (&$crate::Tensor, &$crate::Tensor) = ($a, $b);
         $crate::kernels::same_dtype($op, a, b)
             .and_then(|_| $crate::kernels::registered::check($op, a.dtype()))
             .and_then(|_| match (a.storage(), b.storage()) {
                 $(($crate::Storage::$v(p), $crate::Storage::$v(q)) => {
-                    $crate::kernels::zip_map($op, p, q, |$x: $ty, $y: $ty| $body)
+                    $crate::kernels::$zip($op, p, q, |$x: $ty, $y: $ty| $body)
                         .map($crate::Tensor::from_array)
                 })*
                 ($crate::Storage::F16(p), $crate::Storage::F16(q)) => {
-                    $crate::kernels::zip_map($op, p, q, |p: $crate::dtype::f16, q: $crate::dtype::f16| {
+                    $crate::kernels::$zip($op, p, q, |p: $crate::dtype::f16, q: $crate::dtype::f16| {
                         let ($x, $y): (f32, f32) =
                             ($crate::kernels::Half::widen(p), $crate::kernels::Half::widen(q));
                         $crate::kernels::Narrow::<$crate::dtype::f16>::narrow($body)
@@ -653,7 +731,7 @@ macro_rules! binary_arms {
                     .map($crate::Tensor::from_array)
                 }
                 ($crate::Storage::BF16(p), $crate::Storage::BF16(q)) => {
-                    $crate::kernels::zip_map($op, p, q, |p: $crate::dtype::bf16, q: $crate::dtype::bf16| {
+                    $crate::kernels::$zip($op, p, q, |p: $crate::dtype::bf16, q: $crate::dtype::bf16| {
                         let ($x, $y): (f32, f32) =
                             ($crate::kernels::Half::widen(p), $crate::kernels::Half::widen(q));
                         $crate::kernels::Narrow::<$crate::dtype::bf16>::narrow($body)
@@ -687,7 +765,7 @@ pub(crate) use float_unary;
 /// has a kernel for (`registered::check`).
 macro_rules! numeric_unary {
     ($op:expr, $t:expr, |$x:ident| $body:expr) => {
-        $crate::kernels::unary_arms!($op, $t, map, |$x| $body,
+        $crate::kernels::unary_arms!($op, $t, map_memory, |$x| $body,
             [F32: f32, F64: f64, I32: i32, I64: i64, U8: u8, I8: i8, I16: i16, U16: u16,
              U32: u32, U64: u64],
             "float32, float64, int32, int64")
@@ -711,8 +789,14 @@ pub(crate) fn same_dtype(op: &'static str, a: &crate::Tensor, b: &crate::Tensor)
 /// Dispatches a binary kernel over numeric dtypes with broadcasting:
 /// `numeric_binary!(op, a, b, |x, y| expr)` producing the same dtype.
 macro_rules! numeric_binary {
+    (memory: $op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::kernels::binary_arms!($op, zip_map_memory, $a, $b, |$x, $y| $body,
+            [F32: f32, F64: f64, I32: i32, I64: i64, U8: u8, I8: i8, I16: i16, U16: u16,
+             U32: u32, U64: u64],
+            "float32, float64, int32, int64")
+    };
     ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
-        $crate::kernels::binary_arms!($op, $a, $b, |$x, $y| $body,
+        $crate::kernels::binary_arms!($op, zip_map, $a, $b, |$x, $y| $body,
             [F32: f32, F64: f64, I32: i32, I64: i64, U8: u8, I8: i8, I16: i16, U16: u16,
              U32: u32, U64: u64],
             "float32, float64, int32, int64")
@@ -723,7 +807,7 @@ pub(crate) use numeric_binary;
 /// Like `numeric_binary!` but the closure returns `bool` (comparisons); bool inputs allowed.
 macro_rules! compare_binary {
     ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
-        $crate::kernels::binary_arms!($op, $a, $b, |$x, $y| $body,
+        $crate::kernels::binary_arms!($op, zip_map_memory, $a, $b, |$x, $y| $body,
             [F32: f32, F64: f64, I32: i32, I64: i64, Bool: bool, U8: u8, I8: i8, I16: i16,
              U16: u16, U32: u32, U64: u64],
             "float32, float64, int32, int64, bool")
@@ -734,7 +818,7 @@ pub(crate) use compare_binary;
 /// Dispatches a binary float kernel with broadcasting: `float_binary!(op, a, b, |x, y| expr)`.
 macro_rules! float_binary {
     ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
-        $crate::kernels::binary_arms!($op, $a, $b, |$x, $y| $body, [F32: f32, F64: f64],
+        $crate::kernels::binary_arms!($op, zip_map, $a, $b, |$x, $y| $body, [F32: f32, F64: f64],
             "float32, float64")
     };
 }

@@ -105,7 +105,7 @@ elementwise!(
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = match complex_binary!("AddV2", a, b, |x, y| x + y) {
         Some(r) => r?,
-        None => numeric_binary!("AddV2", a, b, |x, y| AddFwd::at(x, y))?,
+        None => numeric_binary!(memory: "AddV2", a, b, |x, y| AddFwd::at(x, y))?,
     };
     record_pointwise(AddV2, &[a, b], &out);
     Ok(out)
@@ -115,7 +115,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = match complex_binary!("Sub", a, b, |x, y| x - y) {
         Some(r) => r?,
-        None => numeric_binary!("Sub", a, b, |x, y| SubFwd::at(x, y))?,
+        None => numeric_binary!(memory: "Sub", a, b, |x, y| SubFwd::at(x, y))?,
     };
     record_pointwise(Sub, &[a, b], &out);
     Ok(out)
@@ -144,7 +144,7 @@ pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Some(t) => t,
         None => match complex_binary!("Mul", a, b, |x, y| x * y) {
             Some(r) => r?,
-            None => numeric_binary!("Mul", a, b, |x, y| MulFwd::at(x, y))?,
+            None => numeric_binary!(memory: "Mul", a, b, |x, y| MulFwd::at(x, y))?,
         },
     };
     record_pointwise(Mul, &[a, b], &out);
@@ -314,7 +314,7 @@ describe_op!(Minimum, "Minimum", |[a, b]| minimum(a, b), rows: true, method: min
 /// Elementwise maximum; at a tie the gradient goes to `a` (as TF).
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     select_grad(Maximum, a, b, ops::greater_equal, |a, b| {
-        numeric_binary!("Maximum", a, b, |x, y| if Arith::is_nan(x) || x >= y {
+        numeric_binary!(memory: "Maximum", a, b, |x, y| if Arith::is_nan(x) || x >= y {
             x
         } else {
             y
@@ -325,7 +325,7 @@ pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// Elementwise minimum; at a tie the gradient goes to `a` (as TF).
 pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     select_grad(Minimum, a, b, ops::less_equal, |a, b| {
-        numeric_binary!("Minimum", a, b, |x, y| if Arith::is_nan(x) || x <= y {
+        numeric_binary!(memory: "Minimum", a, b, |x, y| if Arith::is_nan(x) || x <= y {
             x
         } else {
             y
@@ -389,9 +389,11 @@ pub fn add_n(parts: &[Tensor]) -> Result<Tensor> {
         // Every element sums its parts in list order, so any split of the
         // elements across threads gives the same bits. The first two parts
         // fill the output in one pass; the rest are added in place.
-        crate::kernels::parallel(slices[0].len(), crate::kernels::PAR_THRESHOLD, |par| {
-            sum_into(&slices, shape, par)
-        })
+        crate::kernels::parallel(
+            slices[0].len(),
+            crate::kernels::PAR_THRESHOLD_MEMORY,
+            |par| sum_into(&slices, shape, par),
+        )
     }
     /// [`sum`]'s passes, split across the pool when `par`.
     fn sum_into<T: Arith>(

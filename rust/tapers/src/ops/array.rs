@@ -258,7 +258,7 @@ pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     crate::kernels::same_dtype("SelectV2", a, b)?;
     let out = with_storage!(a.storage(), p => {
         let q = crate::Element::unwrap(b.storage()).expect("dtypes checked equal");
-        Tensor::from_array(zip3_map("SelectV2", c, p, q, |c, x, y| if c { x } else { y })?)
+        Tensor::from_array(zip3_map("SelectV2", crate::kernels::Pass::Memory, c, p, q, |c, x, y| if c { x } else { y })?)
     });
     let rank = out.rank();
     record(SelectV2, &[cond, a, b], &[&out], || {

@@ -77,7 +77,8 @@ fn bools<'a>(
 /// Elementwise `a && b` on bool tensors, with broadcasting.
 pub fn logical_and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (p, q) = (bools("LogicalAnd", a)?, bools("LogicalAnd", b)?);
-    let out = crate::kernels::zip_map("LogicalAnd", p, q, |x, y| x && y).map(Tensor::from_array)?;
+    let out = crate::kernels::zip_map_memory("LogicalAnd", p, q, |x, y| x && y)
+        .map(Tensor::from_array)?;
     super::trace_only("LogicalAnd", &[a, b], &out, |i| logical_and(&i[0], &i[1]));
     Ok(out)
 }
@@ -85,14 +86,18 @@ pub fn logical_and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// Elementwise `a || b` on bool tensors, with broadcasting.
 pub fn logical_or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (p, q) = (bools("LogicalOr", a)?, bools("LogicalOr", b)?);
-    let out = crate::kernels::zip_map("LogicalOr", p, q, |x, y| x || y).map(Tensor::from_array)?;
+    let out =
+        crate::kernels::zip_map_memory("LogicalOr", p, q, |x, y| x || y).map(Tensor::from_array)?;
     super::trace_only("LogicalOr", &[a, b], &out, |i| logical_or(&i[0], &i[1]));
     Ok(out)
 }
 
 /// Elementwise `!a` on a bool tensor.
 pub fn logical_not(a: &Tensor) -> Result<Tensor> {
-    let out = Tensor::from_array(crate::kernels::map(bools("LogicalNot", a)?, |x: bool| !x));
+    let out = Tensor::from_array(crate::kernels::map_memory(
+        bools("LogicalNot", a)?,
+        |x: bool| !x,
+    ));
     super::trace_only("LogicalNot", &[a], &out, |i| logical_not(&i[0]));
     Ok(out)
 }
@@ -100,7 +105,8 @@ pub fn logical_not(a: &Tensor) -> Result<Tensor> {
 /// Elementwise exclusive or on bool tensors, with broadcasting.
 pub fn logical_xor(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (p, q) = (bools("LogicalXor", a)?, bools("LogicalXor", b)?);
-    let out = crate::kernels::zip_map("LogicalXor", p, q, |x, y| x != y).map(Tensor::from_array)?;
+    let out = crate::kernels::zip_map_memory("LogicalXor", p, q, |x, y| x != y)
+        .map(Tensor::from_array)?;
     super::trace_only("LogicalXor", &[a, b], &out, |i| logical_xor(&i[0], &i[1]));
     Ok(out)
 }

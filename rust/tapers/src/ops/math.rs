@@ -1348,13 +1348,25 @@ pub fn betainc(a: &Tensor, b: &Tensor, x: &Tensor) -> Result<Tensor> {
     }
     use crate::tensor::Storage;
     let out = match (a.storage(), b.storage(), x.storage()) {
-        (Storage::F64(p), Storage::F64(q), Storage::F64(r)) => Tensor::from_array(
-            crate::kernels::zip3_map("Betainc", p, q, r, crate::kernels::special::betainc)?,
-        ),
+        (Storage::F64(p), Storage::F64(q), Storage::F64(r)) => {
+            Tensor::from_array(crate::kernels::zip3_map(
+                "Betainc",
+                crate::kernels::Pass::Compute,
+                p,
+                q,
+                r,
+                crate::kernels::special::betainc,
+            )?)
+        }
         (Storage::F32(p), Storage::F32(q), Storage::F32(r)) => {
-            Tensor::from_array(crate::kernels::zip3_map("Betainc", p, q, r, |a, b, x| {
-                crate::kernels::special::betainc(a as f64, b as f64, x as f64) as f32
-            })?)
+            Tensor::from_array(crate::kernels::zip3_map(
+                "Betainc",
+                crate::kernels::Pass::Compute,
+                p,
+                q,
+                r,
+                |a, b, x| crate::kernels::special::betainc(a as f64, b as f64, x as f64) as f32,
+            )?)
         }
         _ => {
             return Err(crate::error::Error::UnsupportedDType {
