@@ -195,3 +195,23 @@ def test_fast_path_errors_leave_variables_untouched() -> None:
     assert int(v.numpy()) == 9
     assert int(step(tf.constant(2, dtype=tf.int64))) == 4
     assert int(v.numpy()) == 8 and step.experimental_get_tracing_count() == 1
+
+
+def test_maximum_as_relu_replays_its_gradient_in_one_pass() -> None:
+    # `tf.maximum(z, 0.0)`, the relu TF users write: its gradient is one
+    # chunk-kernel pass (a PointwiseGrad node), not a comparison, a select and
+    # a zeros tensor; the compiled values are eager's bits.
+    w = tf.Variable(np.random.default_rng(3).normal(size=(6, 5)).astype(np.float32))
+
+    def step(x: Any) -> Any:
+        with tf.GradientTape() as t:
+            y = tf.reduce_sum(tf.maximum(x @ w, 0.0) * 3.0)
+        return y, t.gradient(y, w)
+
+    f = tf.function(step)
+    x = tf.constant(np.random.default_rng(4).normal(size=(4, 6)).astype(np.float32))
+    for a, b in zip(step(x), f(x)):
+        assert bits(a.numpy()) == bits(b.numpy())
+    names = only_graph(f).op_names
+    assert "PointwiseGrad" in names
+    assert "GreaterEqual" not in names and "SelectV2" not in names

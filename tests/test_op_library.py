@@ -470,3 +470,35 @@ def test_reduce_sum_over_the_leading_axis_adds_rows_in_order(shape, axis, dtype,
         want = want.reshape([1 if i in axes else d for i, d in enumerate(shape)])
     assert got.dtype == dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("n", [3, 1 << 17])
+def test_maximum_minimum_gradients_select_as_tf(n):
+    # TF's MaximumGrad: g where x >= y (ties to x), else to y; a NaN x fails
+    # the test, so y gets g. A select, not a product: an infinite g where a
+    # side is not taken gives that side 0, not NaN. Small tensors take the
+    # op's own rule, large ones (2^17) the fused backward's chunk kernel.
+    base = np.array([np.nan, 1.0, 2.0, -1.0, 3.0], np.float32)
+    x = tf.constant(np.resize(base, n))
+    y = tf.constant(np.resize(np.array([0.0, 1.0, 5.0, -2.0, 3.0], np.float32), n))
+    g = tf.constant(np.resize(np.array([1.0, np.inf, 2.0, 3.0, -np.inf], np.float32), n))
+    for fn, want_x in ((tf.maximum, [0.0, np.inf, 0.0, 3.0, -np.inf]), (tf.minimum, [0.0, np.inf, 2.0, 0.0, -np.inf])):
+        with tf.GradientTape() as t:
+            t.watch([x, y])
+            z = fn(x, y) * 1.0
+        gx, gy = t.gradient(z, [x, y], output_gradients=g)
+        want_x = np.resize(np.array(want_x, np.float32), n)
+        want_y = np.where(want_x == 0.0, np.resize(g.numpy(), n), np.float32(0.0))
+        np.testing.assert_array_equal(gx.numpy(), want_x)
+        np.testing.assert_array_equal(gy.numpy(), want_y)
+
+
+def test_maximum_against_a_python_float_sums_the_scalars_gradient():
+    x = tf.constant([[-1.0, 2.0], [0.5, -3.0]], dtype=tf.float64)
+    c = tf.constant(0.0, dtype=tf.float64)
+    with tf.GradientTape() as t:
+        t.watch([x, c])
+        y = tf.reduce_sum(tf.maximum(x, c) * tf.constant([[1.0, 2.0], [3.0, 4.0]], dtype=tf.float64))
+    gx, gc = t.gradient(y, [x, c])
+    np.testing.assert_array_equal(gx.numpy(), [[0.0, 2.0], [3.0, 0.0]])
+    assert gc.shape == () and float(gc) == 1.0 + 4.0

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::kernels::{complex_binary, complex_unary, numeric_binary, numeric_unary};
 use crate::ops;
 use crate::ops::complex::conj_if_complex;
+use crate::ops::pointwise::Order;
 use crate::tensor::{Storage, Tensor};
 
 /// Integer kernels cannot divide by zero: TF reports it as an invalid argument.
@@ -269,68 +270,50 @@ pub fn neg(a: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
-fn select_grad<O: crate::op::Op>(
-    op: O,
-    a: &Tensor,
-    b: &Tensor,
-    pick_a: fn(&Tensor, &Tensor) -> Result<Tensor>,
-    f: impl Fn(&Tensor, &Tensor) -> Result<Tensor>,
-) -> Result<Tensor> {
-    let out = f(a, b)?;
-    let rank = out.rank();
-    record(op, &[a, b], &[&out], || {
-        let (a, b) = (a.clone(), b.clone());
-        rule(move |g, needs| {
-            let mask = pick_a(&a, &b)?;
-            let zeros = ops::array::zeros_like(&g[0])?;
-            Ok(vec![
-                if needs[0] {
-                    Some(unbroadcast(
-                        &ops::array::where_(&mask, &g[0], &zeros)?,
-                        rank,
-                        a.shape(),
-                    )?)
-                } else {
-                    None
-                },
-                if needs[1] {
-                    Some(unbroadcast(
-                        &ops::array::where_(&mask, &zeros, &g[0])?,
-                        rank,
-                        b.shape(),
-                    )?)
-                } else {
-                    None
-                },
-            ])
-        })
-    });
-    Ok(out)
-}
+pointwise!(
+    /// `d max(a, b) = (g where a >= b, g where not)`: the tie goes to `a`,
+    /// a NaN `a` sends `g` to `b` (TF's `MaximumGrad`).
+    MaximumLocal {
+        arity: 2,
+        saves: Inputs,
+        0: |g, a, b| a.picked(b, g, Order::Ge, true),
+        1: |g, a, b| a.picked(b, g, Order::Ge, false),
+    }
+);
+describe_op!(Maximum, "Maximum", |[a, b]| maximum(a, b), rows: true, pointwise: MaximumLocal, elementwise: MaximumFwd, method: maximum);
 
-describe_op!(Maximum, "Maximum", |[a, b]| maximum(a, b), rows: true, method: maximum);
-describe_op!(Minimum, "Minimum", |[a, b]| minimum(a, b), rows: true, method: minimum);
+pointwise!(
+    /// `d min(a, b) = (g where a <= b, g where not)` (TF's `MinimumGrad`).
+    MinimumLocal {
+        arity: 2,
+        saves: Inputs,
+        0: |g, a, b| a.picked(b, g, Order::Le, true),
+        1: |g, a, b| a.picked(b, g, Order::Le, false),
+    }
+);
+describe_op!(Minimum, "Minimum", |[a, b]| minimum(a, b), rows: true, pointwise: MinimumLocal, elementwise: MinimumFwd, method: minimum);
+
+elementwise!(
+    /// `max(a, b)` at one element: a NaN `a` wins, then `a` at a tie.
+    MaximumFwd<T: [Arith + PartialOrd]>, |a, b| if Arith::is_nan(a) || a >= b { a } else { b }
+);
+elementwise!(
+    /// `min(a, b)` at one element: a NaN `a` wins, then `a` at a tie.
+    MinimumFwd<T: [Arith + PartialOrd]>, |a, b| if Arith::is_nan(a) || a <= b { a } else { b }
+);
 
 /// Elementwise maximum; at a tie the gradient goes to `a` (as TF).
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    select_grad(Maximum, a, b, ops::greater_equal, |a, b| {
-        numeric_binary!(memory: "Maximum", a, b, |x, y| if Arith::is_nan(x) || x >= y {
-            x
-        } else {
-            y
-        })
-    })
+    let out = numeric_binary!(memory: "Maximum", a, b, |x, y| MaximumFwd::at(x, y))?;
+    record_pointwise(Maximum, &[a, b], &out);
+    Ok(out)
 }
 
 /// Elementwise minimum; at a tie the gradient goes to `a` (as TF).
 pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    select_grad(Minimum, a, b, ops::less_equal, |a, b| {
-        numeric_binary!(memory: "Minimum", a, b, |x, y| if Arith::is_nan(x) || x <= y {
-            x
-        } else {
-            y
-        })
-    })
+    let out = numeric_binary!(memory: "Minimum", a, b, |x, y| MinimumFwd::at(x, y))?;
+    record_pointwise(Minimum, &[a, b], &out);
+    Ok(out)
 }
 
 /// The description of `AddN` (any number of inputs).

@@ -46,6 +46,19 @@ pub(crate) trait Value:
     /// TF's `SqrtGrad`, `RsqrtGrad` and `ReciprocalGrad` give 0 for a zero
     /// upstream even where the local derivative is infinite.
     fn unless_zero(&self, v: impl Into<Self>) -> Self;
+    /// `g` where `self order b` holds and 0 elsewhere (`kept`), or the
+    /// reverse (`!kept`): TF's `MaximumGrad`/`MinimumGrad`, a select (an
+    /// infinite `g` where it is not taken gives 0, not NaN).
+    fn picked(&self, b: impl Into<Self>, g: impl Into<Self>, order: Order, kept: bool) -> Self;
+}
+
+/// The comparison behind [`Value::picked`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// `a >= b` (maximum: the tie goes to `a`).
+    Ge,
+    /// `a <= b` (minimum).
+    Le,
 }
 
 macro_rules! float_value {
@@ -65,6 +78,19 @@ macro_rules! float_value {
                     0.0
                 } else {
                     v.into()
+                }
+            }
+            #[inline(always)]
+            fn picked(&self, b: impl Into<$t>, g: impl Into<$t>, order: Order, kept: bool) -> $t {
+                let b = b.into();
+                let holds = match order {
+                    Order::Ge => *self >= b,
+                    Order::Le => *self <= b,
+                };
+                if holds == kept {
+                    g.into()
+                } else {
+                    0.0
                 }
             }
         }
@@ -161,6 +187,21 @@ impl Value for Expr {
         self.apply(&v.into(), |g, v| {
             let zero = super::equal(g, &Tensor::scalar_of(g.dtype(), 0.0))?;
             super::where_(&zero, &super::zeros_like(v)?, v)
+        })
+    }
+
+    fn picked(&self, b: impl Into<Expr>, g: impl Into<Expr>, order: Order, kept: bool) -> Expr {
+        let mask = self.apply(&b.into(), |a, b| match order {
+            Order::Ge => super::greater_equal(a, b),
+            Order::Le => super::less_equal(a, b),
+        });
+        mask.apply(&g.into(), |mask, g| {
+            let zeros = super::zeros_like(g)?;
+            if kept {
+                super::where_(mask, g, &zeros)
+            } else {
+                super::where_(mask, &zeros, g)
+            }
         })
     }
 }
