@@ -26,8 +26,16 @@ def total(workload: str, mode: str, n: int) -> int:
     env = {**os.environ, "RAYON_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "cg.out")
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
-               os.path.join(HERE, "function_calls.py"), workload, mode, str(n)]
+        cmd = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            os.path.join(HERE, "function_calls.py"),
+            workload,
+            mode,
+            str(n),
+        ]
         subprocess.run(cmd, env=env, check=True, capture_output=True)
         with open(out) as f:
             m = re.search(r"^summary:\s*(\d+)", f.read(), re.M)
