@@ -119,3 +119,22 @@ def test_large_uint64_and_int_round_trip() -> None:
     assert np.array_equal(t.numpy(), big)
     assert np.array_equal(tf.cast(tf.cast(t, tf.int64), tf.uint64).numpy(), big)
     assert tf.cast(tf.constant([2**62 + 1], tf.int64), tf.uint64).numpy()[0] == 2**62 + 1
+
+
+def test_ml_dtypes_is_imported_at_first_bfloat16_use():
+    # Its extension module took most of `import tapers`'s time; bfloat16
+    # tensors, their numpy values and `as_numpy_dtype` import it on demand.
+    import subprocess
+
+    code = (
+        "import sys, numpy as np, tapers as tf\n"
+        "assert 'ml_dtypes' not in sys.modules\n"
+        "t = tf.constant([1.5, -2.0], dtype=tf.bfloat16)\n"
+        "a = t.numpy()\n"
+        "assert a.dtype.name == 'bfloat16' and a.astype(np.float32).tolist() == [1.5, -2.0]\n"
+        "assert tf.bfloat16.as_numpy_dtype.__name__ == 'bfloat16'\n"
+        "assert tf.as_dtype(a.dtype) == tf.bfloat16\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"

@@ -6,11 +6,6 @@ import builtins
 
 import numpy as np
 
-try:  # numpy's bfloat16 comes from ml_dtypes, as in TensorFlow
-    import ml_dtypes as _ml_dtypes
-except ImportError:  # pragma: no cover - ml_dtypes is a dependency
-    _ml_dtypes = None  # type: ignore[assignment]
-
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 _INTS = ("int8", "int16", "int32", "int64", *_UNSIGNED)
@@ -19,9 +14,13 @@ _COMPLEX = ("complex64", "complex128")
 
 def _np_dtype(name: str) -> np.dtype:
     if name == "bfloat16":
-        if _ml_dtypes is None:
-            raise ImportError("bfloat16 needs the ml_dtypes package (pip install ml_dtypes)")
-        return np.dtype(_ml_dtypes.bfloat16)
+        # numpy's bfloat16 comes from ml_dtypes, as in TensorFlow. Imported at
+        # first use: its extension takes most of `import tapers`'s time.
+        try:
+            import ml_dtypes
+        except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+            raise ImportError("bfloat16 needs the ml_dtypes package (pip install ml_dtypes)") from None
+        return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(name)
 
 
