@@ -211,3 +211,70 @@ def test_broadcast_binary_ops_match_numpy(a_shape: tuple[int, ...], b_shape: tup
     want = getattr(np, op)(a, b)
     assert got.shape == want.shape
     assert bits(got) == bits(want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("form", ["lr * g", "g * lr", "assign_add"])
+def test_assign_sub_of_a_scaled_gradient_is_one_in_place_pass(dtype: Any, form: str) -> None:
+    # `v.assign_sub(lr * g)`, SGD as TF users write it: the graph drops the
+    # product and the deferred update multiplies as it writes, with eager's
+    # bits (the product's rounding, then the subtraction's).
+    rng = np.random.default_rng(7)
+    start = rng.normal(size=(64, 32)).astype(dtype)
+    x = tf.constant(rng.normal(size=(16, 64)).astype(dtype))
+
+    def make() -> tuple[Any, Callable[[], Any]]:
+        v = tf.Variable(start)
+
+        def step() -> Any:
+            with tf.GradientTape() as t:
+                loss = tf.reduce_sum(tf.tanh(x @ v))
+            g = t.gradient(loss, v)
+            if form == "lr * g":
+                v.assign_sub(0.01 * g)
+            elif form == "g * lr":
+                v.assign_sub(g * 0.01)
+            else:
+                v.assign_add(-0.01 * g)
+            return loss
+
+        return v, step
+
+    v_eager, eager = make()
+    v_comp, step = make()
+    compiled = tf.function(step)
+    for _ in range(4):
+        assert bits(eager().numpy()) == bits(compiled().numpy())
+        assert bits(v_eager.numpy()) == bits(v_comp.numpy())
+    g = only_graph(compiled)
+    # The update reads the gradient's MatMul directly: no product node.
+    assert g.op_names[-2:] == ["MatMul", "AssignAddVariableOp" if form == "assign_add" else "AssignSubVariableOp"]
+    assert g.update_stats == {"in_place": 1, "copied": 0}
+
+
+def test_a_scaled_gradient_read_elsewhere_is_still_made() -> None:
+    v = tf.Variable(np.ones((4, 3), np.float32))
+    d = tf.constant(np.full((4, 3), 0.5, np.float32))
+
+    def step() -> Any:
+        delta = 0.1 * d
+        v.assign_sub(delta)
+        return delta
+
+    compiled = tf.function(step)
+    assert compiled().numpy().tolist() == (0.1 * np.full((4, 3), 0.5, np.float32)).tolist()
+    assert "Mul" in only_graph(compiled).op_names
+    np.testing.assert_array_equal(v.numpy(), np.ones((4, 3), np.float32) - np.float32(0.1) * np.float32(0.5))
+
+
+def test_a_scaled_update_of_a_half_variable_matches_eager() -> None:
+    # No in-place form for float16: the graph's update computes the product
+    # as eager does (float32 arithmetic, rounded to float16 each step).
+    start = np.linspace(-1, 1, 24).astype(np.float16).reshape(4, 6)
+    d = tf.constant(np.linspace(0.3, 2.0, 24).astype(np.float16).reshape(4, 6))
+    ve, vc = tf.Variable(start), tf.Variable(start)
+    compiled = tf.function(lambda: vc.assign_sub(tf.constant(0.37, tf.float16) * d))
+    for _ in range(3):
+        ve.assign_sub(tf.constant(0.37, tf.float16) * d)
+        compiled()
+        assert bits(ve.numpy()) == bits(vc.numpy())

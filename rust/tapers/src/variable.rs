@@ -97,4 +97,100 @@ impl Effect for Update {
             run: Box::new(run),
         }))
     }
+
+    fn scaled(&self) -> Option<Arc<dyn Effect>> {
+        Some(Arc::new(ScaledUpdate {
+            var: self.var.clone(),
+            sub: self.sub,
+        }))
+    }
+}
+
+/// [`Update`] of the product of its two inputs (`Mul`'s operands, in their
+/// order): what a graph makes of `v.assign_sub(c * g)` when nothing else
+/// reads the product ([`Effect::scaled`]).
+struct ScaledUpdate {
+    var: [Variable; 1],
+    sub: bool,
+}
+
+impl ScaledUpdate {
+    fn plain(&self) -> Update {
+        Update {
+            var: self.var.clone(),
+            sub: self.sub,
+        }
+    }
+}
+
+impl Effect for ScaledUpdate {
+    fn name(&self) -> &'static str {
+        self.plain().name()
+    }
+
+    fn variables(&self) -> &[Variable] {
+        &self.var
+    }
+
+    fn apply(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let product = ops::mul(&inputs[0], &inputs[1])?;
+        self.plain().apply(current, &[product])
+    }
+
+    fn in_place(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Option<InPlace>> {
+        use crate::kernels::{tiles_onto, zip_in_place, Arith};
+        let (v, a, b) = (&current[0], &inputs[0], &inputs[1]);
+        // One rank-0 operand `c` and one `x` that tiles onto the variable
+        // (the product has `x`'s shape: [`Update::in_place`]'s condition),
+        // all of the variable's float dtype.
+        let c_first = a.rank() == 0;
+        let (c, x) = if c_first { (a, b) } else { (b, a) };
+        let fits = c.rank() == 0
+            && match (v.storage(), c.storage(), x.storage()) {
+                (Storage::F32(_), Storage::F32(_), Storage::F32(q)) => tiles_onto(q, v.shape()),
+                (Storage::F64(_), Storage::F64(_), Storage::F64(q)) => tiles_onto(q, v.shape()),
+                _ => false,
+            };
+        if !fits {
+            return Ok(None);
+        }
+        let (c, x, sub) = (c.clone(), x.clone(), self.sub);
+        // Per element `v - c * x` (or `x * c`, in the traced order) with the
+        // two roundings of `ops::mul` then `ops::sub`/`add`.
+        fn step<T: Arith>(sub: bool, c_first: bool, c: T) -> impl Fn(T, T) -> T + Sync + Send {
+            move |v, x| {
+                let p = if c_first {
+                    Arith::mul(c, x)
+                } else {
+                    Arith::mul(x, c)
+                };
+                if sub {
+                    Arith::sub(v, p)
+                } else {
+                    Arith::add(v, p)
+                }
+            }
+        }
+        let run = move |st: &mut [Storage]| -> Result<bool> {
+            Ok(match (&mut st[0], c.storage(), x.storage()) {
+                (Storage::F32(v), Storage::F32(c), Storage::F32(x)) => {
+                    let c = *c.iter().next().expect("one element");
+                    zip_in_place(v, x, step(sub, c_first, c))
+                }
+                (Storage::F64(v), Storage::F64(c), Storage::F64(x)) => {
+                    let c = *c.iter().next().expect("one element");
+                    zip_in_place(v, x, step(sub, c_first, c))
+                }
+                _ => {
+                    return Err(crate::error::Error::invalid(
+                        "a variable's dtype changed during a replay",
+                    ))
+                }
+            })
+        };
+        Ok(Some(InPlace {
+            writes: 1,
+            run: Box::new(run),
+        }))
+    }
 }

@@ -433,6 +433,7 @@ impl Graph {
             scalar: None,
             updates: UpdateCounts::default(),
         };
+        fold_scaled_updates(&mut g, &slot_meta);
         g.fusion = fuse::fuse(&mut g, &slot_meta);
         g.plan = plan::Plan::new(&g);
         g.scalar = scalar::ScalarPlan::new(&g, &slot_meta);
@@ -746,6 +747,80 @@ fn with_storages(
         g.put_storage(s);
     }
     r
+}
+
+/// Gives each variable update whose input is a `Mul` of a one-element value
+/// and a tensor, read by nothing else, the product's operands instead
+/// ([`crate::record::Effect::scaled`]), and drops the `Mul`: a replay then
+/// updates the variable in one pass (`v.assign_sub(lr * g)` per variable, as
+/// TensorFlow users write SGD).
+fn fold_scaled_updates(g: &mut Graph, meta: &[Option<fuse::Meta>]) {
+    let mut readers = vec![0usize; g.slots];
+    for n in &g.nodes {
+        let ins: &[Slot] = match n {
+            Node::Op { inputs, .. } => inputs,
+            Node::Effect { inputs, .. } => inputs,
+            Node::Read { .. } => &[],
+        };
+        for &s in ins {
+            readers[s as usize] += 1;
+        }
+    }
+    for &s in g.outputs.iter().chain(g.guards.iter().map(|(s, _)| s)) {
+        readers[s as usize] += 1;
+    }
+    let mut producer: FxHashMap<Slot, usize> = FxHashMap::default();
+    for (i, n) in g.nodes.iter().enumerate() {
+        if let Node::Op { outputs, .. } = n {
+            for &o in outputs {
+                producer.insert(o, i);
+            }
+        }
+    }
+    let one_element = |s: Slot| {
+        meta[s as usize]
+            .as_ref()
+            .is_some_and(|m| m.shape.is_empty() && matches!(m.dtype, DType::F32 | DType::F64))
+    };
+    let mut dropped = vec![false; g.nodes.len()];
+    for e in 0..g.nodes.len() {
+        let Node::Effect { effect, inputs } = &g.nodes[e] else {
+            continue;
+        };
+        let [d] = inputs[..] else { continue };
+        let Some(&p) = producer.get(&d) else { continue };
+        if readers[d as usize] != 1 {
+            continue;
+        }
+        let Node::Op {
+            op,
+            inputs: operands,
+            outputs,
+        } = &g.nodes[p]
+        else {
+            continue;
+        };
+        if op.name() != "Mul" || outputs.len() != 1 || operands.len() != 2 {
+            continue;
+        }
+        if !(one_element(operands[0]) || one_element(operands[1])) {
+            continue;
+        }
+        let Some(scaled) = effect.scaled() else {
+            continue;
+        };
+        let operands = operands.iter().copied().collect();
+        g.nodes[e] = Node::Effect {
+            effect: scaled,
+            inputs: operands,
+        };
+        dropped[p] = true;
+    }
+    let mut i = 0;
+    g.nodes.retain(|_| {
+        i += 1;
+        !dropped[i - 1]
+    });
 }
 
 /// How a replay applied its deferred variable updates ([`Graph::update_stats`]).

@@ -41,6 +41,15 @@ pub trait Effect: Send + Sync {
     fn in_place(&self, _current: &[Tensor], _inputs: &[Tensor]) -> Result<Option<InPlace>> {
         Ok(None)
     }
+
+    /// The same effect taking, in place of its one input, the two operands
+    /// of the `Mul` that made it (`v.assign_sub(lr * g)`): a graph whose
+    /// product feeds nothing else gives it those, and its in-place form
+    /// multiplies element by element as it updates, with the product's bits,
+    /// instead of making the product first. `None` for effects without it.
+    fn scaled(&self) -> Option<Arc<dyn Effect>> {
+        None
+    }
 }
 
 /// A deferred in-place update ([`Effect::in_place`]): `run` gets the
