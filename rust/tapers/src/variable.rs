@@ -99,42 +99,30 @@ impl Effect for Update {
     }
 
     fn scaled(&self) -> Option<Arc<dyn Effect>> {
-        Some(Arc::new(ScaledUpdate {
+        Some(Arc::new(ScaledUpdate(Update {
             var: self.var.clone(),
             sub: self.sub,
-        }))
+        })))
     }
 }
 
 /// [`Update`] of the product of its two inputs (`Mul`'s operands, in their
 /// order): what a graph makes of `v.assign_sub(c * g)` when nothing else
 /// reads the product ([`Effect::scaled`]).
-struct ScaledUpdate {
-    var: [Variable; 1],
-    sub: bool,
-}
-
-impl ScaledUpdate {
-    fn plain(&self) -> Update {
-        Update {
-            var: self.var.clone(),
-            sub: self.sub,
-        }
-    }
-}
+struct ScaledUpdate(Update);
 
 impl Effect for ScaledUpdate {
     fn name(&self) -> &'static str {
-        self.plain().name()
+        self.0.name()
     }
 
     fn variables(&self) -> &[Variable] {
-        &self.var
+        self.0.variables()
     }
 
     fn apply(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         let product = ops::mul(&inputs[0], &inputs[1])?;
-        self.plain().apply(current, &[product])
+        self.0.apply(current, &[product])
     }
 
     fn in_place(&self, current: &[Tensor], inputs: &[Tensor]) -> Result<Option<InPlace>> {
@@ -154,7 +142,7 @@ impl Effect for ScaledUpdate {
         if !fits {
             return Ok(None);
         }
-        let (c, x, sub) = (c.clone(), x.clone(), self.sub);
+        let (c, x, sub) = (c.clone(), x.clone(), self.0.sub);
         // Per element `v - c * x` (or `x * c`, in the traced order) with the
         // two roundings of `ops::mul` then `ops::sub`/`add`.
         fn step<T: Arith>(sub: bool, c_first: bool, c: T) -> impl Fn(T, T) -> T + Sync + Send {
