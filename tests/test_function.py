@@ -197,6 +197,88 @@ def test_guards_that_keep_failing_fall_back_to_eager_with_one_warning() -> None:
     assert len(eager) == 1
 
 
+def test_print_prints_at_every_call_and_python_print_only_when_tracing_as_tensorflow() -> None:
+    want = REF["print_in_function"]
+    ns: dict[str, Any] = {"tf": tf}
+    exec(compile(want["source"], "<program>", "exec"), ns)
+    assert ns["result"] == want["result"]
+
+
+def test_print_is_a_graph_output_not_a_guard() -> None:
+    import contextlib
+    import io
+
+    v = tf.Variable(10.0)
+
+    @tf.function
+    def step(x: Any) -> Any:
+        tf.print("x", x, "v", v)
+        v.assign_sub(x)
+        return x * 2.0
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), warnings.catch_warnings():
+        warnings.simplefilter("error")  # no retracing or eager-fallback warning
+        outs = [float(step(tf.constant(float(i)))) for i in range(1, 6)]
+    assert outs == [2.0, 4.0, 6.0, 8.0, 10.0]
+    assert err.getvalue().splitlines() == ["x 1 v 10", "x 2 v 9", "x 3 v 7", "x 4 v 4", "x 5 v 0"]
+    assert step.experimental_get_tracing_count() == 1
+    # The four replays took the fast path (no Python `_call_slow`) and printed.
+    assert step._untraced_fast_calls == 4
+    concrete = step.get_concrete_function(tf.constant(1.0))
+    assert concrete.replayable
+    assert concrete._entry.graph.num_guards == 0
+
+
+def test_a_call_whose_guard_fails_prints_once() -> None:
+    import contextlib
+    import io
+
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def f(x: Any) -> Any:
+        tf.print("x", x)
+        out = x * 2.0 if v > 0 else -x  # a guard on v
+        v.assign_sub(1.0)
+        return out
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        # v = 1 (trace), 0 (the replay's guard fails: its print is dropped and
+        # the new trace prints), -1 (replays the second trace).
+        outs = [float(f(tf.constant(x))) for x in (1.0, 2.0, 3.0)]
+    assert outs == [2.0, -2.0, -3.0]
+    assert err.getvalue().splitlines() == ["x 1", "x 2", "x 3"]
+
+
+def test_get_concrete_function_traces_without_printing() -> None:
+    import contextlib
+    import io
+
+    @tf.function
+    def f(x: Any) -> Any:
+        tf.print("value", x)
+        return x + 1.0
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        concrete = f.get_concrete_function(tf.constant(1.0))
+        assert err.getvalue() == ""
+        assert float(concrete(tf.constant(5.0))) == 6.0
+    assert err.getvalue() == "value 5\n"
+
+
+def test_print_rejects_an_unknown_stream_when_traced_too() -> None:
+    @tf.function
+    def f(x: Any) -> Any:
+        tf.print(x, output_stream="stdout")
+        return x
+
+    with pytest.raises(ValueError, match="Unsupported output stream"):
+        f(tf.constant(1.0))
+
+
 def test_unreplayable_ops_fall_back_to_eager_naming_the_op() -> None:
     @tf.custom_gradient
     def clipped(x: Any) -> Any:

@@ -215,3 +215,43 @@ def test_maximum_as_relu_replays_its_gradient_in_one_pass() -> None:
     names = only_graph(f).op_names
     assert "PointwiseGrad" in names
     assert "GreaterEqual" not in names and "SelectV2" not in names
+
+
+def test_ops_on_small_constants_fold_when_the_graph_is_built() -> None:
+    # `x * (sqrt(cast(d)) + 2 * 3)`: the constant arithmetic runs once, at
+    # build time, with the ops' own kernels; the replay runs only the Mul, and
+    # its bits are eager's.
+    d = tf.constant(64)
+
+    def scaled(x: Any) -> Any:
+        k = tf.sqrt(tf.cast(d, tf.float32)) + tf.constant(2.0) * 3.0
+        return x * k, k
+
+    f = tf.function(scaled)
+    x = tf.constant(np.random.default_rng(5).normal(size=(3, 4)).astype(np.float32))
+    for _ in range(2):
+        for a, b in zip(scaled(x), f(x)):
+            assert bits(a.numpy()) == bits(b.numpy())
+    g = only_graph(f)
+    assert g.op_names == ["Mul"]
+    # Cast, Sqrt, the Identity `tf.constant` records inside a trace, Mul, AddV2.
+    assert g.plan_stats["folded"] == 5
+
+
+def test_random_draws_and_large_constants_do_not_fold() -> None:
+    # A draw gives new values at each replay; an op on a captured tensor of
+    # more than 1024 elements runs at each replay (as TensorFlow's captures).
+    big = tf.constant(np.arange(2048, dtype=np.float32))
+    gen = tf.random.Generator.from_seed(1)
+
+    def f() -> Any:
+        return tf.reduce_sum(big * 2.0), gen.normal([2]) + tf.constant(1.0)
+
+    c = tf.function(f)
+    first = c()
+    second = c()
+    assert float(first[0]) == float(second[0]) == float(np.sum(np.arange(2048, dtype=np.float32) * 2.0))
+    assert not np.array_equal(first[1].numpy(), second[1].numpy())
+    g = only_graph(c)
+    assert g.plan_stats["folded"] == 1  # the Identity of `tf.constant(1.0)` alone
+    assert g.op_names == ["Mul", "Sum", "RandomStandardNormal", "AddV2"]

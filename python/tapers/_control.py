@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from . import _core, _nest, errors
+from . import _core, _nest, _print, errors
 from ._core import Tensor, Variable
 
 __all__ = ["case", "cond", "switch_case", "while_loop"]
@@ -118,8 +118,9 @@ def cond(
 
         return run
 
-    tb, _ = _core._trace_branch(traced(true_fn), [])
-    fb, _ = _core._trace_branch(traced(false_fn), [])
+    with _print.in_branch():
+        tb, _ = _core._trace_branch(traced(true_fn), [])
+        fb, _ = _core._trace_branch(traced(false_fn), [])
     if _shape_of(structures[0]) != _shape_of(structures[1]):
         raise ValueError(_STRUCTURE_ERROR)
     return _pack(structures[0], _core._cond(p, tb, fb))
@@ -194,8 +195,9 @@ def while_loop(
             )
         return [_to_tensor(v) for v in new_flat]
 
-    cb, _ = _core._trace_branch(cond_fn, flat)
-    bb, _ = _core._trace_branch(body_fn, flat)
+    with _print.in_branch():
+        cb, _ = _core._trace_branch(cond_fn, flat)
+        bb, _ = _core._trace_branch(body_fn, flat)
     outs = _core._while_loop(cb, bb, flat, limit)
     result = _nest.pack_sequence_as(structure, outs)
     return result[0] if packed else result

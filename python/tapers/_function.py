@@ -8,7 +8,8 @@ the function runs once in Python, on the real values, while the core records eve
 it runs (the forward pass, a ``GradientTape`` and its ``gradient``, Variable reads and
 writes, optimizer updates) into a graph. A later call with the same signature replays
 the graph in Rust with the GIL released; Python side effects in the function (a
-``print``) happen only while tracing, as in TensorFlow.
+``print``) happen only while tracing, as in TensorFlow, while ``tapers.print`` is an
+op that prints at every call (``tapers._print``).
 
 Unlike TensorFlow, tracing runs on real values, so the function may read a tensor
 into Python (``bool(t)``, ``float(t)``, ``t.numpy()``, an ``if`` on a tensor). Each such
@@ -418,7 +419,7 @@ class Function(_core._FunctionBase):
         inputs = self._inputs(args, kwargs)
         trace, new = self._lookup(inputs)
         if inputs.shapes not in trace.graphs:
-            self._trace(inputs, trace, count=new)
+            self._trace(inputs, trace, count=new, call=False)
         return ConcreteFunction(self, trace, trace.graphs[inputs.shapes])
 
     # `__call__` is the Rust base class's: a call of tensors alone first tries
@@ -480,7 +481,10 @@ class Function(_core._FunctionBase):
                 stacklevel=4,
             )
 
-    def _trace(self, inputs: _Inputs, trace: _Trace, count: bool) -> Any:
+    def _trace(self, inputs: _Inputs, trace: _Trace, count: bool, call: bool = True) -> Any:
+        """Traces a graph for these inputs and returns the function's result; `call`:
+        this is a call of the function (its `tapers.print`s print), not a
+        `get_concrete_function`."""
         tracing = _core._trace_start(inputs.tensors, inputs.variables)
         try:
             result = self._python_function(*inputs.args, **inputs.kwargs)
@@ -504,6 +508,8 @@ class Function(_core._FunctionBase):
             entry.eager = True
             self._warn_eager(f"it runs {graph.unreplayable}, which a graph cannot replay")
         trace.graphs[inputs.shapes] = entry
+        # The trace is over: reading the printed values now makes no guard.
+        tracing.flush_prints(call)
         return result
 
 

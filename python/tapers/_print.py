@@ -7,15 +7,26 @@ digits that round-trips, else 9 or 17 (TensorFlow's C++ formatting), bools as
 ``1``/``0``, float16/bfloat16 as float32, complex numbers as ``?``. Structures
 (lists, tuples, dicts) print as Python prints them, with each tensor in them
 formatted so.
+
+Inside a ``tapers.function`` trace, ``print`` is an op, as in TensorFlow: the trace
+records a node that reads the tensors it prints (a Variable as a read at that
+point), and every call (the tracing one and each replay) prints that call's
+values, in the order the prints ran, when the call returns to Python; a print in a
+``tapers.cond`` branch prints when that branch runs, one in a ``while_loop`` body at
+each iteration. Reading the values while tracing would be a guard instead.
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import sys
-from typing import Any
+import threading
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from . import _core
 from ._core import Tensor, Variable
 
 
@@ -68,16 +79,69 @@ class _Formatted:
         return self._text
 
 
-def _replace(x: Any, summarize: int) -> Any:
-    if isinstance(x, (Tensor, Variable)):
-        return _Formatted(_tensor_text(x, summarize))
+def _map_leaves(x: Any, leaf: Callable[[Any], bool], fn: Callable[[Any], Any]) -> Any:
+    """``x`` with each leaf (``leaf(v)``) inside lists, tuples and dicts replaced by ``fn(v)``,
+    in a fixed order."""
+    if leaf(x):
+        return fn(x)
     if isinstance(x, dict):
-        return type(x)((k, _replace(v, summarize)) for k, v in x.items())
+        # TensorFlow's nest order: a dict's keys sorted, an OrderedDict's as inserted.
+        keys = list(x)
+        if not isinstance(x, collections.OrderedDict):
+            with contextlib.suppress(TypeError):
+                keys = sorted(keys)
+        pairs = [(k, _map_leaves(x[k], leaf, fn)) for k in keys]
+        if isinstance(x, collections.defaultdict):
+            return type(x)(x.default_factory, pairs)
+        return type(x)(pairs)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return type(x)(*[_replace(v, summarize) for v in x])
+        return type(x)(*[_map_leaves(v, leaf, fn) for v in x])
     if isinstance(x, (list, tuple)):
-        return type(x)(_replace(v, summarize) for v in x)
+        return type(x)(_map_leaves(v, leaf, fn) for v in x)
     return x
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, (Tensor, Variable))
+
+
+def _replace(x: Any, summarize: int) -> Any:
+    return _map_leaves(x, _is_tensor, lambda t: _Formatted(_tensor_text(t, summarize)))
+
+
+class _Mark:
+    """Where a traced print's template held a tensor."""
+
+
+_MARK = _Mark()
+
+
+class _Printed:
+    """One ``print`` a trace recorded: how to print a call's values of its tensors."""
+
+    def __init__(self, template: list[Any], options: dict[str, Any]) -> None:
+        self._template = template
+        self._options = options
+
+    def emit(self, values: Sequence[Tensor]) -> None:
+        """Prints with ``values`` in place of the traced tensors."""
+        it = iter(values)
+        inputs = _map_leaves(self._template, lambda v: v is _MARK, lambda _: next(it))
+        _print_now(inputs, **self._options)
+
+
+_state = threading.local()
+
+
+@contextlib.contextmanager
+def in_branch() -> Iterator[None]:
+    """Marks the tracing of a ``cond`` branch or loop body: its prints run where the
+    control op runs the branch, not while it is traced."""
+    _state.branches = getattr(_state, "branches", 0) + 1
+    try:
+        yield
+    finally:
+        _state.branches -= 1
 
 
 def print(  # noqa: A001 - TensorFlow's name
@@ -111,6 +175,25 @@ def print(  # noqa: A001 - TensorFlow's name
     """
     if summarize is None:
         summarize = 3
+    if isinstance(output_stream, str) and not output_stream.startswith("file://"):
+        raise ValueError(f"Unsupported output stream: {output_stream!r}; use a file object or 'file://path'")
+    options = {"output_stream": output_stream, "summarize": summarize, "sep": sep, "end": end}
+    if _core._is_tracing():
+        found: list[Tensor] = []
+
+        def take(t: Any) -> _Mark:
+            # A Variable prints its value at this point of the step: a traced read.
+            found.append(t.read_value() if isinstance(t, Variable) else t)
+            return _MARK
+
+        printed = _Printed(_map_leaves(list(inputs), _is_tensor, take), options)
+        _core._trace_print(printed.emit, found, getattr(_state, "branches", 0) == 0)
+        return None
+    _print_now(inputs, **options)
+    return None
+
+
+def _print_now(inputs: Sequence[Any], output_stream: Any, summarize: int, sep: str, end: str) -> None:
     parts = []
     for x in inputs:
         if isinstance(x, (Tensor, Variable)):
@@ -122,8 +205,6 @@ def print(  # noqa: A001 - TensorFlow's name
     text = sep.join(parts) + end
     stream = sys.stderr if output_stream is None else output_stream
     if isinstance(stream, str):
-        if not stream.startswith("file://"):
-            raise ValueError(f"Unsupported output stream: {stream!r}; use a file object or 'file://path'")
         with open(stream[len("file://") :], "a") as f:
             f.write(text)
         return

@@ -266,4 +266,83 @@ out["random_generator"] = {
     "tracing_count": noisy.experimental_get_tracing_count(),
 }
 
+# tf.print is an op: it prints at every call (the values of that call, a
+# Variable as read at that point), while Python's print runs only when tracing.
+# It also prints inside the branch a cond takes and at each loop iteration.
+PRINT_PROGRAM = """
+import tempfile
+log = tempfile.NamedTemporaryFile(suffix=".txt", delete=False).name
+stream = "file://" + log
+traced = []
+v = tf.Variable(1.0)
+
+
+@tf.function
+def step(x):
+    traced.append("traced")
+    tf.print("x is", x, {"v": v, "k": [x * 2, "a"], "b": (1, {"z": 0, "y": x})}, output_stream=stream)
+    v.assign_add(1.0)
+    tf.print("after", v, [1, 2], "end", output_stream=stream, sep="|")
+    return x * 2
+
+
+@tf.function
+def branchy(x):
+    y = tf.cond(x > 0.0, lambda: x * 2.0, lambda: -x)
+    tf.print("y", y, output_stream=stream)
+    return y
+
+
+@tf.function
+def in_branch(x):
+    def positive():
+        tf.print("positive", x, output_stream=stream)
+        return x * 2.0
+
+    def other():
+        tf.print("other", x, output_stream=stream)
+        return -x
+
+    return tf.cond(x > 0.0, positive, other)
+
+
+@tf.function
+def in_loop(n):
+    def body(i):
+        tf.print("iteration", i, "of", n, output_stream=stream)
+        return i + 1
+
+    return tf.while_loop(lambda i: i < n, body, [tf.constant(0)])
+
+
+@tf.function
+def loop_gradient(x):
+    def body(i, y):
+        tf.print("y", y, output_stream=stream)
+        return i + 1, y * x
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.while_loop(lambda i, y: i < 3, body, [tf.constant(0), tf.constant(1.0)])[1]
+    return tape.gradient(y, x)
+
+
+results = [float(step(tf.constant(float(i)))) for i in range(3)]
+results += [float(branchy(tf.constant(v))) for v in (1.5, -2.0, 3.0)]
+results += [float(in_branch(tf.constant(v))) for v in (1.0, -1.0, 2.0)]
+results += [float(in_loop(tf.constant(n))[0]) for n in (2, 0, 3)]
+results += [float(loop_gradient(tf.constant(v))) for v in (2.0, 3.0)]
+result = {
+    "printed": open(log).read(),
+    "results": results,
+    "python_prints": len(traced),
+    "tracing_counts": [
+        f.experimental_get_tracing_count() for f in (step, branchy, in_branch, in_loop, loop_gradient)
+    ],
+}
+"""
+ns = {"tf": tf}
+exec(PRINT_PROGRAM, ns)
+out["print_in_function"] = {"source": PRINT_PROGRAM, "result": ns["result"]}
+
 print(json.dumps(out, indent=1))

@@ -17,6 +17,7 @@ use tapers::graph::{Graph, Tracing};
 use tapers::{Tensor, Variable};
 
 use crate::errors::IntoPyResult;
+use crate::print::{self, Queue};
 use crate::tensor::PyTensor;
 use crate::variable::PyVariable;
 
@@ -44,10 +45,12 @@ fn replay(
     .py()
 }
 
-/// A trace in progress on the thread that started it.
+/// A trace in progress on the thread that started it, with the queue of
+/// the prints its call makes (`print.rs`).
 #[pyclass(module = "tapers._core", name = "_Tracing", unsendable)]
 pub struct PyTracing {
     inner: Option<Tracing>,
+    prints: Option<Queue>,
 }
 
 #[pymethods]
@@ -63,9 +66,20 @@ impl PyTracing {
         })
     }
 
-    /// Stops tracing and discards the trace (the traced call raised).
+    /// Stops tracing and discards the trace and its prints (the traced
+    /// call raised).
     fn abandon(&mut self) {
         self.inner = None;
+        self.prints = None;
+    }
+
+    /// After `finish`: prints what the traced call printed (`print`: the
+    /// trace was a call of the function), or drops it.
+    fn flush_prints(&mut self, py: Python<'_>, print: bool) -> PyResult<()> {
+        match self.prints.take() {
+            Some(mut q) => q.finish(py, print),
+            None => Ok(()),
+        }
     }
 }
 
@@ -77,6 +91,7 @@ pub fn trace_start(
     variables: Vec<Bound<'_, PyVariable>>,
 ) -> PyTracing {
     PyTracing {
+        prints: Some(Queue::start()),
         inner: Some(Tracing::start_with(
             &tensors(&inputs),
             &self::variables(&variables),
@@ -237,7 +252,7 @@ impl PyGraph {
     ) -> PyResult<Option<Vec<Py<PyTensor>>>> {
         let ins = tensors(&inputs);
         let vars = self::variables(&variables);
-        let outs = replay(py, &self.graph, &ins, &vars)?;
+        let outs = print::collect(py, || replay(py, &self.graph, &ins, &vars))?;
         match outs {
             None => Ok(None),
             Some(outs) => Ok(Some(
@@ -276,7 +291,7 @@ impl PyGraph {
             }
             ins.push(t.clone());
         }
-        let outs = replay(py, &self.graph, &ins, &[])?;
+        let outs = print::collect(py, || replay(py, &self.graph, &ins, &[]))?;
         let Some(outs) = outs else { return Ok(None) };
         if single && outs.len() == 1 {
             let t = outs.into_iter().next().expect("one output");
@@ -291,7 +306,8 @@ impl PyGraph {
 
     /// What the graph's execution plan does on each replay: nodes, fused
     /// backward regions, pointwise gradient passes, values released early,
-    /// the most values alive at once, values computed.
+    /// the most values alive at once, values computed; and how many ops on
+    /// constants were computed once when the graph was built (`folded`).
     #[getter]
     fn plan_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.graph.plan_stats();
@@ -303,6 +319,7 @@ impl PyGraph {
         d.set_item("peak_live", s.peak_live)?;
         d.set_item("computed", s.computed)?;
         d.set_item("scalar", self.graph.is_scalar())?;
+        d.set_item("folded", self.graph.folded_constants())?;
         Ok(d)
     }
 

@@ -19,6 +19,7 @@ mod function;
 mod interrupt;
 mod ops;
 mod optimizers;
+mod print;
 mod tape;
 mod tape_stats;
 mod tensor;
@@ -76,6 +77,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(variable::set_name_scope, m)?,
         wrap_pyfunction!(variable::get_name_scope, m)?,
         wrap_pyfunction!(function::trace_start, m)?,
+        wrap_pyfunction!(print::trace_print, m)?,
         wrap_pyfunction!(function::is_tracing, m)?,
         wrap_pyfunction!(function::replays_at_once, m)?,
         wrap_pyfunction!(control::trace_branch, m)?,

@@ -57,6 +57,13 @@ pub trait Op: Send + Sync + 'static {
     fn fusion(&self) -> Fusion<'_> {
         Fusion::None
     }
+
+    /// Whether running the op does something besides making its outputs (a
+    /// control op whose branch prints): a traced graph keeps it even when
+    /// nothing reads its outputs.
+    fn has_effects(&self) -> bool {
+        false
+    }
 }
 
 /// What [`Op::fusion`] reports: how a graph's fusion pass may run the op

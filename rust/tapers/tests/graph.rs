@@ -570,3 +570,76 @@ fn control_flow_outside_a_trace_is_eager() {
     );
     assert!(format!("{}", grows.unwrap_err()).contains("shape_invariants"));
 }
+
+/// A host effect (one that writes no variable, as the binding's print)
+/// logs the values it is given each time a replay runs it.
+struct Log(std::sync::Arc<std::sync::Mutex<Vec<f64>>>);
+
+impl tapers::Effect for Log {
+    fn name(&self) -> &'static str {
+        "PrintV2"
+    }
+    fn variables(&self) -> &[Variable] {
+        &[]
+    }
+    fn apply(&self, _current: &[Tensor], inputs: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(ops::cast(&inputs[0], DType::F64)?.to_vec::<f64>()?[0]);
+        Ok(Vec::new())
+    }
+}
+
+/// Host effects replay where they were traced: in the step at each run, in
+/// the branch a `cond` takes, at each iteration of a `while_loop` (kept
+/// when only its gradient is used), and not in the runs its gradient makes.
+#[test]
+fn host_effects_run_where_traced_and_not_in_gradient_runs() {
+    use std::sync::{Arc, Mutex};
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let effect = |t: &Tensor| {
+        graph::effect(Arc::new(Log(log.clone())), &[t]);
+    };
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let x = &i[0];
+        effect(x);
+        let tape = GradientTape::new();
+        let y = {
+            let _r = tape.record()?;
+            tape.watch(x);
+            let c = graph::cond_fn(
+                &ops::greater(x, &Tensor::scalar(0.0f64))?,
+                || {
+                    let d = x.mul(&Tensor::scalar(10.0f64))?;
+                    effect(&d);
+                    Ok(vec![d])
+                },
+                || Ok(vec![x.neg()?]),
+            )?;
+            graph::while_loop_fn(
+                |v| ops::less(&v[0], &Tensor::scalar(2i32)),
+                |v| {
+                    effect(&v[1]);
+                    Ok(vec![v[0].add(&Tensor::scalar(1i32))?, v[1].mul(&c[0])?])
+                },
+                &[Tensor::scalar(0i32), Tensor::scalar(1.0f64)],
+                None,
+            )?[1]
+                .clone()
+        };
+        // Only the gradient is an output: the loop stays for its effects.
+        Ok(vec![tape.gradient(&[y], &[x.into()])?[0].clone().unwrap()])
+    };
+    let (g, _) = graph::trace(&[Tensor::scalar(2.0f64)], f).unwrap();
+    assert!(g.has_effects());
+    log.lock().unwrap().clear();
+    let got = g.run(&[Tensor::scalar(3.0f64)]).unwrap();
+    // x = 3: the step's effect, the taken branch's (30), the loop body's
+    // at its two iterations (1, then 30); d(x*10)^2/dx = 200 x.
+    assert_eq!(*log.lock().unwrap(), vec![3.0, 30.0, 1.0, 30.0]);
+    assert_eq!(got[0].to_vec::<f64>().unwrap(), vec![600.0]);
+    log.lock().unwrap().clear();
+    g.run(&[Tensor::scalar(-1.0f64)]).unwrap();
+    assert_eq!(*log.lock().unwrap(), vec![-1.0, 1.0, 1.0]);
+}

@@ -131,3 +131,32 @@ fn deferred_updates_write_in_place_unless_shared() {
     assert_eq!(bits(&held), before);
     assert_eq!(bits(&v.value()), bits(&eager.value()));
 }
+
+/// Ops whose inputs are small constants run once, when the graph is built:
+/// the replay runs only what depends on its inputs, with eager's bits. An
+/// op on a large captured tensor still runs at each replay.
+#[test]
+fn ops_on_small_constants_fold_and_large_ones_do_not() {
+    let big = vals(4096, 0.3);
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let k = Tensor::scalar(2.0f32)
+            .sqrt()?
+            .add(&Tensor::scalar(3.0f32).mul(&Tensor::scalar(0.5f32))?)?;
+        Ok(vec![
+            i[0].mul(&k)?,
+            ops::reduce_sum(&big.mul(&k)?, None, false)?,
+        ])
+    };
+    let x0 = vals(8, 0.1);
+    let (g, _) = graph::trace(std::slice::from_ref(&x0), f).unwrap();
+    assert_eq!(g.folded_constants(), 3, "Sqrt, Mul, AddV2");
+    assert_eq!(g.op_names(), vec!["Mul", "Mul", "Sum"]);
+    for seed in [0.2, 0.9] {
+        let x = vals(8, seed);
+        let got = g.run(std::slice::from_ref(&x)).unwrap();
+        let eager = f(&[x]).unwrap();
+        for (a, b) in got.iter().zip(&eager) {
+            assert_eq!(bits(a), bits(b));
+        }
+    }
+}

@@ -19,7 +19,9 @@
 //!
 //! Not supported inside a branch or a loop body: assigning a variable,
 //! creating one, or reading a traced value into the caller's code (a guard);
-//! tracing such a branch fails with an error that says so.
+//! tracing such a branch fails with an error that says so. Host effects
+//! (a print) are kept: they run where the branch or iteration runs, and not
+//! in the runs a gradient makes ([`super::without_host_effects`]).
 
 use std::sync::Arc;
 
@@ -128,8 +130,9 @@ pub fn trace_branch(
     if let Some(op) = &state.unreplayable {
         crate::record::trace_unreplayable(op);
     }
+    // Host effects (a print: no variable written) replay with the branch.
     if let Some(name) = state.nodes.iter().find_map(|n| match n {
-        Node::Effect { effect, .. } => Some(effect.name()),
+        Node::Effect { effect, .. } if !effect.variables().is_empty() => Some(effect.name()),
         _ => None,
     }) {
         return Err(Error::invalid(format!(
@@ -355,6 +358,10 @@ impl Op for CondOp {
         "If"
     }
 
+    fn has_effects(&self) -> bool {
+        self.0.branches.iter().any(|b| b.graph.has_effects())
+    }
+
     fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         let k = if predicate(&inputs[0])? { 0 } else { 1 };
         let inner = self.0.clone();
@@ -387,17 +394,19 @@ impl CondInner {
         let mut args = ops.to_vec();
         args.extend(seeds.iter().cloned());
         let n = ops.len();
-        let (g, _) = trace_branch(&args, |a| {
-            let tape = GradientTape::new();
-            let outs = {
-                let _r = tape.record()?;
-                for &i in &float_ops {
-                    tape.watch(&a[i]);
-                }
-                run_branch(b, map, &a[..na], &a[na..n])?
-            };
-            let sources: Vec<Tensor> = float_ops.iter().map(|&i| a[i].clone()).collect();
-            grads_of(&tape, &outs, &out_float, &a[n..], &sources)
+        let (g, _) = super::without_host_effects(|| {
+            trace_branch(&args, |a| {
+                let tape = GradientTape::new();
+                let outs = {
+                    let _r = tape.record()?;
+                    for &i in &float_ops {
+                        tape.watch(&a[i]);
+                    }
+                    run_branch(b, map, &a[..na], &a[na..n])?
+                };
+                let sources: Vec<Tensor> = float_ops.iter().map(|&i| a[i].clone()).collect();
+                grads_of(&tape, &outs, &out_float, &a[n..], &sources)
+            })
         })?;
         Ok(g)
     }
@@ -633,6 +642,10 @@ impl Op for WhileOp {
         "While"
     }
 
+    fn has_effects(&self) -> bool {
+        self.0.cond.graph.has_effects() || self.0.body.graph.has_effects()
+    }
+
     fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         let inner = self.0.clone();
         let n = inner.n;
@@ -690,7 +703,11 @@ impl Op for WhileGradOp {
         call(
             Arc::new(WhileGradOp(self.0.clone())),
             inputs,
-            || inner.backward(&inputs[..n], &inputs[n..n + m], &inputs[n + m..]),
+            || {
+                super::without_host_effects(|| {
+                    inner.backward(&inputs[..n], &inputs[n..n + m], &inputs[n + m..])
+                })
+            },
             || {
                 Arc::new(|_: &[Tensor], _: &[bool]| {
                     Err(Error::invalid(

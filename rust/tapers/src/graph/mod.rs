@@ -18,7 +18,8 @@
 //! leaves variables as they were. Nodes whose values reach no output, guard
 //! or effect are dropped when the trace finishes; chains of large
 //! elementwise ops (with a sum that ends them, and a fused backward region
-//! that reads them) run as one chunked loop (`fuse.rs`); each value is
+//! that reads them) run as one chunked loop (`fuse.rs`); ops on small
+//! constants run once when the graph is built (`fold.rs`); each value is
 //! released after its last reader (`plan.rs`).
 //!
 //! Ops whose description cannot run again (custom gradients whose forward is
@@ -42,6 +43,7 @@ use crate::tensor::{Storage, Tensor, TensorId};
 use crate::variable::Variable;
 
 pub mod control;
+mod fold;
 mod fuse;
 mod plan;
 mod scalar;
@@ -248,6 +250,29 @@ pub fn trace(
     Ok((t.finish(&outs), outs))
 }
 
+thread_local! {
+    /// How many [`without_host_effects`] calls are active on this thread.
+    static HOST_EFFECTS_MUTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` with the host effects of the graphs it replays on this thread
+/// skipped: effects that write no variable ([`Effect::variables`] empty,
+/// such as a print). A `while_loop`'s gradient runs the loop again to get
+/// each iteration's values, and a `cond`'s gradient traces its branch
+/// again: those runs are not calls of the user's code, so they print
+/// nothing.
+pub fn without_host_effects<R>(f: impl FnOnce() -> R) -> R {
+    struct Unmute;
+    impl Drop for Unmute {
+        fn drop(&mut self) {
+            HOST_EFFECTS_MUTED.set(HOST_EFFECTS_MUTED.get() - 1);
+        }
+    }
+    HOST_EFFECTS_MUTED.set(HOST_EFFECTS_MUTED.get() + 1);
+    let _unmute = Unmute;
+    f()
+}
+
 /// Whether a trace is active on the calling thread.
 pub fn is_tracing() -> bool {
     crate::record::is_tracing()
@@ -258,6 +283,13 @@ pub fn is_tracing() -> bool {
 /// ([`Graph::try_run`] reports a failed guard).
 pub fn guard(t: &Tensor) {
     crate::record::trace_guard(t);
+}
+
+/// Tells the active trace, if any, that `effect` ran on `inputs`: a replay
+/// runs it again at this point with that replay's values (a host effect such
+/// as a print writes no variable; see [`crate::Effect`]).
+pub fn effect(effect: Arc<dyn Effect>, inputs: &[&Tensor]) {
+    crate::record::trace_effect(|| effect, inputs);
 }
 
 /// A value a replay is given or computes.
@@ -298,6 +330,8 @@ pub struct Graph {
     /// The replay on numbers of a graph of one-element values (`scalar.rs`).
     scalar: Option<scalar::ScalarPlan>,
     updates: UpdateCounts,
+    /// Ops computed once when the graph was built (`fold.rs`).
+    folded: usize,
 }
 
 impl std::fmt::Debug for Graph {
@@ -331,8 +365,13 @@ impl Graph {
         for (i, n) in nodes.iter().enumerate().rev() {
             let (is_live, ins): (bool, &[TensorId]) = match n {
                 Node::Op {
-                    inputs, outputs, ..
-                } => (outputs.iter().any(|o| needed.contains(o)), inputs),
+                    op,
+                    inputs,
+                    outputs,
+                } => (
+                    op.has_effects() || outputs.iter().any(|o| needed.contains(o)),
+                    inputs,
+                ),
                 Node::Read { output, .. } => (needed.contains(output), &[]),
                 Node::Effect { inputs, .. } => (true, inputs),
             };
@@ -432,7 +471,11 @@ impl Graph {
             unreplayable,
             scalar: None,
             updates: UpdateCounts::default(),
+            folded: 0,
         };
+        if g.unreplayable.is_none() {
+            g.folded = fold::fold_constants(&mut g);
+        }
         fold_scaled_updates(&mut g, &slot_meta);
         g.fusion = fuse::fuse(&mut g, &slot_meta);
         g.plan = plan::Plan::new(&g);
@@ -443,6 +486,12 @@ impl Graph {
     /// What the fusion pass made of the graph's elementwise ops.
     pub fn fusion_stats(&self) -> &FusionStats {
         &self.fusion
+    }
+
+    /// How many ops were computed once, when the graph was built, because
+    /// their inputs are constants (small values only: `fold.rs`).
+    pub fn folded_constants(&self) -> usize {
+        self.folded
     }
 
     /// What the graph's execution plan does on each replay.
@@ -456,6 +505,17 @@ impl Graph {
     /// to another thread, so callers need not release locks around it.
     pub fn is_scalar(&self) -> bool {
         self.scalar.is_some()
+    }
+
+    /// Whether a replay does something besides computing outputs and
+    /// writing variables: a host effect (a print) runs in it, or in a
+    /// branch of a control op it runs.
+    pub fn has_effects(&self) -> bool {
+        self.nodes.iter().any(|n| match n {
+            Node::Effect { effect, .. } => effect.variables().is_empty(),
+            Node::Op { op, .. } => op.has_effects(),
+            Node::Read { .. } => false,
+        })
     }
 
     /// The traced inputs' shapes and dtypes.
@@ -604,6 +664,8 @@ impl Graph {
                     };
                     vals[*output as usize] = Some(t);
                 }
+                Node::Effect { effect, .. }
+                    if effect.variables().is_empty() && HOST_EFFECTS_MUTED.get() > 0 => {}
                 Node::Effect { effect, inputs } => {
                     let vars: Vec<Variable> = effect.variables().iter().map(resolve).collect();
                     let current: Vec<Tensor> = vars

@@ -23,7 +23,8 @@ pub trait Effect: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// The variables it writes, in the order [`Effect::apply`] returns their
-    /// new values.
+    /// new values. None: a host effect (a print), run for what it does
+    /// outside the graph's values, at its place in a replay.
     fn variables(&self) -> &[Variable];
 
     /// The new values of [`Effect::variables`] from their `current` values
