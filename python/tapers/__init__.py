@@ -12,6 +12,7 @@ from . import (
     autodiff,
     config,
     data,
+    debugging,
     distribute,
     errors,
     experimental,
@@ -91,6 +92,10 @@ __all__ = [
 __all__ += ["case", "cond", "switch_case", "while_loop"]
 __all__ += ["IndexedSlices", "TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid"]
 __all__ += ["atan2", "vectorized_map"]
+# TensorFlow 2's top-level assertions (the rest are in `tapers.debugging`).
+from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402
+
+__all__ += ["debugging", "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"]
 __all__ += ["complex", "bfloat16", "complex64", "complex128", "float16", "half"]
 __all__ += ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]
 

@@ -133,6 +133,11 @@ class _Printed:
 _state = threading.local()
 
 
+def tracing_branch() -> bool:
+    """Whether a ``cond`` branch or loop body is being traced on this thread."""
+    return getattr(_state, "branches", 0) > 0
+
+
 @contextlib.contextmanager
 def in_branch() -> Iterator[None]:
     """Marks the tracing of a ``cond`` branch or loop body: its prints run where the
@@ -187,7 +192,7 @@ def print(  # noqa: A001 - TensorFlow's name
             return _MARK
 
         printed = _Printed(_map_leaves(list(inputs), _is_tensor, take), options)
-        _core._trace_print(printed.emit, found, getattr(_state, "branches", 0) == 0)
+        _core._trace_print(printed.emit, found, not tracing_branch())
         return None
     _print_now(inputs, **options)
     return None

@@ -17,7 +17,7 @@ use tapers::graph::{Graph, Tracing};
 use tapers::{Tensor, Variable};
 
 use crate::errors::IntoPyResult;
-use crate::print::{self, Queue};
+use crate::host::{self, Queue};
 use crate::tensor::PyTensor;
 use crate::variable::PyVariable;
 
@@ -252,7 +252,7 @@ impl PyGraph {
     ) -> PyResult<Option<Vec<Py<PyTensor>>>> {
         let ins = tensors(&inputs);
         let vars = self::variables(&variables);
-        let outs = print::collect(py, || replay(py, &self.graph, &ins, &vars))?;
+        let outs = host::collect(py, || replay(py, &self.graph, &ins, &vars))?;
         match outs {
             None => Ok(None),
             Some(outs) => Ok(Some(
@@ -291,7 +291,7 @@ impl PyGraph {
             }
             ins.push(t.clone());
         }
-        let outs = print::collect(py, || replay(py, &self.graph, &ins, &[]))?;
+        let outs = host::collect(py, || replay(py, &self.graph, &ins, &[]))?;
         let Some(outs) = outs else { return Ok(None) };
         if single && outs.len() == 1 {
             let t = outs.into_iter().next().expect("one output");

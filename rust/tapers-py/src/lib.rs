@@ -16,10 +16,10 @@ mod control;
 mod convert;
 mod errors;
 mod function;
+mod host;
 mod interrupt;
 mod ops;
 mod optimizers;
-mod print;
 mod tape;
 mod tape_stats;
 mod tensor;
@@ -77,7 +77,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(variable::set_name_scope, m)?,
         wrap_pyfunction!(variable::get_name_scope, m)?,
         wrap_pyfunction!(function::trace_start, m)?,
-        wrap_pyfunction!(print::trace_print, m)?,
+        wrap_pyfunction!(host::trace_print, m)?,
+        wrap_pyfunction!(host::trace_assert, m)?,
         wrap_pyfunction!(function::is_tracing, m)?,
         wrap_pyfunction!(function::replays_at_once, m)?,
         wrap_pyfunction!(control::trace_branch, m)?,

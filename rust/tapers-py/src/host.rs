@@ -1,4 +1,11 @@
-//! `tapers.print` inside `tapers.function`: a host effect of the graph.
+//! Host effects of traced graphs: `tapers.print` and the checks of
+//! `tapers.debugging` inside `tapers.function`.
+//!
+//! A check (`assert_equal`, `check_numerics`, ...) records an
+//! [`AssertEffect`] reading its condition and the values its message shows
+//! (`trace_assert`); a replay runs it at its place and, when the condition
+//! does not hold, calls back into Python for the message, whose exception
+//! ends the replay before any variable is written.
 //!
 //! While a trace is active, `tapers.print` records a [`PrintEffect`] reading
 //! the tensors it prints (`trace_print`). A replay runs the effect at its
@@ -16,6 +23,7 @@ use pyo3::prelude::*;
 
 use tapers::{CallbackError, Effect, Error, Tensor, Variable};
 
+use crate::errors::IntoPyResult;
 use crate::tensor::PyTensor;
 
 /// Values waiting to be printed, with the callback that prints them.
@@ -170,4 +178,80 @@ pub fn trace_print(emit: Py<PyAny>, values: Vec<Bound<'_, PyTensor>>, now: bool)
             }
         });
     }
+}
+
+/// A check a trace recorded: inputs `[condition, data...]`; when some
+/// element of the condition is false, `fail(data)` raises the check's
+/// exception.
+struct AssertEffect {
+    fail: Arc<Py<PyAny>>,
+}
+
+/// Whether every element of a boolean (or numeric) tensor holds.
+fn holds(t: &Tensor) -> tapers::Result<bool> {
+    Ok(match t.to_vec::<bool>() {
+        Ok(v) => v.into_iter().all(|b| b),
+        Err(_) => t
+            .to_vec::<f64>()
+            .or_else(|_| tapers::ops::cast(t, tapers::DType::F64)?.to_vec::<f64>())?
+            .into_iter()
+            .all(|v| v != 0.0),
+    })
+}
+
+/// Calls `fail(values)`: its exception, or a `RuntimeError` if it returned.
+fn failed(py: Python<'_>, fail: &Py<PyAny>, values: &[Tensor]) -> PyErr {
+    let args: PyResult<Vec<Bound<'_, PyTensor>>> = values
+        .iter()
+        .map(|t| PyTensor::wrap(py, t.clone()))
+        .collect();
+    match args.and_then(|a| fail.bind(py).call1((a,))) {
+        Err(e) => e,
+        Ok(_) => pyo3::exceptions::PyRuntimeError::new_err("a failed check did not raise"),
+    }
+}
+
+impl Effect for AssertEffect {
+    fn name(&self) -> &'static str {
+        "Assert"
+    }
+
+    fn variables(&self) -> &[Variable] {
+        &[]
+    }
+
+    fn apply(&self, _current: &[Tensor], inputs: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+        if holds(&inputs[0])? {
+            return Ok(Vec::new());
+        }
+        let e = Python::attach(|py| failed(py, &self.fail, &inputs[1..]));
+        Err(Error::Callback(CallbackError {
+            message: e.to_string(),
+            payload: Some(Arc::new(e)),
+        }))
+    }
+}
+
+/// Records a check of `condition` in the active trace (each replay checks
+/// it, calling `fail(data)` when it does not hold); with `now`, checks this
+/// call's values too (a check in the traced function itself; one in a
+/// `cond` branch or loop body is checked where the control op runs it).
+#[pyfunction]
+pub fn trace_assert(
+    py: Python<'_>,
+    condition: Bound<'_, PyTensor>,
+    data: Vec<Bound<'_, PyTensor>>,
+    fail: Py<PyAny>,
+    now: bool,
+) -> PyResult<()> {
+    let cond = condition.get().inner.clone();
+    let values: Vec<Tensor> = data.iter().map(|t| t.get().inner.clone()).collect();
+    let fail = Arc::new(fail);
+    let mut refs: Vec<&Tensor> = vec![&cond];
+    refs.extend(values.iter());
+    tapers::graph::effect(Arc::new(AssertEffect { fail: fail.clone() }), &refs);
+    if now && !holds(&cond).py()? {
+        return Err(failed(py, &fail, &values));
+    }
+    Ok(())
 }

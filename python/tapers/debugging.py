@@ -1,0 +1,651 @@
+"""``tf.debugging``: assertions and numeric checks, with TensorFlow 2.21's eager messages.
+
+Each value check (``assert_equal``, ``assert_positive``, ``check_numerics``,
+``Assert``, ...) computes its condition with ops; eagerly it raises
+``InvalidArgumentError`` at once when the condition does not hold. Inside a
+``tapers.function`` trace it is an op, as in TensorFlow: the graph keeps a node that
+checks the condition at every call (raising the eager message, with that call's
+values, and leaving Variables as they were), in the branch a ``tapers.cond`` takes and
+at each ``while_loop`` iteration; the trace does not read the values into Python (no
+guard). Checks of static properties (``assert_rank``, ``assert_type``,
+``assert_scalar``, ``assert_integer``) raise ``ValueError``/``TypeError`` when
+called, as TensorFlow's do for known shapes and dtypes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NoReturn, Sequence
+
+import numpy as np
+
+from . import _core, _print
+from . import math as _math
+from ._core import Tensor, Variable
+from .errors import InvalidArgumentError
+
+__all__ = [
+    "Assert", "assert_all_finite", "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer",
+    "assert_less", "assert_less_equal", "assert_near", "assert_negative", "assert_non_negative",
+    "assert_non_positive", "assert_none_equal", "assert_positive", "assert_rank", "assert_rank_at_least",
+    "assert_rank_in", "assert_scalar", "assert_type", "check_numerics", "is_numeric_tensor",
+]  # fmt: skip
+
+
+def _tensor(x: Any, dtype: Any = None) -> Tensor:
+    if isinstance(x, Variable):
+        return x.read_value()
+    if isinstance(x, Tensor) and dtype is None:
+        return x
+    return _core.convert_to_tensor(x, dtype=dtype)
+
+
+def _values(t: Tensor) -> np.ndarray:
+    """The value of a check's tensor, read when the check fails (no guard: the trace
+    is over, or the graph is replaying)."""
+    return np.asarray(t)
+
+
+def _check(condition: Tensor, fail: Callable[[list[Tensor]], NoReturn], data: list[Tensor]) -> None:
+    """Raises through ``fail(data)`` unless every element of ``condition`` holds; inside a
+    trace, records the check as a node that runs at every call."""
+    if _core._is_tracing():
+        _core._trace_assert(condition, data, fail, not _print.tracing_branch())
+        return
+    if not bool(np.all(_values(condition))):
+        fail(data)
+
+
+def _prefix(message: str | None) -> str:
+    return f"{message}.  " if message else ""
+
+
+def _shape_and_dtype(t: Tensor) -> str:
+    return f"shape={tuple(t.shape)} dtype={t.dtype.name}"
+
+
+def _pretty(item: Any, summarize: int) -> str:
+    """TensorFlow's eager `_pretty_print` of one item of an assertion's data."""
+    if isinstance(item, np.ndarray) and item.ndim > 0:
+        flat = item.reshape(-1)
+        lst = [str(v) for v in flat[:summarize]]
+        if len(lst) < flat.size:
+            lst.append("...")
+        return str(lst)
+    if isinstance(item, np.ndarray):
+        return str(item[()])
+    return str(item)
+
+
+def _summarize(summarize: int | None) -> int:
+    if summarize is None:
+        return 3
+    return 10**9 if summarize < 0 else summarize
+
+
+def _binary(
+    sym: str, op: Callable[[Tensor, Tensor], Tensor], x: Any, y: Any, message: str | None, summarize: int | None
+) -> None:
+    """TensorFlow's eager `_binary_assert`: the condition, the first differing values when
+    the shapes match, and the first elements of both."""
+    x = _tensor(x)
+    y = _tensor(y) if isinstance(y, (Tensor, Variable)) else _tensor(y, dtype=x.dtype)
+    test = op(x, y)
+    n = _summarize(summarize)
+
+    def fail(values: list[Tensor]) -> NoReturn:
+        xv, yv = _values(values[0]), _values(values[1])
+        items: list[Any] = [f"Condition x {sym} y did not hold."]
+        if n > 0:
+            if xv.shape == yv.shape and xv.ndim > 0:
+                mask = ~_values(values[2]).astype(bool)
+                idx = np.argwhere(mask)
+                k = min(n, idx.shape[0])
+                items += [
+                    f"Indices of first {k} different values:",
+                    idx[:k],
+                    "Corresponding x values:",
+                    xv[mask].reshape(-1)[:k],
+                    "Corresponding y values:",
+                    yv[mask].reshape(-1)[:k],
+                ]
+            xf, yf = xv.reshape(-1), yv.reshape(-1)
+            items += [
+                f"First {min(xf.size, n)} elements of x:",
+                xf[: min(xf.size, n)],
+                f"First {min(yf.size, n)} elements of y:",
+                yf[: min(yf.size, n)],
+            ]
+        if message is not None:
+            items = [message, *items]
+        raise InvalidArgumentError(None, None, "\n".join(str(it) for it in items))
+
+    _check(_core.reduce_all(test), fail, [x, y, test])
+
+
+def _unary(
+    name: str, sym: str, op: Callable[[Tensor, Tensor], Tensor], flip: bool, joined: bool = False
+) -> Callable[..., None]:
+    """`assert_positive` and its kin: `0 sym x` (or `x sym 0`), reported element-wise
+    (`joined`: TensorFlow's `assert_non_positive` misses a comma between two of its
+    message's lines, so they print as one)."""
+
+    def check(x: Any, message: str | None = None, summarize: int | None = None, name: str | None = None) -> None:
+        x = _tensor(x)
+        zero = _core.convert_to_tensor(0, dtype=x.dtype)
+        test = op(zero, x) if flip else op(x, zero)
+        head = [_prefix(message), f"Condition x {sym} 0 did not hold element-wise:", f"x ({_shape_and_dtype(x)}) = "]
+        if joined:
+            head[1:] = [head[1] + head[2]]
+        n = _summarize(summarize)
+
+        def fail(values: list[Tensor]) -> NoReturn:
+            lines = [*head, _pretty(_values(values[0]), n)]
+            raise InvalidArgumentError(None, None, "\n".join(lines))
+
+        _check(_core.reduce_all(test), fail, [x])
+
+    check.__name__ = check.__qualname__ = name
+    check.__doc__ = f"""Raises ``InvalidArgumentError`` unless ``x {sym} 0`` element-wise (``tf.debugging.{name}``).
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+        The values checked.
+    message : str, optional
+        A first line of the error.
+    summarize : int, optional
+        Values shown (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+        Inside ``tapers.function`` the check is a node that runs at every call.
+    """
+    return check
+
+
+assert_positive = _unary("assert_positive", ">", _core.less, flip=True)
+assert_negative = _unary("assert_negative", "<", _core.less, flip=False)
+assert_non_negative = _unary("assert_non_negative", ">=", _core.less_equal, flip=True)
+assert_non_positive = _unary("assert_non_positive", "<=", _core.less_equal, flip=False, joined=True)
+
+
+def assert_equal(
+    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
+) -> None:
+    """Raises ``InvalidArgumentError`` unless ``x == y`` element-wise (``tf.debugging.assert_equal``).
+
+    Parameters
+    ----------
+    x, y : Tensor or array-like
+        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
+    message : str, optional
+        A first line of the error.
+    summarize : int, optional
+        Values shown of each (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+        Inside ``tapers.function`` the check is a node that runs at every call.
+    """
+    _binary("==", _core.equal, x, y, message, summarize)
+
+
+def assert_none_equal(
+    x: Any, y: Any, summarize: int | None = None, message: str | None = None, name: str | None = None
+) -> None:
+    """Raises unless ``x != y`` element-wise (``tf.debugging.assert_none_equal``).
+
+    Parameters
+    ----------
+    x, y : Tensor or array-like
+        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
+    message : str, optional
+        A first line of the error.
+    summarize : int, optional
+        Values shown of each (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+        Inside ``tapers.function`` the check is a node that runs at every call.
+    """
+    _binary("!=", _core.not_equal, x, y, message, summarize)
+
+
+def assert_less(
+    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
+) -> None:
+    """Raises unless ``x < y`` element-wise (``tf.debugging.assert_less``).
+
+    Parameters
+    ----------
+    x, y : Tensor or array-like
+        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
+    message : str, optional
+        A first line of the error.
+    summarize : int, optional
+        Values shown of each (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+        Inside ``tapers.function`` the check is a node that runs at every call.
+    """
+    _binary("<", _core.less, x, y, message, summarize)
+
+
+def assert_less_equal(
+    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
+) -> None:
+    """Raises unless ``x <= y`` element-wise (``tf.debugging.assert_less_equal``).
+
+    Parameters
+    ----------
+    x, y : Tensor or array-like
+        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
+    message : str, optional
+        A first line of the error.
+    summarize : int, optional
+        Values shown of each (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+        Inside ``tapers.function`` the check is a node that runs at every call.
+    """
+    _binary("<=", _core.less_equal, x, y, message, summarize)
+
+
+def assert_greater(
+    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
+) -> None:
+    """Raises unless ``x > y`` element-wise (``tf.debugging.assert_greater``).
+
+    Parameters
+    ----------
+    x, y : Tensor or array-like
+        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
+    message : str, optional
+        A first line of the error.
+    summarize : int, optional
+        Values shown of each (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+        Inside ``tapers.function`` the check is a node that runs at every call.
+    """
+    _binary(">", _core.greater, x, y, message, summarize)
+
+
+def assert_greater_equal(
+    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
+) -> None:
+    """Raises unless ``x >= y`` element-wise (``tf.debugging.assert_greater_equal``).
+
+    Parameters
+    ----------
+    x, y : Tensor or array-like
+        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
+    message : str, optional
+        A first line of the error.
+    summarize : int, optional
+        Values shown of each (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+        Inside ``tapers.function`` the check is a node that runs at every call.
+    """
+    _binary(">=", _core.greater_equal, x, y, message, summarize)
+
+
+def _summarized(t: np.ndarray, summarize: int | None) -> str:
+    """TensorFlow's `_summarize_eager` (the data of a failed ``Assert``)."""
+    n = 3 if summarize is None else (t.size if summarize < 0 else summarize)
+    if t.ndim:
+        flat = t.reshape(-1)
+        lst = [_item_text(v) for v in flat[:n]]
+        if len(lst) < flat.size:
+            lst.append("...")
+    else:
+        lst = [_item_text(t[()])] if n != 0 else []
+    return ", ".join(lst)
+
+
+def _item_text(v: Any) -> str:
+    if isinstance(v, np.bool_):
+        return str(bool(v))
+    return str(v)
+
+
+def Assert(condition: Any, data: Sequence[Any], summarize: int | None = None, name: str | None = None) -> None:  # noqa: N802 - TensorFlow's name
+    """Raises ``InvalidArgumentError`` with ``data`` summarized unless ``condition`` (a
+    boolean scalar) holds (``tf.debugging.Assert``).
+
+    Parameters
+    ----------
+    condition : Tensor or bool
+        A boolean scalar.
+    data : sequence
+        Tensors and strings shown in the error.
+    summarize : int, optional
+        Values shown of each tensor (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+    """
+    cond = _tensor(condition)
+    if cond.dtype.name != "bool" or len(cond.shape) != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {len(cond.shape)} for 'Assert' (condition)")
+    texts = [item for item in data if isinstance(item, (str, bytes))]
+    tensors = [_tensor(item) for item in data if not isinstance(item, (str, bytes))]
+    kinds = [isinstance(item, (str, bytes)) for item in data]
+
+    def fail(values: list[Tensor]) -> NoReturn:
+        c = bool(np.asarray(_values(values[0])))
+        ts, ss = iter(values[1:]), iter(texts)
+        parts = []
+        for is_text in kinds:
+            if is_text:
+                s = next(ss)
+                parts.append(repr(s if isinstance(s, bytes) else s.encode()))
+            else:
+                parts.append(_summarized(_values(next(ts)), summarize))
+        cond_repr = f"tapers.Tensor({c}, shape=(), dtype=bool)"
+        raise InvalidArgumentError(
+            None, None, f"Expected '{cond_repr}' to be true. Summarized data: " + "\n".join(parts)
+        )
+
+    _check(cond, fail, [cond, *tensors])
+
+
+def assert_near(
+    x: Any,
+    y: Any,
+    rtol: Any = None,
+    atol: Any = None,
+    message: str | None = None,
+    summarize: int | None = None,
+    name: str | None = None,
+) -> None:
+    """Raises unless ``|x - y| < atol + rtol * |y|`` element-wise (``tf.debugging.assert_near``;
+    both tolerances default to 10 times the dtype's epsilon).
+
+    Parameters
+    ----------
+    x, y : Tensor or array-like
+        Compared element by element.
+    rtol, atol : float or Tensor, optional
+        Relative and absolute tolerances.
+    message : str, optional
+        A first line of the error.
+    summarize : int, optional
+        Values shown of each (3; negative: all).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+    """
+    x = _tensor(x)
+    y = _tensor(y, dtype=x.dtype) if not isinstance(y, (Tensor, Variable)) else _tensor(y)
+    eps = float(np.finfo(np.dtype(x.dtype.as_numpy_dtype)).eps) if x.dtype.is_floating else 0.0
+    rt = _core.convert_to_tensor(10 * eps if rtol is None else rtol, dtype=x.dtype)
+    at = _core.convert_to_tensor(10 * eps if atol is None else atol, dtype=x.dtype)
+    tol = at + rt * _core.abs(y)
+    cond = _core.reduce_all(_core.less(_core.abs(x - y), tol))
+    Assert(
+        cond,
+        [
+            _prefix(message),
+            f"x and y not equal to tolerance rtol = {rt!s}, atol = {at!s}",
+            f"x ({_shape_and_dtype(x)}) = ",
+            x,
+            f"y ({_shape_and_dtype(y)}) = ",
+            y,
+        ],
+        summarize=summarize,
+    )
+
+
+def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor:
+    """``tensor`` itself, after checking it has no NaN or infinity (``InvalidArgumentError``
+    ``"{message} : Tensor had NaN values"`` / ``Inf values`` otherwise;
+    ``tf.debugging.check_numerics``). Its gradient passes through unchanged.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        A floating tensor.
+    message : str
+        The start of the error's text.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
+    t = _tensor(tensor)
+    if not t.dtype.is_floating:
+        raise TypeError(
+            f"Value for attr 'T' of {t.dtype.name} is not in the list of allowed values: bfloat16, half, float, double"
+        )
+
+    def fail(values: list[Tensor]) -> NoReturn:
+        v = _values(values[0])
+        kind = "NaN" if np.isnan(v).any() else "Inf"
+        raise InvalidArgumentError(None, None, f"{message} : Tensor had {kind} values")
+
+    _check(_core.reduce_all(_math.is_finite(t)), fail, [t])
+    return t
+
+
+def assert_all_finite(x: Any, message: str, name: str | None = None) -> Tensor:
+    """``check_numerics`` under its other name (``tf.debugging.assert_all_finite``).
+
+    Parameters
+    ----------
+    x : Tensor
+        A floating tensor.
+    message : str
+        The start of the error's text.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    Tensor
+        ``x``.
+    """
+    return check_numerics(x, message, name=name)
+
+
+def _rank_error(message: str | None, want: str, t: Tensor) -> ValueError:
+    return ValueError(
+        f"{_prefix(message)}Tensor  must have rank {want}.  Received rank {len(t.shape)}, shape {tuple(t.shape)}"
+    )
+
+
+def assert_rank(x: Any, rank: int, message: str | None = None, name: str | None = None) -> None:
+    """Raises ``ValueError`` unless ``x`` has rank ``rank`` (``tf.debugging.assert_rank``).
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+        The value checked.
+    rank : int
+        The rank wanted.
+    message : str, optional
+        A first line of the error.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+    """
+    t = _tensor(x)
+    if len(t.shape) != int(rank):
+        raise _rank_error(message, str(int(rank)), t)
+
+
+def assert_rank_at_least(x: Any, rank: int, message: str | None = None, name: str | None = None) -> None:
+    """Raises ``ValueError`` unless ``x`` has rank ``rank`` or more.
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+        The value checked.
+    rank : int
+        The least rank wanted.
+    message : str, optional
+        A first line of the error.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+    """
+    t = _tensor(x)
+    if len(t.shape) < int(rank):
+        raise ValueError(
+            f"{_prefix(message)}Tensor  must have rank at least {int(rank)}.  Received rank {len(t.shape)}, "
+            f"shape {tuple(t.shape)}"
+        )
+
+
+def assert_rank_in(x: Any, ranks: Sequence[int], message: str | None = None, name: str | None = None) -> None:
+    """Raises ``ValueError`` unless ``x``'s rank is one of ``ranks``.
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+        The value checked.
+    ranks : sequence of int
+        The ranks allowed.
+    message : str, optional
+        A first line of the error.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+    """
+    t = _tensor(x)
+    want = tuple(int(r) for r in ranks)
+    if len(t.shape) not in want:
+        raise ValueError(
+            f"{_prefix(message)}Tensor  must have rank in {want}.  Received rank {len(t.shape)}, shape {tuple(t.shape)}"
+        )
+
+
+def assert_scalar(tensor: Any, message: str | None = None, name: str | None = None) -> Tensor:
+    """``tensor`` if it is a scalar, else ``ValueError`` (``tf.debugging.assert_scalar``).
+
+    Parameters
+    ----------
+    tensor : Tensor or array-like
+        The value checked.
+    message : str, optional
+        A first line of the error.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``.
+    """
+    t = _tensor(tensor)
+    if len(t.shape) != 0:
+        raise ValueError(f"{_prefix(message)}Expected scalar shape, saw shape: {tuple(t.shape)}.")
+    return t
+
+
+def assert_type(tensor: Any, tf_type: Any, message: str | None = None, name: str | None = None) -> None:
+    """Raises ``TypeError`` unless ``tensor`` has dtype ``tf_type`` (``tf.debugging.assert_type``).
+
+    Parameters
+    ----------
+    tensor : Tensor or array-like
+        The value checked.
+    tf_type : DType
+        The dtype wanted.
+    message : str, optional
+        A first line of the error.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+    """
+    from .dtypes import as_dtype
+
+    want = as_dtype(tf_type)
+    t = _tensor(tensor)
+    if t.dtype != want:
+        raise TypeError(f"{_prefix(message)}tensor must be of type {want!r}; got {t.dtype!r}")
+
+
+def assert_integer(x: Any, message: str | None = None, name: str | None = None) -> None:
+    """Raises ``TypeError`` unless ``x`` has an integer dtype (``tf.debugging.assert_integer``).
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+        The value checked.
+    message : str, optional
+        A first line of the error.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+    """
+    t = _tensor(x)
+    if not t.dtype.is_integer:
+        raise TypeError(
+            f"{_prefix(message)}Expected \"x\" to be integer type.  Found: tensor of dtype <dtype: '{t.dtype.name}'>"
+        )
+
+
+def is_numeric_tensor(tensor: Any) -> bool:
+    """Whether ``tensor`` is a Tensor of a numeric dtype (``tf.debugging.is_numeric_tensor``).
+
+    Parameters
+    ----------
+    tensor : object
+        Anything.
+
+    Returns
+    -------
+    bool
+    """
+    return isinstance(tensor, Tensor) and tensor.dtype.name != "bool"
