@@ -27,7 +27,7 @@ __all__ = [
     "Assert", "assert_all_finite", "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer",
     "assert_less", "assert_less_equal", "assert_near", "assert_negative", "assert_non_negative",
     "assert_non_positive", "assert_none_equal", "assert_positive", "assert_rank", "assert_rank_at_least",
-    "assert_rank_in", "assert_scalar", "assert_type", "check_numerics", "is_numeric_tensor",
+    "assert_rank_in", "assert_scalar", "assert_shapes", "assert_type", "check_numerics", "is_numeric_tensor",
 ]  # fmt: skip
 
 
@@ -649,3 +649,104 @@ def is_numeric_tensor(tensor: Any) -> bool:
     bool
     """
     return isinstance(tensor, Tensor) and tensor.dtype.name != "bool"
+
+
+def _known(size: Any) -> bool:
+    """A size given as a number (or a string of one), as TensorFlow's `_has_known_value`."""
+    if size is None:
+        return False
+    try:
+        int(size)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def assert_shapes(
+    shapes: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> None:
+    """Checks tensors' shapes against specs that share symbolic sizes
+    (``tf.debugging.assert_shapes``).
+
+    Parameters
+    ----------
+    shapes : sequence of (Tensor, shape) pairs, or a dict
+        Each shape is a sequence of sizes: an int, a symbol (a string naming a size
+        that must be the same wherever it appears), ``None`` or ``'.'`` (any size),
+        and as first entry ``'*'`` or ``...`` (any number of leading dimensions). A
+        spec of one entry (or none) allows rank 0 or 1, as TensorFlow's does.
+    data, summarize : optional
+        Accepted (TensorFlow's; shapes are static here, so the checks run now).
+    message : str, optional
+        A prefix of the error.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        With TensorFlow's text, naming the tensor, dimension, size wanted and where
+        that size was specified.
+    """
+    if isinstance(shapes, dict):
+        shapes = shapes.items()
+    prefix = _prefix(message)
+    found = []
+    for x, spec in shapes:
+        if spec is None:
+            continue
+        t = _tensor(x)
+        if not (hasattr(spec, "__iter__") or hasattr(spec, "__getitem__")):
+            raise ValueError(
+                f"{prefix}Tensor {_shape_and_dtype(t)}.  Specified shape must be an iterable.  "
+                f"An iterable has the attribute `__iter__` or `__getitem__`.  Received specified shape: {spec}"
+            )
+        spec = tuple(spec)
+        leading = False
+        for i, symbol in enumerate(spec):
+            if symbol is Ellipsis or (isinstance(symbol, str) and symbol == "*"):
+                if i != 0:
+                    raise ValueError(
+                        f"{prefix}Tensor {_shape_and_dtype(t)} specified shape index {i}.  Symbol `...` or `*` "
+                        "for a variable number of unspecified dimensions is only allowed as the first entry"
+                    )
+                leading = True
+        sizes = (spec[1:] if leading else spec) or (1,)
+        actual = tuple(t.shape) or (1,)
+        found.append((t, leading, actual, sizes))
+    for t, leading, _, sizes in found:
+        rank = len(sizes)
+        if leading:
+            if rank > 1:
+                assert_rank_at_least(t, rank, message=message)
+        elif rank <= 1:
+            assert_rank_in(t, [0, 1], message=message)
+        else:
+            assert_rank(t, rank, message=message)
+    specified: dict[Any, tuple[int, Tensor, int]] = {}
+    for t, leading, actual, sizes in found:
+        for i, symbol in enumerate(sizes):
+            if symbol is None or (isinstance(symbol, str) and symbol == "."):
+                continue
+            dim = i - len(sizes) if leading else i
+            if _known(symbol):
+                want, how = int(symbol), "Specified explicitly"
+            elif symbol in specified:
+                want, by, at = specified[symbol]
+                how = f"Specified by tensor {_shape_and_dtype(by)} dimension {at}"
+            else:
+                specified[symbol] = (actual[dim], t, dim)
+                continue
+            if int(actual[dim]) != want:
+                raise ValueError(
+                    f"{prefix}{how}.  Tensor {_shape_and_dtype(t)} dimension {dim} must have size {want}.  "
+                    f"Received size {actual[dim]}, shape {tuple(t.shape)}"
+                )

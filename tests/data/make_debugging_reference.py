@@ -46,6 +46,16 @@ SNIPPETS = {
     "assert_type": "tf.debugging.assert_type(tf.constant([1, 2]), tf.float32)",
     "assert_integer": "tf.debugging.assert_integer(tf.constant([1.0]))",
     "is_numeric_tensor": "result = [tf.debugging.is_numeric_tensor(tf.constant(1.0)), tf.debugging.is_numeric_tensor(tf.constant(True)), tf.debugging.is_numeric_tensor(1.0)]",
+    "assert_shapes_holds": "result = tf.debugging.assert_shapes([(tf.zeros([2, 3]), ('N', 3)), (tf.zeros([2]), ('N',)), (tf.constant(1.0), ()), (tf.zeros([4, 2, 3]), ('*', 'N', '.')), (tf.zeros([7]), None)])",
+    "assert_shapes_symbol": "tf.debugging.assert_shapes([(tf.constant([1, 2, 3]), ('N',)), (tf.zeros([2, 3]), ('N', 3))])",
+    "assert_shapes_explicit": "tf.debugging.assert_shapes([(tf.zeros([2, 3]), (2, 4))], message='layer')",
+    "assert_shapes_string_size": "tf.debugging.assert_shapes([(tf.zeros([2, 3]), ('2', '4'))])",
+    "assert_shapes_rank": "tf.debugging.assert_shapes([(tf.zeros([2, 3]), ('N',))])",
+    "assert_shapes_rank2": "tf.debugging.assert_shapes([(tf.zeros([2]), ('N', 'M'))])",
+    "assert_shapes_leading": "tf.debugging.assert_shapes([(tf.zeros([4, 2, 3]), ('*', 'N', 3)), (tf.zeros([5, 3]), ('*', 'N', 3))])",
+    "assert_shapes_leading_rank": "tf.debugging.assert_shapes([(tf.zeros([3]), (..., 'N', 3))])",
+    "assert_shapes_star_late": "tf.debugging.assert_shapes([(tf.zeros([2]), ('N', '*'))])",
+    "assert_shapes_not_iterable": "tf.debugging.assert_shapes([(tf.zeros([2]), 5)])",
     "top_level": "result = [f is g for f, g in [(tf.assert_equal, tf.debugging.assert_equal), (tf.Assert, tf.debugging.Assert), (tf.assert_less, tf.debugging.assert_less), (tf.assert_greater, tf.debugging.assert_greater), (tf.assert_rank, tf.debugging.assert_rank)]]",
 }
 
