@@ -33,7 +33,7 @@ from ._core import __all__ as __all__
 from ._custom import custom_gradient
 from ._device import device
 from ._function import Function, function
-from ._functional import map_fn, meshgrid, vectorized_map
+from ._functional import map_fn, meshgrid, numpy_function, py_function, vectorized_map
 from ._indexed_slices import IndexedSlices
 from ._module import Module, name_scope
 from ._ops import (
@@ -91,7 +91,7 @@ __all__ = [
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
 __all__ += ["case", "cond", "switch_case", "while_loop"]
 __all__ += ["IndexedSlices", "TensorSpec", "autodiff", "config", "data", "device", "map_fn", "meshgrid"]
-__all__ += ["atan2", "vectorized_map"]
+__all__ += ["atan2", "vectorized_map", "numpy_function", "py_function"]
 # TensorFlow 2's top-level assertions (the rest are in `tapers.debugging`).
 from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402
 

@@ -192,3 +192,91 @@ def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
         shape[axis] = -1
         grids.append(broadcast_to(reshape(v, shape), out_shape))
     return grids
+
+
+def _touts(Tout: Any) -> tuple[bool, list[DType]]:  # noqa: N803 - TensorFlow's name
+    single = not isinstance(Tout, (list, tuple))
+    return single, [as_dtype(Tout)] if single else [as_dtype(d) for d in Tout]
+
+
+def _outputs(out: Any, single: bool, n: int) -> list[Any]:
+    if single:
+        return [out]
+    outs = [] if out is None else list(out) if isinstance(out, (list, tuple)) else [out]
+    if len(outs) != n:
+        raise InvalidArgumentError(None, None, f"The function returned {len(outs)} values, but Tout lists {n}")
+    return outs
+
+
+def py_function(func: Callable[..., Any], inp: Any = None, Tout: Any = None, name: str | None = None) -> Any:  # noqa: N803 - TensorFlow's name
+    """Calls ``func`` on the tensors ``inp`` and returns its results as tensors of the
+    dtypes ``Tout`` (``tf.py_function``).
+
+    Eagerly, as TensorFlow's: ``func`` runs now, its ops are recorded on the active
+    tapes (gradients flow through it), and a result of another dtype than ``Tout``
+    asks raises ``InvalidArgumentError``. Inside ``tapers.function`` the body is traced
+    with the rest of the function: its tensor ops replay at each call, while its Python
+    side effects run when tracing only (TensorFlow calls ``func`` at every call).
+
+    Parameters
+    ----------
+    func : callable
+        Takes ``len(inp)`` tensors.
+    inp : list, optional
+        Tensors (or values converted to tensors).
+    Tout : DType or list of DType
+        The result's dtype, or a list of them (then a list is returned).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    Tensor or list of Tensor
+    """
+    single, touts = _touts(Tout)
+    out = func(*[_as_tensor(x) for x in inp or []])
+    try:
+        return_ = [convert_to_tensor(v, dtype=d) for v, d in zip(_outputs(out, single, len(touts)), touts)]
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(None, None, f"{type(e).__name__}: {e}") from None
+    return return_[0] if single else return_
+
+
+def numpy_function(
+    func: Callable[..., Any],
+    inp: Any,
+    Tout: Any,  # noqa: N803 - TensorFlow's name
+    stateful: bool = True,
+    name: str | None = None,
+) -> Any:
+    """Calls ``func`` on numpy arrays of ``inp`` and returns its results as tensors of the
+    dtypes ``Tout`` (``tf.numpy_function``; no gradient flows through it).
+
+    Inside ``tapers.function`` the inputs are read into numpy while tracing, which is a
+    guard (a call with other input values traces again; see ``tapers.function``).
+
+    Parameters
+    ----------
+    func : callable
+        Takes ``len(inp)`` numpy arrays, returns arrays or numbers.
+    inp : list
+        Tensors, Variables or values numpy converts.
+    Tout : DType or list of DType
+        The result's dtype (each result is converted to it), or a list of them.
+    stateful : bool, default True
+        Accepted (TensorFlow's).
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    Tensor or list of Tensor
+    """
+    import numpy as np
+
+    single, touts = _touts(Tout)
+    # Tensors as their values; Python values as numpy makes them (2 is int64), as TF's.
+    out = func(*[np.asarray(x.read_value() if isinstance(x, Variable) else x) for x in inp])
+    outs = _outputs(out, single, len(touts))
+    return_ = [convert_to_tensor(np.asarray(v, dtype=d.as_numpy_dtype)) for v, d in zip(outs, touts)]
+    return return_[0] if single else return_
