@@ -26,8 +26,9 @@ from .errors import InvalidArgumentError
 __all__ = [
     "Assert", "assert_all_finite", "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer",
     "assert_less", "assert_less_equal", "assert_near", "assert_negative", "assert_non_negative",
-    "assert_non_positive", "assert_none_equal", "assert_positive", "assert_rank", "assert_rank_at_least",
-    "assert_rank_in", "assert_scalar", "assert_shapes", "assert_type", "check_numerics", "is_numeric_tensor",
+    "assert_non_positive", "assert_none_equal", "assert_positive", "assert_proper_iterable", "assert_rank",
+    "assert_rank_at_least", "assert_rank_in", "assert_same_float_dtype", "assert_scalar", "assert_shapes",
+    "assert_type", "check_numerics", "is_numeric_tensor",
 ]  # fmt: skip
 
 
@@ -750,3 +751,54 @@ def assert_shapes(
                     f"{prefix}{how}.  Tensor {_shape_and_dtype(t)} dimension {dim} must have size {want}.  "
                     f"Received size {actual[dim]}, shape {tuple(t.shape)}"
                 )
+
+
+def assert_proper_iterable(values: Any) -> None:
+    """Raises ``TypeError`` unless ``values`` is an iterable other than a tensor, an array
+    or a string (``tf.debugging.assert_proper_iterable``).
+
+    Parameters
+    ----------
+    values : object
+        The value checked.
+
+    Returns
+    -------
+    None
+    """
+    if isinstance(values, (Tensor, Variable, np.ndarray, str, bytes)):
+        raise TypeError(f'Expected argument "values" to be a "proper" iterable.  Found: {type(values)}')
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
+
+
+def assert_same_float_dtype(tensors: Sequence[Any] | None = None, dtype: Any = None) -> Any:
+    """The floating dtype shared by ``tensors`` and ``dtype`` (float32 when neither gives
+    one), else ``ValueError`` (``tf.debugging.assert_same_float_dtype``).
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor, optional
+        Tensors whose dtypes must agree.
+    dtype : DType, optional
+        The dtype they must have.
+
+    Returns
+    -------
+    DType
+    """
+    from .dtypes import as_dtype, float32
+
+    want = None if dtype is None else as_dtype(dtype)
+    first = None
+    for t in tensors or []:
+        if want is None:
+            want, first = t.dtype, t
+        elif t.dtype != want:
+            against = f" as {first!s}" if first is not None else ""
+            raise ValueError(f"{t!s}, type={t.dtype}, must be of the same type ({want}){against}.")
+    if want is None:
+        return float32
+    if not want.is_floating:
+        raise ValueError(f"Expected floating point type, got {want}.")
+    return want

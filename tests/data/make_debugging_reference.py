@@ -56,6 +56,16 @@ SNIPPETS = {
     "assert_shapes_leading_rank": "tf.debugging.assert_shapes([(tf.zeros([3]), (..., 'N', 3))])",
     "assert_shapes_star_late": "tf.debugging.assert_shapes([(tf.zeros([2]), ('N', '*'))])",
     "assert_shapes_not_iterable": "tf.debugging.assert_shapes([(tf.zeros([2]), 5)])",
+    "proper_iterable_ok": "result = tf.debugging.assert_proper_iterable([1, 2])",
+    "proper_iterable_ndarray": "tf.debugging.assert_proper_iterable(np.array([1, 2]))",
+    "proper_iterable_str": "tf.debugging.assert_proper_iterable('ab')",
+    "proper_iterable_int": "tf.debugging.assert_proper_iterable(3)",
+    "same_float_ok": "result = str(tf.debugging.assert_same_float_dtype([tf.constant(1.0), tf.constant([2.0])]))",
+    "same_float_dtype": "result = str(tf.debugging.assert_same_float_dtype(None, tf.float64))",
+    "same_float_none": "result = str(tf.debugging.assert_same_float_dtype())",
+    "same_float_mismatch": "tf.debugging.assert_same_float_dtype([tf.constant(1.0), tf.constant(2.0, tf.float64)])",
+    "same_float_int": "tf.debugging.assert_same_float_dtype([tf.constant(1)])",
+    "same_float_vs_dtype": "tf.debugging.assert_same_float_dtype([tf.constant(1.0)], tf.float64)",
     "top_level": "result = [f is g for f, g in [(tf.assert_equal, tf.debugging.assert_equal), (tf.Assert, tf.debugging.Assert), (tf.assert_less, tf.debugging.assert_less), (tf.assert_greater, tf.debugging.assert_greater), (tf.assert_rank, tf.debugging.assert_rank)]]",
 }
 
