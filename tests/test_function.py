@@ -279,6 +279,40 @@ def test_print_rejects_an_unknown_stream_when_traced_too() -> None:
         f(tf.constant(1.0))
 
 
+def test_run_functions_eagerly_skips_graphs_as_tensorflow() -> None:
+    want = REF["run_functions_eagerly"]
+    eager_calls: list[bool] = []
+
+    @tf.function
+    def sometimes_eager(x: Any) -> Any:
+        eager_calls.append(tf.executing_eagerly())
+        return x + 1.0
+
+    try:
+        tf.config.run_functions_eagerly(True)
+        values = [float(sometimes_eager(tf.constant(v))) for v in (1.0, 2.0)]
+        flag_on = tf.config.functions_run_eagerly()
+        count_on = sometimes_eager.experimental_get_tracing_count()
+    finally:
+        tf.config.run_functions_eagerly(False)
+    values += [float(sometimes_eager(tf.constant(v))) for v in (3.0, 4.0)]
+    got = {
+        "executing_eagerly": eager_calls,
+        "values": values,
+        "flag_on": flag_on,
+        "flag_off": tf.config.functions_run_eagerly(),
+        "tracing_counts": [count_on, sometimes_eager.experimental_get_tracing_count()],
+    }
+    assert got == want
+    # The fast path (a call of tensors alone, Rust's `__call__`) obeys the flag too.
+    try:
+        tf.config.run_functions_eagerly(True)
+        sometimes_eager(tf.constant(5.0))
+    finally:
+        tf.config.run_functions_eagerly(False)
+    assert eager_calls[-1] is True and len(eager_calls) == 4
+
+
 def test_unreplayable_ops_fall_back_to_eager_naming_the_op() -> None:
     @tf.custom_gradient
     def clipped(x: Any) -> Any:

@@ -426,8 +426,9 @@ class Function(_core._FunctionBase):
     # the fast path's graph (`_fast`) without entering Python, counting such
     # calls in `_untraced_fast_calls`; every other call comes here.
     def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
-        if _core._is_tracing():
-            # Inside another function's trace: the calls are part of that trace.
+        if _core._is_tracing() or _core._run_functions_eagerly():
+            # Inside another function's trace (the calls are part of that trace),
+            # or `tapers.config.run_functions_eagerly(True)`: no graph.
             return self._python_function(*args, **kwargs)
         if self._untraced_fast_calls:
             self._detector.called_without_tracing(self._untraced_fast_calls)

@@ -1,4 +1,5 @@
-"""``tapers.config`` (``tf.config``): the devices tapers computes on.
+"""``tapers.config`` (``tf.config``): the devices tapers computes on, and whether
+``tapers.function`` runs eagerly.
 
 tapers runs every op on the host CPU (its kernels spread large work over the
 cores), so there is one physical and one logical device, ``CPU:0``, and lists of
@@ -9,6 +10,8 @@ without accelerators.
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from . import _core
 
 
 class PhysicalDevice(NamedTuple):
@@ -79,4 +82,37 @@ def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
     return [LogicalDevice("/device:CPU:0", "CPU")] if _matches(device_type) else []
 
 
-__all__ = ["LogicalDevice", "PhysicalDevice", "list_logical_devices", "list_physical_devices"]
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Makes every ``tapers.function`` call run its Python function eagerly (no trace, no
+    graph; for debugging), or go back to tracing (``tf.config.run_functions_eagerly``).
+
+    Parameters
+    ----------
+    run_eagerly : bool
+        Whether functions run eagerly.
+
+    Returns
+    -------
+    None
+    """
+    _core._set_run_functions_eagerly(bool(run_eagerly))
+
+
+def functions_run_eagerly() -> bool:
+    """Whether ``run_functions_eagerly(True)`` is in effect (``tf.config.functions_run_eagerly``).
+
+    Returns
+    -------
+    bool
+    """
+    return _core._run_functions_eagerly()
+
+
+__all__ = [
+    "LogicalDevice",
+    "PhysicalDevice",
+    "functions_run_eagerly",
+    "list_logical_devices",
+    "list_physical_devices",
+    "run_functions_eagerly",
+]

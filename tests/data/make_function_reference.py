@@ -266,6 +266,31 @@ out["random_generator"] = {
     "tracing_count": noisy.experimental_get_tracing_count(),
 }
 
+# tf.config.run_functions_eagerly: every tf.function runs its Python function
+# eagerly (no graph) while it is on; tracing resumes when it is turned off.
+eager_calls = []
+
+
+@tf.function
+def sometimes_eager(x):
+    eager_calls.append(tf.executing_eagerly())
+    return x + 1.0
+
+
+tf.config.run_functions_eagerly(True)
+values = [float(sometimes_eager(tf.constant(v))) for v in (1.0, 2.0)]
+flag_on = tf.config.functions_run_eagerly()
+count_on = sometimes_eager.experimental_get_tracing_count()
+tf.config.run_functions_eagerly(False)
+values += [float(sometimes_eager(tf.constant(v))) for v in (3.0, 4.0)]
+out["run_functions_eagerly"] = {
+    "executing_eagerly": eager_calls,
+    "values": values,
+    "flag_on": flag_on,
+    "flag_off": tf.config.functions_run_eagerly(),
+    "tracing_counts": [count_on, sometimes_eager.experimental_get_tracing_count()],
+}
+
 # tf.print is an op: it prints at every call (the values of that call, a
 # Variable as read at that point), while Python's print runs only when tracing.
 # It also prints inside the branch a cond takes and at each loop iteration.

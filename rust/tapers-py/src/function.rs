@@ -5,7 +5,7 @@
 //! cache of graphs, retracing and the eager fallback; this module only
 //! starts and finishes traces and runs graphs.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::exceptions::PyRuntimeError;
@@ -116,6 +116,22 @@ pub fn replays_at_once(reset: bool) -> usize {
     n
 }
 
+/// `tapers.config.run_functions_eagerly`: every `Function` call runs its
+/// Python function (the slow path does), none replays a graph.
+static RUN_EAGERLY: AtomicBool = AtomicBool::new(false);
+
+/// Sets `tapers.config.run_functions_eagerly`.
+#[pyfunction]
+pub fn set_run_functions_eagerly(on: bool) {
+    RUN_EAGERLY.store(on, Ordering::Relaxed);
+}
+
+/// `tapers.config.functions_run_eagerly()`.
+#[pyfunction]
+pub fn run_functions_eagerly() -> bool {
+    RUN_EAGERLY.load(Ordering::Relaxed)
+}
+
 /// The base class of the Python `Function`: its calls' fast path. A call
 /// of tensors alone (no keywords) first tries the graph of the latest such
 /// call (`_fast`, the Python layer's `_Entry`) without entering Python;
@@ -163,7 +179,7 @@ impl PyFunctionBase {
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
-        if kwargs.is_none_or(|k| k.is_empty()) {
+        if kwargs.is_none_or(|k| k.is_empty()) && !RUN_EAGERLY.load(Ordering::Relaxed) {
             // The lock is held only to take references (no Python code runs
             // under it); the replay runs without it.
             let fast = slf.get().slot().as_ref().map(|f| {
