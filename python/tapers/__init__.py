@@ -19,6 +19,7 @@ from . import (
     keras,
     linalg,
     math,
+    nest,
     nn,
     optimizers,
     random,
@@ -95,7 +96,7 @@ __all__ += ["atan2", "vectorized_map", "numpy_function", "py_function"]
 # TensorFlow 2's top-level assertions (the rest are in `tapers.debugging`).
 from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402
 
-__all__ += ["debugging", "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"]
+__all__ += ["nest", "debugging", "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"]
 __all__ += ["complex", "bfloat16", "complex64", "complex128", "float16", "half"]
 __all__ += ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]
 
