@@ -42,9 +42,10 @@ def tf_stderr(text: str) -> str:
     return tf_text("".join(line for line in text.splitlines(True) if not line.startswith("WARNING:absl:")))
 
 
-def run(source: str) -> dict[str, Any]:
-    """Runs `source` with ``tf`` = tapers; returns what the fixture records for a program."""
-    ns: dict[str, Any] = {"tf": tapers, "np": np, "sys": sys}
+def run(source: str, **names: Any) -> dict[str, Any]:
+    """Runs `source` with ``tf`` = tapers (and `names` defined); returns what the fixture
+    records for a program."""
+    ns: dict[str, Any] = {"tf": tapers, "np": np, "sys": sys, **names}
     out, err = io.StringIO(), io.StringIO()
     error = None
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
@@ -86,3 +87,19 @@ def check(name: str) -> None:
     assert got["stderr"].strip() == tf_stderr(want["stderr"]).strip()
     if "result" in want:
         assert_close(got["result"], want["result"])
+
+
+def check_snippet(want: dict[str, Any], **names: Any) -> dict[str, Any]:
+    """Runs a snippet recorded by a ``tests/data/make_*_reference.py`` script that uses
+    ``tests/data/_snippets.py``, asserts tapers raised what TensorFlow did (class and
+    text) and computed an equal ``result``, and returns what it recorded."""
+    got = run(want["source"], **names)
+    if want["error"] is None:
+        assert got["error"] is None, got["error"]
+    else:
+        assert got["error"] is not None, f"did not raise; TensorFlow raised {want['error']}"
+        assert got["error"][0] == want["error"][0], (got["error"], want["error"])
+        assert got["error"][1] == tf_text(want["error"][1]), (got["error"], want["error"])
+    if "result" in want:
+        assert got.get("result") == want["result"]
+    return got

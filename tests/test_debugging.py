@@ -17,23 +17,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _tf_programs import tf_text
+from _tf_programs import check_snippet, run
 
 import tapers as tf
 
 REF = json.loads((pathlib.Path(__file__).parent / "data" / "debugging_reference.json").read_text())["programs"]
-
-
-def run(source: str) -> dict[str, Any]:
-    ns: dict[str, Any] = {"tf": tf, "np": np}
-    rec: dict[str, Any] = {"error": None}
-    try:
-        exec(compile(source, "<snippet>", "exec"), ns)
-    except Exception as e:  # noqa: BLE001 - compared with what TensorFlow raised
-        rec["error"] = [type(e).__name__, str(e)]
-    if "result" in ns:
-        rec["result"] = ns["result"]
-    return rec
 
 
 EAGER = sorted(k for k in REF if not k.startswith("compiled"))
@@ -42,15 +30,7 @@ COMPILED = sorted(k for k in REF if k.startswith("compiled"))
 
 @pytest.mark.parametrize("name", EAGER)
 def test_checks_raise_tensorflows_class_and_message(name: str) -> None:
-    want = REF[name]
-    got = run(want["source"])
-    if want["error"] is None:
-        assert got["error"] is None, got["error"]
-    else:
-        assert got["error"] is not None, f"{name} did not raise"
-        assert got["error"][0] == want["error"][0]
-        assert got["error"][1] == tf_text(want["error"][1])
-    assert got.get("result") == want.get("result")
+    check_snippet(REF[name])
 
 
 @pytest.mark.parametrize("name", COMPILED)

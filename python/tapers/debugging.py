@@ -173,10 +173,7 @@ assert_non_negative = _unary("assert_non_negative", ">=", _core.less_equal, flip
 assert_non_positive = _unary("assert_non_positive", "<=", _core.less_equal, flip=False, joined=True)
 
 
-def assert_equal(
-    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
-) -> None:
-    """Raises ``InvalidArgumentError`` unless ``x == y`` element-wise (``tf.debugging.assert_equal``).
+_BINARY_DOC = """Raises ``InvalidArgumentError`` unless ``x {sym} y`` element-wise (``tf.debugging.{name}``).
 
     Parameters
     ----------
@@ -194,127 +191,34 @@ def assert_equal(
     None
         Inside ``tapers.function`` the check is a node that runs at every call.
     """
-    _binary("==", _core.equal, x, y, message, summarize)
+
+
+def _binary_check(name: str, sym: str, op: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., None]:
+    def check(
+        x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
+    ) -> None:
+        _binary(sym, op, x, y, message, summarize)
+
+    check.__name__ = check.__qualname__ = name
+    check.__doc__ = _BINARY_DOC.format(sym=sym, name=name)
+    return check
+
+
+assert_equal = _binary_check("assert_equal", "==", _core.equal)
+assert_less = _binary_check("assert_less", "<", _core.less)
+assert_less_equal = _binary_check("assert_less_equal", "<=", _core.less_equal)
+assert_greater = _binary_check("assert_greater", ">", _core.greater)
+assert_greater_equal = _binary_check("assert_greater_equal", ">=", _core.greater_equal)
 
 
 def assert_none_equal(
     x: Any, y: Any, summarize: int | None = None, message: str | None = None, name: str | None = None
 ) -> None:
-    """Raises unless ``x != y`` element-wise (``tf.debugging.assert_none_equal``).
-
-    Parameters
-    ----------
-    x, y : Tensor or array-like
-        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
-    message : str, optional
-        A first line of the error.
-    summarize : int, optional
-        Values shown of each (3; negative: all).
-    name : str, optional
-        Ignored (TensorFlow's op name).
-
-    Returns
-    -------
-    None
-        Inside ``tapers.function`` the check is a node that runs at every call.
-    """
+    # TensorFlow's order of arguments differs from its kin's: summarize first.
     _binary("!=", _core.not_equal, x, y, message, summarize)
 
 
-def assert_less(
-    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
-) -> None:
-    """Raises unless ``x < y`` element-wise (``tf.debugging.assert_less``).
-
-    Parameters
-    ----------
-    x, y : Tensor or array-like
-        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
-    message : str, optional
-        A first line of the error.
-    summarize : int, optional
-        Values shown of each (3; negative: all).
-    name : str, optional
-        Ignored (TensorFlow's op name).
-
-    Returns
-    -------
-    None
-        Inside ``tapers.function`` the check is a node that runs at every call.
-    """
-    _binary("<", _core.less, x, y, message, summarize)
-
-
-def assert_less_equal(
-    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
-) -> None:
-    """Raises unless ``x <= y`` element-wise (``tf.debugging.assert_less_equal``).
-
-    Parameters
-    ----------
-    x, y : Tensor or array-like
-        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
-    message : str, optional
-        A first line of the error.
-    summarize : int, optional
-        Values shown of each (3; negative: all).
-    name : str, optional
-        Ignored (TensorFlow's op name).
-
-    Returns
-    -------
-    None
-        Inside ``tapers.function`` the check is a node that runs at every call.
-    """
-    _binary("<=", _core.less_equal, x, y, message, summarize)
-
-
-def assert_greater(
-    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
-) -> None:
-    """Raises unless ``x > y`` element-wise (``tf.debugging.assert_greater``).
-
-    Parameters
-    ----------
-    x, y : Tensor or array-like
-        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
-    message : str, optional
-        A first line of the error.
-    summarize : int, optional
-        Values shown of each (3; negative: all).
-    name : str, optional
-        Ignored (TensorFlow's op name).
-
-    Returns
-    -------
-    None
-        Inside ``tapers.function`` the check is a node that runs at every call.
-    """
-    _binary(">", _core.greater, x, y, message, summarize)
-
-
-def assert_greater_equal(
-    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
-) -> None:
-    """Raises unless ``x >= y`` element-wise (``tf.debugging.assert_greater_equal``).
-
-    Parameters
-    ----------
-    x, y : Tensor or array-like
-        Compared element by element, broadcasting (``y`` converted to ``x``'s dtype).
-    message : str, optional
-        A first line of the error.
-    summarize : int, optional
-        Values shown of each (3; negative: all).
-    name : str, optional
-        Ignored (TensorFlow's op name).
-
-    Returns
-    -------
-    None
-        Inside ``tapers.function`` the check is a node that runs at every call.
-    """
-    _binary(">=", _core.greater_equal, x, y, message, summarize)
+assert_none_equal.__doc__ = _BINARY_DOC.format(sym="!=", name="assert_none_equal")
 
 
 def _summarized(t: np.ndarray, summarize: int | None) -> str:
@@ -484,85 +388,54 @@ def assert_all_finite(x: Any, message: str, name: str | None = None) -> Tensor:
     return check_numerics(x, message, name=name)
 
 
-def _rank_error(message: str | None, want: str, t: Tensor) -> ValueError:
-    return ValueError(
-        f"{_prefix(message)}Tensor  must have rank {want}.  Received rank {len(t.shape)}, shape {tuple(t.shape)}"
-    )
+def _check_rank(t: Tensor, ok: bool, message: str | None, want: str) -> None:
+    if not ok:
+        raise ValueError(
+            f"{_prefix(message)}Tensor  must have rank {want}.  Received rank {len(t.shape)}, shape {tuple(t.shape)}"
+        )
+
+
+_RANK_DOC = """Raises ``ValueError`` unless ``x``'s rank is {what} (``tf.debugging.{name}``).
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+        The value checked.
+    {arg}
+    message : str, optional
+        A first line of the error.
+    name : str, optional
+        Ignored (TensorFlow's op name).
+
+    Returns
+    -------
+    None
+    """
 
 
 def assert_rank(x: Any, rank: int, message: str | None = None, name: str | None = None) -> None:
-    """Raises ``ValueError`` unless ``x`` has rank ``rank`` (``tf.debugging.assert_rank``).
-
-    Parameters
-    ----------
-    x : Tensor or array-like
-        The value checked.
-    rank : int
-        The rank wanted.
-    message : str, optional
-        A first line of the error.
-    name : str, optional
-        Ignored (TensorFlow's op name).
-
-    Returns
-    -------
-    None
-    """
     t = _tensor(x)
-    if len(t.shape) != int(rank):
-        raise _rank_error(message, str(int(rank)), t)
+    _check_rank(t, len(t.shape) == int(rank), message, str(int(rank)))
 
 
 def assert_rank_at_least(x: Any, rank: int, message: str | None = None, name: str | None = None) -> None:
-    """Raises ``ValueError`` unless ``x`` has rank ``rank`` or more.
-
-    Parameters
-    ----------
-    x : Tensor or array-like
-        The value checked.
-    rank : int
-        The least rank wanted.
-    message : str, optional
-        A first line of the error.
-    name : str, optional
-        Ignored (TensorFlow's op name).
-
-    Returns
-    -------
-    None
-    """
     t = _tensor(x)
-    if len(t.shape) < int(rank):
-        raise ValueError(
-            f"{_prefix(message)}Tensor  must have rank at least {int(rank)}.  Received rank {len(t.shape)}, "
-            f"shape {tuple(t.shape)}"
-        )
+    _check_rank(t, len(t.shape) >= int(rank), message, f"at least {int(rank)}")
 
 
 def assert_rank_in(x: Any, ranks: Sequence[int], message: str | None = None, name: str | None = None) -> None:
-    """Raises ``ValueError`` unless ``x``'s rank is one of ``ranks``.
-
-    Parameters
-    ----------
-    x : Tensor or array-like
-        The value checked.
-    ranks : sequence of int
-        The ranks allowed.
-    message : str, optional
-        A first line of the error.
-    name : str, optional
-        Ignored (TensorFlow's op name).
-
-    Returns
-    -------
-    None
-    """
     t = _tensor(x)
     want = tuple(int(r) for r in ranks)
-    if len(t.shape) not in want:
-        raise ValueError(
-            f"{_prefix(message)}Tensor  must have rank in {want}.  Received rank {len(t.shape)}, shape {tuple(t.shape)}"
-        )
+    _check_rank(t, len(t.shape) in want, message, f"in {want}")
+
+
+assert_rank.__doc__ = _RANK_DOC.format(what="``rank``", name="assert_rank", arg="rank : int\n        The rank.")
+assert_rank_at_least.__doc__ = _RANK_DOC.format(
+    what="``rank`` or more", name="assert_rank_at_least", arg="rank : int\n        The least rank."
+)
+assert_rank_in.__doc__ = _RANK_DOC.format(
+    what="one of ``ranks``", name="assert_rank_in", arg="ranks : sequence of int\n        The ranks allowed."
+)
 
 
 def assert_scalar(tensor: Any, message: str | None = None, name: str | None = None) -> Tensor:

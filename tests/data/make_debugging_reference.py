@@ -11,6 +11,7 @@ import os
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 import numpy as np
 import tensorflow as tf
+from _snippets import run
 
 SNIPPETS = {
     "assert_equal": "tf.debugging.assert_equal(tf.constant([1, 2, 3]), tf.constant([1, 5, 3]))",
@@ -108,21 +109,7 @@ COMPILED_CHECKS = {
 }
 
 
-def run(source):
-    ns = {"tf": tf, "np": np}
-    rec = {"source": source, "error": None}
-    try:
-        exec(source, ns)
-    except Exception as e:  # noqa: BLE001 - compared with what tapers raises
-        rec["error"] = [type(e).__name__, str(e)]
-    if "result" in ns:
-        rec["result"] = ns["result"]
-    return rec
-
-
-out = {"tensorflow": tf.__version__, "programs": {}}
-for name, src in SNIPPETS.items():
-    out["programs"][name] = run(src)
+programs = {name: run(src, {"tf": tf, "np": np}) for name, src in SNIPPETS.items()}
 for name, (check, bad) in COMPILED_CHECKS.items():
-    out["programs"][name] = run(COMPILED.replace("CHECK", check).replace("BAD", bad))
-print(json.dumps(out, indent=1))
+    programs[name] = run(COMPILED.replace("CHECK", check).replace("BAD", bad), {"tf": tf, "np": np})
+print(json.dumps({"tensorflow": tf.__version__, "programs": programs}, indent=1))

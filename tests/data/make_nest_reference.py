@@ -3,12 +3,12 @@
 #   /work/venv-tf/bin/python tests/data/make_nest_reference.py > tests/data/nest_reference.json
 # tf.nest: flatten order, re-packing, map_structure, and the errors' classes and texts.
 import collections
-import json
 import os
 
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 import numpy as np
 import tensorflow as tf
+from _snippets import dump
 
 P = collections.namedtuple("P", ["b", "a"])
 SNIPPETS = {
@@ -34,16 +34,4 @@ SNIPPETS = {
 }
 
 
-def run(source):
-    ns = {"tf": tf, "np": np, "collections": collections, "P": P}
-    rec = {"source": source, "error": None}
-    try:
-        exec(source, ns)
-    except Exception as e:  # noqa: BLE001 - compared with what tapers raises
-        rec["error"] = [type(e).__name__, str(e)]
-    if "result" in ns:
-        rec["result"] = ns["result"]
-    return rec
-
-
-print(json.dumps({"tensorflow": tf.__version__, "programs": {k: run(s) for k, s in SNIPPETS.items()}}, indent=1))
+dump(tf, SNIPPETS, np=np, collections=collections, P=P)

@@ -2,12 +2,12 @@
 # Generates py_function_reference.json with TensorFlow (not run by the tests):
 #   /work/venv-tf/bin/python tests/data/make_py_function_reference.py > tests/data/py_function_reference.json
 # tf.py_function and tf.numpy_function eagerly: results, dtypes, gradients, errors.
-import json
 import os
 
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 import numpy as np
 import tensorflow as tf
+from _snippets import dump
 
 SNIPPETS = {
     "py_function": "result = tf.py_function(lambda a, b: a * b + 1.0, [tf.constant(2.0), tf.constant(3.0)], tf.float32).numpy().tolist()",
@@ -24,16 +24,4 @@ SNIPPETS = {
 }
 
 
-def run(source):
-    ns = {"tf": tf, "np": np}
-    rec = {"source": source, "error": None}
-    try:
-        exec(source, ns)
-    except Exception as e:  # noqa: BLE001 - compared with what tapers raises
-        rec["error"] = [type(e).__name__, str(e)]
-    if "result" in ns:
-        rec["result"] = ns["result"]
-    return rec
-
-
-print(json.dumps({"tensorflow": tf.__version__, "programs": {k: run(s) for k, s in SNIPPETS.items()}}, indent=1))
+dump(tf, SNIPPETS, np=np)
