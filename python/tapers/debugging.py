@@ -41,8 +41,9 @@ def _tensor(x: Any, dtype: Any = None) -> Tensor:
 
 
 def _values(t: Tensor) -> np.ndarray:
-    """The value of a check's tensor, read when the check fails (no guard: the trace
-    is over, or the graph is replaying)."""
+    """The value of a check's tensor, read only when the check fails: in a replay (no
+    trace is active), or in a trace whose call then raises (the trace is dropped, so
+    the read's guard never counts)."""
     return np.asarray(t)
 
 
