@@ -428,3 +428,33 @@ def test_two_threads_replay_at_once() -> None:
     for t in threads:
         t.join()
     assert _core._replays_at_once(False) >= 2
+
+
+_THREADING = """
+import tapers as tf
+t = tf.config.threading
+print(t.get_intra_op_parallelism_threads(), t.get_inter_op_parallelism_threads())
+t.set_intra_op_parallelism_threads(1)
+t.set_inter_op_parallelism_threads(3)
+import numpy as np
+x = tf.constant(np.ones(1 << 20, np.float32))
+y = tf.exp(x) * 2.0  # big enough to run on the pool
+t.set_intra_op_parallelism_threads(1)  # the same count again: accepted, as TF
+try:
+    t.set_intra_op_parallelism_threads(2)
+except RuntimeError as e:
+    print("RuntimeError", e)
+print(t.get_intra_op_parallelism_threads(), t.get_inter_op_parallelism_threads())
+"""
+
+
+def test_config_threading_sizes_the_pool_before_it_runs_as_tensorflow() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _THREADING], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [
+        "0 0",
+        "RuntimeError Intra op parallelism cannot be modified after initialization.",
+        "1 3",
+    ]

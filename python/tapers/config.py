@@ -108,6 +108,68 @@ def functions_run_eagerly() -> bool:
     return _core._run_functions_eagerly()
 
 
+class _Threading:
+    """``tf.config.threading``: the kernels' thread pool (intra-op) and, accepted with no
+    effect, the inter-op count (tapers runs each op on the calling thread)."""
+
+    _inter_op = 0
+
+    @staticmethod
+    def set_intra_op_parallelism_threads(num_threads: int) -> None:
+        """Sizes the pool the kernels split large work over (0: one thread per core, or
+        ``RAYON_NUM_THREADS``). Only before the pool first runs: afterwards another
+        size raises TensorFlow's ``RuntimeError``.
+
+        Parameters
+        ----------
+        num_threads : int
+            Threads of the pool.
+
+        Returns
+        -------
+        None
+        """
+        _core._set_intra_op_threads(int(num_threads))
+
+    @staticmethod
+    def get_intra_op_parallelism_threads() -> int:
+        """The count set with ``set_intra_op_parallelism_threads`` (0 when not set).
+
+        Returns
+        -------
+        int
+        """
+        return _core._intra_op_threads()
+
+    @classmethod
+    def set_inter_op_parallelism_threads(cls, num_threads: int) -> None:
+        """Records the count (TensorFlow's pool of ops run side by side); tapers runs
+        each op on the calling thread, so it has no effect.
+
+        Parameters
+        ----------
+        num_threads : int
+            Threads TensorFlow would run independent ops on.
+
+        Returns
+        -------
+        None
+        """
+        cls._inter_op = int(num_threads)
+
+    @classmethod
+    def get_inter_op_parallelism_threads(cls) -> int:
+        """The count set with ``set_inter_op_parallelism_threads`` (0 when not set).
+
+        Returns
+        -------
+        int
+        """
+        return cls._inter_op
+
+
+threading = _Threading()
+
 __all__ = [
     "LogicalDevice",
     "PhysicalDevice",
@@ -115,4 +177,5 @@ __all__ = [
     "list_logical_devices",
     "list_physical_devices",
     "run_functions_eagerly",
+    "threading",
 ]

@@ -132,6 +132,33 @@ pub fn run_functions_eagerly() -> bool {
     RUN_EAGERLY.load(Ordering::Relaxed)
 }
 
+/// The intra-op thread count set through `tapers.config.threading` (0: not
+/// set, the pool's default).
+static INTRA_OP: AtomicUsize = AtomicUsize::new(0);
+
+/// `tf.config.threading.set_intra_op_parallelism_threads`: sizes the
+/// kernels' pool if it has not run yet; afterwards only its current size is
+/// accepted (TensorFlow's `RuntimeError` otherwise).
+#[pyfunction]
+pub fn set_intra_op_threads(n: usize) -> PyResult<()> {
+    if n == INTRA_OP.load(Ordering::Relaxed)
+        || tapers::kernels::set_pool_threads(n)
+        || n == tapers::kernels::pool_threads()
+    {
+        INTRA_OP.store(n, Ordering::Relaxed);
+        return Ok(());
+    }
+    Err(PyRuntimeError::new_err(
+        "Intra op parallelism cannot be modified after initialization.",
+    ))
+}
+
+/// `tf.config.threading.get_intra_op_parallelism_threads` (0 until set).
+#[pyfunction]
+pub fn intra_op_threads() -> usize {
+    INTRA_OP.load(Ordering::Relaxed)
+}
+
 /// The base class of the Python `Function`: its calls' fast path. A call
 /// of tensors alone (no keywords) first tries the graph of the latest such
 /// call (`_fast`, the Python layer's `_Entry`) without entering Python;

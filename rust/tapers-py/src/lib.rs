@@ -78,6 +78,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(variable::get_name_scope, m)?,
         wrap_pyfunction!(function::trace_start, m)?,
         wrap_pyfunction!(function::set_run_functions_eagerly, m)?,
+        wrap_pyfunction!(function::set_intra_op_threads, m)?,
+        wrap_pyfunction!(function::intra_op_threads, m)?,
         wrap_pyfunction!(function::run_functions_eagerly, m)?,
         wrap_pyfunction!(host::trace_print, m)?,
         wrap_pyfunction!(host::trace_assert, m)?,

@@ -102,6 +102,22 @@ impl Drop for ParallelSection {
     }
 }
 
+/// Sizes the pool the kernels split large work over (`n == 0`: rayon's
+/// default, `RAYON_NUM_THREADS` or one thread per core). Only before the pool
+/// first runs: afterwards it keeps its size and this returns `false`.
+pub fn set_pool_threads(n: usize) -> bool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build_global()
+        .is_ok()
+}
+
+/// The threads of the pool the kernels split large work over (starting it
+/// if it has not run yet).
+pub fn pool_threads() -> usize {
+    rayon::current_num_threads()
+}
+
 /// Runs `f` inside a parallel section: `f(true)` when `work >= threshold`
 /// and the pool is free for this thread (the permission lasts until `f`
 /// returns), `f(false)` otherwise, when `f` must run its work inline.
