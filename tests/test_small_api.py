@@ -245,3 +245,16 @@ def test_forward_accumulator_errors_and_unconnected() -> None:
     with pytest.raises(ValueError, match="unconnected_gradients"):
         acc.jvp(y, unconnected_gradients="sometimes")
     assert acc.jvp({"a": y, "b": [y]})["b"][0].shape == (2,)
+
+
+def test_get_logger_is_a_logging_logger_users_can_quiet() -> None:
+    import logging
+
+    logger = tf.get_logger()
+    assert isinstance(logger, logging.Logger) and logger.name == "tapers"
+    level = logger.level
+    try:
+        logger.setLevel("ERROR")  # what TF scripts do with tf.get_logger()
+        assert tf.get_logger().level == logging.ERROR
+    finally:
+        logger.setLevel(level)

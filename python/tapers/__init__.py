@@ -113,6 +113,7 @@ from ._array_extra import (  # noqa: E402
     foldl,
     foldr,
     get_current_name_scope,
+    get_logger,
     get_static_value,
     grad_pass_through,
     group,
@@ -143,7 +144,7 @@ from ._math_extra import scalar_mul  # noqa: E402
 from ._tuple import tuple as tuple  # noqa: E402
 
 __all__ += [
-    "control_dependencies", "dynamic_partition", "dynamic_stitch", "executing_eagerly", "foldl", "foldr",
+    "control_dependencies", "dynamic_partition", "dynamic_stitch", "executing_eagerly", "foldl", "foldr", "get_logger",
     "get_static_value", "group", "histogram_fixed_width", "identity_n", "init_scope", "is_tensor", "no_op",
     "reverse_sequence", "saturate_cast", "scalar_mul", "scan", "sequence_mask", "shape_n", "strided_slice",
     "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "unique_with_counts", "unravel_index",

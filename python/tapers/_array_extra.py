@@ -670,6 +670,19 @@ def executing_eagerly() -> bool:
     return not _core._is_tracing()
 
 
+def get_logger() -> Any:
+    """The ``logging`` logger named ``"tapers"`` (``tf.get_logger``, whose logger is named
+    ``"tensorflow"``): ``tf.get_logger().setLevel("ERROR")`` works as in TensorFlow.
+
+    Returns
+    -------
+    logging.Logger
+    """
+    import logging
+
+    return logging.getLogger("tapers")
+
+
 def no_op(name: Any = None) -> None:
     """Does nothing; returns None, as TensorFlow's ``no_op`` when executing eagerly.
 
