@@ -368,6 +368,11 @@ def _abort_for(value: BaseException, tb: Optional[TracebackType], how: str) -> N
     )
     sys.stderr.flush()
     _dismiss_sentinel(b"abort")  # the message above names this rank; the watcher keeps the others quiet
+    # mpiexec forwards a rank's stderr asynchronously, and an abort tears the job
+    # (and that forwarding) down: text still in the pipe is lost. Once in a fresh-clone
+    # CI run a mismatch test saw an empty stderr from two aborting ranks. Give the
+    # forwarder a moment to drain the message before the job ends.
+    time.sleep(0.25)
     _state.comm.Abort(1)
 
 
