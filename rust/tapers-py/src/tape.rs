@@ -450,7 +450,8 @@ impl PyTape {
             PyErr::warn(py, &category, PERSISTENT_INSIDE, 1)?;
         }
         if output_gradients.is_none() && unconnected_gradients.is_none() {
-            let t = if target.is_instance_of::<PyVariable>() {
+            let target_var = target.cast::<PyVariable>().ok();
+            let t = if target_var.is_some() {
                 Some(this.target_of(target)?)
             } else {
                 single_tensor(target)
@@ -463,8 +464,9 @@ impl PyTape {
                     None,
                     false,
                 )?;
-                if let Some(tv) = variable_of(target) {
-                    seed_variable_targets(&[Some(tv)], &[t], &[s], None, &mut g)?;
+                if let Some(tv) = target_var {
+                    let tv = Some(tv.get().var.clone());
+                    seed_variable_targets(&[tv], &[t], &[s], None, &mut g)?;
                 }
                 let g = grad_out(py, g.into_iter().next().flatten())?;
                 crate::interrupt::settle(py, spend)?;

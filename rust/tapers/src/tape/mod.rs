@@ -585,7 +585,7 @@ impl GradientTape {
             Err(_) => Vec::new(),
         };
         data.entries = entries;
-        spend.taken = Some((data, explanations));
+        spend.taken = Some(Box::new((data, explanations)));
         r.map(|r| (r, spend))
     }
 }
@@ -598,24 +598,37 @@ impl GradientTape {
 #[must_use = "dropping a PendingSpend puts the recording back; commit() spends the tape"]
 pub struct PendingSpend {
     tape: Arc<TapeInner>,
-    /// The recording taken out by the pass, and why sources got `None`.
-    taken: Option<(TapeData, Vec<(TensorId, Explanation)>)>,
+    /// The recording taken out by the pass, and why sources got `None`
+    /// (boxed: the spend travels through the pass's results by value).
+    taken: Option<Box<Taken>>,
 }
+
+/// A spent recording and what `explain` says about the pass's result.
+type Taken = (TapeData, Vec<(TensorId, Explanation)>);
 
 impl PendingSpend {
     /// Spends the tape: a later `gradient` fails as TensorFlow's does, and
     /// `watched_variables` and `explain` answer from what the pass saw.
     pub fn commit(mut self) {
-        if let Some((data, explanations)) = self.taken.take() {
-            *self.tape.spent_variables.lock() = data.variables.values().cloned().collect();
-            *self.tape.spent_explanations.lock() = explanations;
+        if let Some(mut taken) = self.taken.take() {
+            let (data, explanations) = &mut *taken;
+            // Both lists are empty until now (`push` clears them when it
+            // starts a recording): most tapes watch no variable and explain
+            // nothing, and skip the locks.
+            if !data.variables.is_empty() {
+                *self.tape.spent_variables.lock() = data.variables.values().cloned().collect();
+            }
+            if !explanations.is_empty() {
+                *self.tape.spent_explanations.lock() = std::mem::take(explanations);
+            }
         }
     }
 }
 
 impl Drop for PendingSpend {
     fn drop(&mut self) {
-        if let Some((data, _)) = self.taken.take() {
+        if let Some(taken) = self.taken.take() {
+            let (data, _) = *taken;
             let mut guard = self.tape.rec.data.lock();
             // Entered again since the pass took it: keep the new recording.
             if guard.is_none() {
