@@ -527,7 +527,8 @@ impl FusedRule {
                     let lo = c * CHUNK;
                     let hi = (lo + CHUNK).min(n);
                     let len = hi - lo;
-                    let saved: Vec<SmallVec<[&[T]; 2]>> = saved
+                    // On the stack: this runs for every chunk.
+                    let saved: SmallVec<[SmallVec<[&[T]; 2]>; 16]> = saved
                         .iter()
                         .map(|vs| {
                             vs.iter()
@@ -584,8 +585,25 @@ impl FusedRule {
                 None => go,
             };
             let v = [v(0), if vals.len() > 1 { v(1) } else { v(0) }];
+            // An input whose first contribution is the output gradient
+            // itself (an add's operands) takes over its buffer instead of
+            // a copy, when the buffer is owned (not the seed) and no later
+            // input of this step reads it.
+            let handover = if step.out == 0 {
+                None
+            } else {
+                step.ins.iter().enumerate().rev().find_map(|(k, slot)| {
+                    let slot = (*slot)?;
+                    let through = step.local.is_none_or(|p| p.passes_through(k));
+                    let alone = step.ins.iter().filter(|&&o| o == Some(slot)).count() == 1;
+                    (through && alone && !s.filled[slot]).then_some((k, slot))
+                })
+            };
             for (k, slot) in step.ins.iter().enumerate() {
                 let Some(slot) = *slot else { continue };
+                if handover == Some((k, slot)) {
+                    continue;
+                }
                 let acc = Acc::new(&mut s.bufs[slot], &mut s.filled[slot]);
                 match step.local {
                     Some(local) => T::chunk(local, k, go, v, acc),
@@ -593,7 +611,15 @@ impl FusedRule {
                     None => acc.add_slice(go),
                 }
             }
-            s.bufs[step.out] = taken;
+            match handover {
+                Some((_, slot)) => {
+                    let mut taken = taken;
+                    taken.truncate(len);
+                    s.bufs[step.out] = std::mem::replace(&mut s.bufs[slot], taken);
+                    s.filled[slot] = true;
+                }
+                None => s.bufs[step.out] = taken,
+            }
         }
         for (k, o) in output_of.iter().enumerate() {
             let Some(o) = *o else { continue };

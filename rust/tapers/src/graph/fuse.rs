@@ -14,8 +14,9 @@
 //!   its inputs have the group's shape and dtype, or one element
 //!   (broadcast);
 //! * a sum of every element ([`Fusion::Sum`]) of a member's output sums each
-//!   chunk of [`crate::ops::SUM_CHUNK`] elements with `Arith::sum_slice`,
-//!   then the partial sums in order from zero: the split and order of eager's
+//!   chunk of [`crate::ops::SUM_CHUNK`] elements in `kernels::sum`'s lanes,
+//!   fed piece by piece as the member computes them (never stored), then
+//!   the partial sums in order from zero: the split and order of eager's
 //!   `reduce_sum`, so the same bits;
 //! * a fused backward region that a trace recorded (`FusedElementwiseGrad`,
 //!   [`Fusion::Region`]) runs its chunk (the same chunk kernels as eager's
@@ -45,6 +46,7 @@ use super::{Graph, Node, Slot};
 use crate::autodiff::fuse::{Fusible, Scratch as RegionScratch, TracedRegion, CHUNK};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::kernels::sum::Lanes;
 use crate::kernels::uninit::ChunkOut;
 use crate::kernels::{parallel, Arith, PAR_THRESHOLD};
 use crate::op::{Elementwise, Fusion, Op, OpRef};
@@ -504,11 +506,11 @@ impl Elem for f64 {
     }
 }
 
-/// Per-worker buffers: one chunk per local a member computes, one
-/// [`SUM_CHUNK`] buffer per sum, one scratch per region.
+/// Per-worker buffers: one chunk per local a member computes, the running
+/// sums of each sum over the current [`SUM_CHUNK`], one scratch per region.
 struct Scratch<T> {
     bufs: Vec<Vec<T>>,
-    sums: Vec<Vec<T>>,
+    sums: Vec<Lanes<T>>,
     regions: Vec<RegionScratch<T>>,
 }
 
@@ -641,7 +643,7 @@ impl FusedLoop {
             bufs: (0..self.locals)
                 .map(|_| Vec::with_capacity(CHUNK))
                 .collect(),
-            sums: (0..sums).map(|_| Vec::with_capacity(SUM_CHUNK)).collect(),
+            sums: vec![Lanes::default(); sums],
             regions: regions.iter().map(|r| r.scratch()).collect(),
         };
         let outs = parallel(n, PAR_THRESHOLD, |par| {
@@ -653,7 +655,7 @@ impl FusedLoop {
                 init,
                 |s, c, partial, dst| {
                     let (lo, hi) = (c * SUM_CHUNK, ((c + 1) * SUM_CHUNK).min(n));
-                    s.sums.iter_mut().for_each(Vec::clear);
+                    s.sums.iter_mut().for_each(|l| *l = Lanes::default());
                     let mut at = lo;
                     while at < hi {
                         let end = (at + CHUNK).min(hi);
@@ -670,8 +672,8 @@ impl FusedLoop {
                         );
                         at = end;
                     }
-                    for (p, buf) in partial.iter_mut().zip(&s.sums) {
-                        *p = T::sum_slice(buf);
+                    for (p, lanes) in partial.iter_mut().zip(&s.sums) {
+                        *p = lanes.total();
                     }
                 },
             )
@@ -746,7 +748,7 @@ impl FusedLoop {
                     } else {
                         &s.bufs[l][..len]
                     };
-                    s.sums[k].extend_from_slice(vals);
+                    s.sums[k].feed(vals);
                 }
                 Kind::Region => {
                     let r = regions[region];
@@ -760,7 +762,8 @@ impl FusedLoop {
                     };
                     let g = at(step.ins[0]);
                     let mut rest = step.ins[1..].iter();
-                    let saved: Vec<SmallVec<[&[T]; 2]>> = r
+                    // On the stack: this runs for every chunk.
+                    let saved: SmallVec<[SmallVec<[&[T]; 2]>; 16]> = r
                         .saved_counts()
                         .iter()
                         .map(|&c| rest.by_ref().take(c).map(|&l| at(l)).collect())

@@ -63,9 +63,10 @@ macro_rules! float_arith {
             fn is_nan(self) -> bool {
                 Float::is_nan(self)
             }
-            // ndarray's sums: several accumulators, vectorized.
+            // Many running sums in a fixed order (`kernels::sum`): the same
+            // bits at every vector width.
             fn sum_slice(c: &[Self]) -> Self {
-                ndarray::ArrayView1::from(c).sum()
+                super::sum::sum(c)
             }
             fn sum_axis(
                 a: ndarray::ArrayViewD<'_, Self>,

@@ -11,6 +11,7 @@ pub(crate) mod decomp;
 pub(crate) mod gemm;
 pub(crate) mod registered;
 pub(crate) mod special;
+pub(crate) mod sum;
 pub(crate) mod uninit;
 
 pub(crate) use arith::Arith;

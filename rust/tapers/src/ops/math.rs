@@ -222,19 +222,22 @@ impl FastTanh for f32 {
         // gives 1.0 there, and so tanh(+-inf) = +-1 with a zero gradient.
         const CLAMP: f32 = 7.905_311;
         let x = self.clamp(-CLAMP, CLAMP);
+        // Horner steps as fused multiply-adds (as Eigen's `pmadd` on FMA
+        // CPUs): one rounding each, and the same bits on every CPU (an FMA
+        // is exactly rounded; without the instruction it is libm's `fmaf`).
         let x2 = x * x;
         let mut p = -2.760_768_5e-16_f32;
-        p = p * x2 + 2.000_188e-13;
-        p = p * x2 - 8.604_672e-11;
-        p = p * x2 + 5.122_297e-8;
-        p = p * x2 + 1.485_722_4e-5;
-        p = p * x2 + 6.372_619e-4;
-        p = p * x2 + 4.893_524_6e-3;
+        p = p.mul_add(x2, 2.000_188e-13);
+        p = p.mul_add(x2, -8.604_672e-11);
+        p = p.mul_add(x2, 5.122_297e-8);
+        p = p.mul_add(x2, 1.485_722_4e-5);
+        p = p.mul_add(x2, 6.372_619e-4);
+        p = p.mul_add(x2, 4.893_524_6e-3);
         p *= x;
         let mut q = 1.198_258_4e-6_f32;
-        q = q * x2 + 1.185_347_1e-4;
-        q = q * x2 + 2.268_434_6e-3;
-        q = q * x2 + 4.893_525e-3;
+        q = q.mul_add(x2, 1.185_347_1e-4);
+        q = q.mul_add(x2, 2.268_434_6e-3);
+        q = q.mul_add(x2, 4.893_525e-3);
         // Selects, not early returns: the loop stays vectorized.
         let r = if self.abs() < 0.0004 { self } else { p / q };
         if self.abs() >= CLAMP {
@@ -273,18 +276,20 @@ impl FastExp for f32 {
         // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer, and
         // leaves it in the low mantissa bits of the sum.
         const MAGIC: f32 = 12_582_912.0;
+        // Multiply-adds fused as in Eigen's `pmadd` on FMA CPUs (see
+        // `fast_tanh`: the same bits on every CPU).
         let x = self.clamp(LO, HI);
-        let shifted = x * LOG2E + MAGIC;
+        let shifted = x.mul_add(LOG2E, MAGIC);
         let m = shifted - MAGIC;
-        let r = x - m * C1 - m * C2;
+        let r = (-m).mul_add(C2, (-m).mul_add(C1, x));
         let r2 = r * r;
         let mut p = 1.987_569_2e-4_f32;
-        p = p * r + 1.398_199_9e-3;
-        p = p * r + 8.333_452e-3;
-        p = p * r + 4.166_579_6e-2;
-        p = p * r + 1.666_666_5e-1;
-        p = p * r + 0.5; // Cephes: 5.0000001201e-1, which rounds to 0.5 in f32
-        let y = p * r2 + r + 1.0;
+        p = p.mul_add(r, 1.398_199_9e-3);
+        p = p.mul_add(r, 8.333_452e-3);
+        p = p.mul_add(r, 4.166_579_6e-2);
+        p = p.mul_add(r, 1.666_666_5e-1);
+        p = p.mul_add(r, 0.5); // Cephes: 5.0000001201e-1, which rounds to 0.5 in f32
+        let y = p.mul_add(r2, r) + 1.0;
         // 2^m as two normal powers (m is in [-150, 128], beyond one f32
         // exponent): the product rounds once, into subnormals when it must.
         let mi = shifted.to_bits() as i32 - MAGIC.to_bits() as i32;
