@@ -43,15 +43,22 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::{Graph, Node, Slot};
-use crate::autodiff::fuse::{Fusible, Scratch as RegionScratch, TracedRegion, CHUNK};
+use crate::autodiff::fuse::{Fusible, Scratch as RegionScratch, TracedRegion};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::sum::Lanes;
+use crate::kernels::sum::{Lanes, LANES};
 use crate::kernels::uninit::ChunkOut;
 use crate::kernels::{parallel, Arith, PAR_THRESHOLD};
 use crate::op::{Elementwise, Fusion, Op, OpRef};
 use crate::ops::SUM_CHUNK;
 use crate::tensor::{Element, Tensor};
+
+/// Elements every member of a loop runs on before the next member: small
+/// enough that the chunk buffers of a long chain stay in the first cache
+/// levels; a multiple of the sums' lanes that divides [`SUM_CHUNK`], so a
+/// sum fed chunk by chunk keeps `reduce_sum`'s order.
+const LOOP_CHUNK: usize = 1 << 10;
+const _: () = assert!(SUM_CHUNK % LOOP_CHUNK == 0 && LOOP_CHUNK % LANES == 0);
 
 /// Groups over fewer elements are left op by op.
 const FORWARD_MIN: usize = 1 << 14;
@@ -588,9 +595,9 @@ impl FusedLoop {
             .iter()
             .map(|t| {
                 if t.numel() == 1 && n > 1 {
-                    View::Same(vec![elements::<T>(t)[0]; CHUNK.min(n)])
+                    View::Same(vec![elements::<T>(t)[0]; LOOP_CHUNK.min(n)])
                 } else if t.is_all_ones() {
-                    View::Same(vec![T::one(); CHUNK.min(n)])
+                    View::Same(vec![T::one(); LOOP_CHUNK.min(n)])
                 } else {
                     View::All(elements::<T>(t))
                 }
@@ -641,7 +648,7 @@ impl FusedLoop {
             .collect();
         let init = || Scratch {
             bufs: (0..self.locals)
-                .map(|_| Vec::with_capacity(CHUNK))
+                .map(|_| Vec::with_capacity(LOOP_CHUNK))
                 .collect(),
             sums: vec![Lanes::default(); sums],
             regions: regions.iter().map(|r| r.scratch()).collect(),
@@ -658,7 +665,7 @@ impl FusedLoop {
                     s.sums.iter_mut().for_each(|l| *l = Lanes::default());
                     let mut at = lo;
                     while at < hi {
-                        let end = (at + CHUNK).min(hi);
+                        let end = (at + LOOP_CHUNK).min(hi);
                         self.chunk(
                             s,
                             &views,
@@ -702,7 +709,7 @@ impl FusedLoop {
         result
     }
 
-    /// Every member on elements `lo..hi` (at most [`CHUNK`]).
+    /// Every member on elements `lo..hi` (at most [`LOOP_CHUNK`]).
     #[allow(clippy::too_many_arguments)]
     fn chunk<T: Elem>(
         &self,
