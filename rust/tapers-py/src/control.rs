@@ -4,12 +4,10 @@
 //! (`python/tapers/_control.py`) flattens structures and runs plain Python
 //! control flow when nothing traces.
 
-use std::sync::Arc;
-
 use pyo3::prelude::*;
 
 use tapers::graph::{self, Branch};
-use tapers::{CallbackError, Error, Tensor};
+use tapers::Tensor;
 
 use crate::errors::IntoPyResult;
 use crate::tensor::PyTensor;
@@ -46,12 +44,7 @@ pub fn trace_branch(
             let out: Vec<Bound<'_, PyTensor>> = out.extract()?;
             Ok(tensors(&out))
         };
-        call().map_err(|e| {
-            Error::Callback(CallbackError {
-                message: e.to_string(),
-                payload: Some(Arc::new(e)),
-            })
-        })
+        call().map_err(crate::errors::from_callback)
     })
     .py()?;
     Ok((PyBranch { branch: r.0 }, wrap(py, r.1)?))

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
 
-use tapers::{Error, ErrorKind};
+use tapers::{CallbackError, Error, ErrorKind};
 
 fn error_class<'py>(
     py: Python<'py>,
@@ -22,6 +22,16 @@ fn error_class<'py>(
         Ok::<_, PyErr>(m.getattr(name)?.cast_into::<PyType>()?.unbind())
     })
     .map(|c| c.bind(py).clone())
+}
+
+/// A Python exception raised by a callback the core ran (a custom
+/// gradient, a control-flow branch, a host effect): carried through the
+/// core as the error's payload, and raised again as is by [`to_py`].
+pub fn from_callback(e: PyErr) -> Error {
+    Error::Callback(CallbackError {
+        message: e.to_string(),
+        payload: Some(std::sync::Arc::new(e)),
+    })
 }
 
 /// Converts a core error to the Python exception TensorFlow would raise.

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use tapers::{CallbackError, Effect, Error, Tensor, Variable};
+use tapers::{Effect, Tensor, Variable};
 
 use crate::errors::IntoPyResult;
 use crate::tensor::PyTensor;
@@ -87,12 +87,7 @@ impl Effect for PrintEffect {
             None => Ok(Vec::new()),
             Some(q) => Python::attach(|py| emit_all(py, vec![q]))
                 .map(|()| Vec::new())
-                .map_err(|e| {
-                    Error::Callback(CallbackError {
-                        message: e.to_string(),
-                        payload: Some(Arc::new(e)),
-                    })
-                }),
+                .map_err(crate::errors::from_callback),
         }
     }
 }
@@ -225,10 +220,7 @@ impl Effect for AssertEffect {
             return Ok(Vec::new());
         }
         let e = Python::attach(|py| failed(py, &self.fail, &inputs[1..]));
-        Err(Error::Callback(CallbackError {
-            message: e.to_string(),
-            payload: Some(Arc::new(e)),
-        }))
+        Err(crate::errors::from_callback(e))
     }
 }
 

@@ -8,9 +8,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use tapers::{
-    CallbackError, Error, Gradient, GradientTape, PendingSpend, Source, Tensor, Unconnected,
-};
+use tapers::{Gradient, GradientTape, PendingSpend, Source, Tensor, Unconnected};
 
 use crate::convert::{to_tensor, Want};
 use crate::errors::IntoPyResult;
@@ -602,12 +600,7 @@ impl tapers::BackwardFn for PyRule {
                     })
                     .collect()
             };
-            call().map_err(|e| {
-                Error::Callback(CallbackError {
-                    message: e.to_string(),
-                    payload: Some(Arc::new(e)),
-                })
-            })
+            call().map_err(crate::errors::from_callback)
         })
     }
 }
