@@ -10,7 +10,6 @@ use super::{Entry, Origin, Variable};
 use crate::tensor::TensorId;
 
 /// One tape's recording.
-#[derive(Default)]
 pub(crate) struct TapeData {
     pub entries: Vec<Entry>,
     /// Every tensor the tape tracks (watched, or produced by a recorded op).
@@ -21,6 +20,20 @@ pub(crate) struct TapeData {
     /// (`stop_gradient`, casts to integers and what follows them): kept only
     /// to explain a `None` gradient, never used by the backward pass.
     pub cuts: FxHashMap<TensorId, Cut>,
+}
+
+impl Default for TapeData {
+    /// Room for a few tracked ids from the start: nearly every tape tracks
+    /// some, and growing an empty hash map on the first insert costs more
+    /// than allocating it at this size.
+    fn default() -> Self {
+        TapeData {
+            entries: Vec::new(),
+            tracked: FxHashMap::with_capacity_and_hasher(8, Default::default()),
+            variables: BTreeMap::new(),
+            cuts: FxHashMap::default(),
+        }
+    }
 }
 
 impl TapeData {
