@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -182,6 +183,31 @@ def test_a_killed_rank_ends_the_job_naming_it(tmp_path):
     assert time.monotonic() - t0 < 15
     assert "tapers.distribute: rank 1 (pid" in r.stderr and "was killed by SIGKILL" in r.stderr, r.stderr
     assert "rank 0 (pid" not in r.stderr  # the rank mpiexec then ended is not blamed
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the supervisor forks on Linux only")
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSEGV", "exit 3"])
+def test_the_supervisor_ends_as_its_rank_did(how):
+    # mpiexec's proxy ends the job at once when a process it started dies by a signal; a process
+    # that exits with 137 instead ends it only through its PMI connection closing, which hydra
+    # ignores once it has reaped the process (one killed-rank job in ten waited for the stall
+    # timeout that way). So the supervisor must die by its rank's signal, not exit 128 + signal.
+    end = "os._exit(3)" if how == "exit 3" else f"os.kill(os.getpid(), signal.{how})"
+    code = textwrap.dedent(
+        f"""
+        import os, signal
+        from tapers.distribute import _world
+        _world._supervise(5)
+        {end}
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=_env())
+    if how == "exit 3":
+        assert r.returncode == 3 and r.stderr == "", r.stderr
+    else:
+        signum = getattr(signal, how)
+        assert r.returncode == -signum, (r.returncode, r.stderr)
+        assert "tapers.distribute: rank 5 (pid" in r.stderr and f"was killed by {how}" in r.stderr, r.stderr
 
 
 @needs_mpi

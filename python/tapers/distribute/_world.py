@@ -237,7 +237,7 @@ def _watch(rank: int) -> None:
     On Linux, when no thread pool has started yet, the process forks: the
     parent (the process ``mpiexec`` started) only waits for the child, which
     goes on as the rank. When the rank is killed by a signal, the parent says
-    which rank and which signal, then exits with the rank's status so that
+    which rank and which signal, then dies by that signal so that
     ``mpiexec`` ends the job; when the parent is killed (``mpiexec`` ending the
     job), the rank dies with it (``PR_SET_PDEATHSIG``). Elsewhere a watcher
     process reports the first rank of the host whose pipe closes, which under
@@ -270,7 +270,7 @@ def _supervise(rank: int) -> None:
         if os.getppid() != parent:
             os._exit(1)
         return
-    # The supervisor: forward signals meant for the rank, wait, report, exit as the rank did.
+    # The supervisor: forward signals meant for the rank, wait, report, end as the rank did.
     # The supervisor keeps its copy of the rank's connection to mpiexec (PMI_FD) open: mpiexec
     # takes its closing as the rank's end, and must not act before the report below is written.
     for forwarded in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
@@ -296,8 +296,31 @@ def _supervise(rank: int) -> None:
                 "mpiexec ends the other ranks\n"
             ).encode(),
         )
-        os._exit(128 + sig)
+        _die_by(sig)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def _die_by(sig: int) -> None:
+    """Ends the supervisor by the signal that ended its rank.
+
+    mpiexec's proxy ends the job at once when a rank it started dies by a
+    signal; a rank that merely exits non-zero ends it only through the close
+    of its PMI connection, and hydra skips that when it has already reaped
+    the process (the report on stderr wakes it first, about one job in ten).
+    Exiting with ``128 + sig`` left the surviving ranks to their stall timeout.
+    """
+    import resource
+    import signal
+
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGSEGV, SIGABRT: no core file of the supervisor
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # the two whose action cannot be set (nor blocked)
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        os.kill(os.getpid(), sig)
+    except (OSError, ValueError):
+        pass
+    os._exit(128 + sig)  # a signal whose default action does not terminate
 
 
 def _start_sentinel(rank: int) -> None:
