@@ -6,6 +6,7 @@
 use ndarray::{ArcArray, ArrayD, ArrayViewD, IxDyn, Zip};
 
 mod arith;
+mod awake;
 pub(crate) mod complex;
 pub(crate) mod decomp;
 pub(crate) mod gemm;
@@ -15,6 +16,7 @@ pub(crate) mod sum;
 pub(crate) mod uninit;
 
 pub(crate) use arith::Arith;
+pub use awake::keeper_jobs;
 pub(crate) use complex::{complex_binary, complex_unary};
 
 use crate::error::Result;
@@ -99,6 +101,7 @@ impl Drop for ParallelSection {
         if self.counted {
             HOLDING.with(|h| h.set(false));
             EXTERNAL_PARALLEL.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+            awake::keep();
         }
     }
 }
@@ -152,6 +155,7 @@ fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection> {
         return None;
     }
     HOLDING.with(|h| h.set(true));
+    awake::keep();
     Some(ParallelSection {
         counted: true,
         _not_send: std::marker::PhantomData,
