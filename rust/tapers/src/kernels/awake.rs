@@ -38,11 +38,13 @@ pub fn keeper_jobs() -> usize {
 
 /// Notes a parallel section's start or end, and starts the keeper loop if
 /// none runs.
-pub(super) fn keep() {
+pub(super) fn keep() -> bool {
     LAST_USE.store(super::epoch_us(), Ordering::SeqCst);
-    if !ALIVE.swap(true, Ordering::SeqCst) {
+    let was = ALIVE.swap(true, Ordering::SeqCst);
+    if !was {
         rayon::spawn(run);
     }
+    was
 }
 
 /// The keeper loop: pool work when there is some, spinning otherwise, and

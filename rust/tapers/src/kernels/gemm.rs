@@ -197,7 +197,11 @@ where
 /// done, the caller computes it too. An idle worker can take long to wake,
 /// and a caller outside the pool that hands the whole product to the pool
 /// (rayon::join, faer's own split) waits for that wake-up and then for its
-/// own; here the caller never waits for a worker that has not started. On a
+/// own; here the caller never waits for a worker that has not started.
+/// When a worker kept awake between sections is running
+/// ([`super::worker_awake`]), it writes the bottom half in place while the
+/// caller computes the top one and then spins until it is done (that worker
+/// starts at once; a blocking wait would put the caller to sleep). On a
 /// pool worker (a parallel backward
 /// pass) the halves are a rayon::join, whose caller takes back what is not
 /// stolen.
@@ -253,6 +257,30 @@ where
             || part(&a, &b, flags, dims, (mid, m - mid), bottom),
         );
         false
+    } else if super::worker_awake() {
+        // A kept worker is running: it writes the bottom half in place (no
+        // buffer of its own to zero and copy in). The caller spins until it
+        // is done, so the scope's end does not put it to sleep.
+        #[cfg(test)]
+        IN_PLACE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let done = std::sync::atomic::AtomicBool::new(false);
+        rayon::in_place_scope(|s| {
+            s.spawn(|_| {
+                part(&a, &b, flags, dims, (mid, m - mid), bottom);
+                done.store(true, std::sync::atomic::Ordering::Release);
+            });
+            part(&a, &b, flags, dims, (0, mid), top);
+            let mut spins = 0u32;
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                spins = spins.wrapping_add(1);
+                if spins % 4096 == 0 {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        });
+        true
     } else {
         let handoff = std::sync::Arc::new(Handoff::<T>::default());
         {
@@ -281,6 +309,10 @@ where
         }
     }
 }
+
+/// Products whose bottom half a kept worker wrote in place (unit tests).
+#[cfg(test)]
+static IN_PLACE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// One piece of work offered to a pool worker: whoever claims it first
 /// computes it; the worker delivers its result here.
@@ -472,6 +504,33 @@ mod tests {
             }
             assert!(seen_worker || rayon::current_num_threads() < 2);
         }
+    }
+
+    /// Inside a section taken while the kept worker was awake, the bottom
+    /// half is written in place by the pool, with the one-thread split's bits
+    /// (tests run concurrently: sections are retried until granted so).
+    #[test]
+    fn with_a_worker_awake_the_bottom_half_is_written_in_place() {
+        if rayon::current_num_threads() < 2 {
+            return;
+        }
+        let d = (129, 784, 256);
+        let (a, b) = operands(d.0, d.1, d.2, true, false);
+        let (alone, _) = halves(&a, &b, (true, false), d, false);
+        let start = std::time::Instant::now();
+        let mut done = false;
+        while !done && start.elapsed() < std::time::Duration::from_secs(20) {
+            super::super::parallel(usize::MAX, 1, |granted| {
+                if granted && super::super::worker_awake() {
+                    let before = super::IN_PLACE.load(Ordering::Relaxed);
+                    let (out, by_worker) = halves(&a, &b, (true, false), d, true);
+                    assert!(by_worker && out == alone);
+                    assert!(super::IN_PLACE.load(Ordering::Relaxed) > before);
+                    done = true;
+                }
+            });
+        }
+        assert!(done, "no section found the kept worker awake in 20 s");
     }
 
     /// With every pool worker busy, the caller computes both halves itself

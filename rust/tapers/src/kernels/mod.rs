@@ -65,6 +65,15 @@ const CONTENTION_WINDOW_US: u64 = 50_000;
 thread_local! {
     /// This (non-pool) thread holds the pool: its nested requests are granted.
     static HOLDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// ... and a kept worker was awake when it took it ([`worker_awake`]).
+    static WORKER_AWAKE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread holds the pool and a worker kept awake between
+/// sections was running when it took it: work it hands to the pool starts
+/// within microseconds.
+pub(crate) fn worker_awake() -> bool {
+    HOLDING.with(std::cell::Cell::get) && WORKER_AWAKE.with(std::cell::Cell::get)
 }
 
 fn epoch_us() -> u64 {
@@ -101,6 +110,7 @@ impl Drop for ParallelSection {
         if self.counted {
             HOLDING.with(|h| h.set(false));
             EXTERNAL_PARALLEL.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+            WORKER_AWAKE.with(|w| w.set(false));
             awake::keep();
         }
     }
@@ -155,7 +165,8 @@ fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection> {
         return None;
     }
     HOLDING.with(|h| h.set(true));
-    awake::keep();
+    let awake = awake::keep();
+    WORKER_AWAKE.with(|w| w.set(awake));
     Some(ParallelSection {
         counted: true,
         _not_send: std::marker::PhantomData,
