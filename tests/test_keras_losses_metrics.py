@@ -557,10 +557,11 @@ def test_initializers_get_other_identifiers():
 def test_activation_matches_keras(case):
     dtype = case["dtype"]
     x = tf.constant(np.asarray(case["x"], dtype=dtype))
-    w = tf.constant(np.linspace(0.5, 1.5, x.numpy().size).reshape(x.shape).astype(dtype))
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = activations.get(case["name"])(x, **case["kwargs"])
+        # Weights of y's shape (glu halves an axis), as the fixture script.
+        w = tf.constant(np.linspace(0.5, 1.5, int(np.prod(y.shape))).reshape(y.shape).astype(dtype))
         s = tf.reduce_sum(y * w)
     g = tape.gradient(s, x)
     assert y.dtype == dtype
@@ -574,6 +575,14 @@ def test_activation_matches_keras(case):
         rtol, atol = 1e-12, 1e-14
     np.testing.assert_allclose(y.numpy(), case["value"], rtol=rtol, atol=atol)
     np.testing.assert_allclose(g.numpy(), case["grad"], rtol=rtol, atol=atol)
+
+
+def test_glu_needs_an_even_axis_and_threshold_needs_its_values():
+    with pytest.raises(ValueError, match=r"axis size must be divisible by 2. Received: x.shape=\(2, 3\) with axis=-1"):
+        activations.glu(tf.ones([2, 3]))
+    assert activations.glu(tf.ones([3, 2]), axis=-1).shape == (3, 1)
+    with pytest.raises(TypeError):
+        activations.threshold(tf.ones([2]))  # type: ignore[call-arg]
 
 
 def test_gelu_float64_is_accurate():
@@ -593,7 +602,10 @@ SMOOTH_POINTS = np.array([-7.5, -3.2, -1.3, -0.4, 0.3, 1.1, 2.7, 8.2])
         ("elu", {"alpha": 0.5}), ("selu", {}), ("gelu", {}), ("gelu", {"approximate": True}), ("silu", {}),
         ("softplus", {}), ("softsign", {}), ("exponential", {}), ("leaky_relu", {}), ("hard_sigmoid", {}),
         ("hard_silu", {}), ("mish", {}), ("log_sigmoid", {}), ("celu", {"alpha": 2.0}), ("relu6", {}),
-        ("softmax", {}), ("log_softmax", {}), ("softmax", {"axis": None}),
+        ("softmax", {}), ("log_softmax", {}), ("softmax", {"axis": None}), ("hard_shrink", {}), ("hard_tanh", {}),
+        ("soft_shrink", {"threshold": 1.0}), ("sparse_plus", {}), ("sparse_sigmoid", {}), ("squareplus", {"b": 2.0}),
+        ("tanh_shrink", {}), ("threshold", {"threshold": 0.5, "default_value": -2.0}), ("glu", {}),
+        ("sparsemax", {}), ("sparsemax", {"axis": 0}),
     ],
 )  # fmt: skip
 def test_activation_gradients_float64(name, kwargs):

@@ -548,17 +548,39 @@ act_specs = [
     ("softmax", {"axis": 0}),
     ("log_softmax", {}),
     ("log_softmax", {"axis": 0}),
+    ("hard_shrink", {}),
+    ("hard_shrink", {"threshold": 1.0}),
+    ("hard_tanh", {}),
+    ("soft_shrink", {}),
+    ("soft_shrink", {"threshold": 1.0}),
+    ("sparse_plus", {}),
+    ("sparse_sigmoid", {}),
+    ("squareplus", {}),
+    ("squareplus", {"b": 1.0}),
+    ("tanh_shrink", {}),
+    ("threshold", {"threshold": 0.5, "default_value": -2.0}),
+    ("glu", {}),
+    ("glu", {"axis": 0}),
+    ("sparsemax", {}),
+    ("sparsemax", {"axis": 0}),
 ]
+# 2-D only: glu halves an axis (x2's are 3 and 4 long: axis 0 is odd, so glu's axis-0 case uses x4).
+x4 = f32([[-1.0, 0.0, 3.0, 50.0], [2.0, 2.0, -80.0, 0.5], [0.1, -0.2, 0.3, -0.4], [1.5, -2.5, 0.25, 4.0]])
+act_inputs = {"softmax": [xs, x2], "log_softmax": [xs, x2], "sparsemax": [xs, x2, x4], "glu": [x4]}
 act_cases = []
 for name, kwargs in act_specs:
     fn = getattr(keras.activations, name)
-    for x in [xs, x2] if name in ("softmax", "log_softmax") else [xs]:
+    inputs = act_inputs.get(name, [xs])
+    if name == "sparsemax" and kwargs.get("axis") == 0:
+        inputs = [x2, x4]
+    for x in inputs:
         for dtype in ["float32", "float64"]:
             xt = tf.constant(x.astype(dtype))
-            w = tf.constant(np.linspace(0.5, 1.5, x.size).reshape(x.shape).astype(dtype))
             with tf.GradientTape() as tape:
                 tape.watch(xt)
                 y = fn(xt, **kwargs)
+                # Weights of y's shape (glu halves an axis).
+                w = tf.constant(np.linspace(0.5, 1.5, int(np.prod(y.shape))).reshape(y.shape).astype(dtype))
                 s = tf.reduce_sum(y * w)
             g = tape.gradient(s, xt)
             act_cases.append(

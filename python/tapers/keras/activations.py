@@ -28,9 +28,10 @@ from .._ops import clip_by_value
 from ._lookup import resolve
 
 __all__ = [
-    "celu", "deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "hard_silu", "hard_swish", "leaky_relu",
-    "linear", "log_sigmoid", "log_softmax", "mish", "relu", "relu6", "selu", "serialize", "sigmoid", "silu", "softmax",
-    "softplus", "softsign", "swish", "tanh",
+    "celu", "deserialize", "elu", "exponential", "gelu", "get", "glu", "hard_shrink", "hard_sigmoid", "hard_silu",
+    "hard_swish", "hard_tanh", "leaky_relu", "linear", "log_sigmoid", "log_softmax", "mish", "relu", "relu6", "selu",
+    "serialize", "sigmoid", "silu", "soft_shrink", "softmax", "softplus", "softsign", "sparse_plus", "sparse_sigmoid",
+    "sparsemax", "squareplus", "swish", "tanh", "tanh_shrink", "threshold",
 ]  # fmt: skip
 
 # --------------------------------------------------------------------------- logits memory
@@ -465,6 +466,241 @@ def log_sigmoid(x: Any) -> Tensor:
     return -_math.softplus(-x)
 
 
+def _tf() -> Any:
+    """The top-level package (looked up at call time: it imports this module)."""
+    import tapers
+
+    return tapers
+
+
+def glu(x: Any, axis: int = -1) -> Tensor:
+    """Gated linear unit: ``x`` split in halves ``a, b`` along ``axis``, then ``a * sigmoid(b)``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point); ``axis`` must have an even size.
+    axis : int, optional
+        The axis to split; default -1.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with ``axis`` halved; differentiable.
+
+    Raises
+    ------
+    ValueError
+        When ``axis`` has an odd size (Keras' message).
+    """
+    tf = _tf()
+    x = _t(x)
+    if x.shape[axis] % 2 != 0:
+        raise ValueError(f"axis size must be divisible by 2. Received: x.shape={x.shape} with axis={axis}")
+    a, b = tf.split(x, num_or_size_splits=2, axis=axis)
+    out: Tensor = a * tf.sigmoid(b)
+    return out
+
+
+def hard_shrink(x: Any, threshold: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > threshold``, 0 elsewhere.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    threshold : float, optional
+        Default 0.5.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
+    tf = _tf()
+    x = _t(x)
+    out: Tensor = tf.where(tf.abs(x) > threshold, x, tf.zeros_like(x))
+    return out
+
+
+def hard_tanh(x: Any) -> Tensor:
+    """``x`` clipped to ``[-1, 1]``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable (TensorFlow's ``clip_by_value`` gradient).
+    """
+    x = _t(x)
+    out: Tensor = clip_by_value(x, -1.0, 1.0)
+    return out
+
+
+def soft_shrink(x: Any, threshold: float = 0.5) -> Tensor:
+    """``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, 0 between.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    threshold : float, optional
+        Default 0.5.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
+    tf = _tf()
+    x = _t(x)
+    t = _c(threshold, x)
+    out: Tensor = tf.where(x > t, x - t, tf.where(x < -t, x + t, tf.zeros_like(x)))
+    return out
+
+
+def sparse_plus(x: Any) -> Tensor:
+    """0 for ``x <= -1``, ``(x + 1)**2 / 4`` for ``-1 < x < 1``, ``x`` for ``x >= 1``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
+    tf = _tf()
+    x = _t(x)
+    quad = _c(0.25, x) * tf.pow(x + _c(1.0, x), _c(2.0, x))
+    out: Tensor = tf.where(x <= -1.0, tf.zeros_like(x), tf.where(x < 1.0, quad, x))
+    return out
+
+
+def sparse_sigmoid(x: Any) -> Tensor:
+    """0 for ``x <= -1``, ``(x + 1) / 2`` for ``-1 < x < 1``, 1 for ``x >= 1``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
+    tf = _tf()
+    x = _t(x)
+    mid = _c(0.5, x) * (x + _c(1.0, x))
+    out: Tensor = tf.where(x <= -1.0, _c(0.0, x), tf.where(x >= 1.0, _c(1.0, x), mid))
+    return out
+
+
+def sparsemax(x: Any, axis: int = -1) -> Tensor:
+    """Sparsemax along ``axis``: ``max(x - tau, 0)`` with ``tau`` computed as Keras 3 does.
+
+    The threshold follows Keras 3's TensorFlow backend formula step by step (values sorted
+    in descending order, their cumulative sums, the support ``sorted - (cumsum - 1) / r > 0``,
+    ``tau = (sum of the cumulative sums over the support - 1) / k``), so the values and the
+    gradient are Keras'.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    axis : int, optional
+        Default -1.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
+    tf = _tf()
+    logits = _t(x)
+    rank = len(logits.shape)
+    ax = axis % rank
+    ordered = tf.sort(logits, direction="DESCENDING", axis=ax)
+    cumsum = tf.cumsum(ordered, axis=ax)
+    r = tf.range(1, logits.shape[ax] + 1, dtype=logits.dtype)
+    r = tf.reshape(r, [-1 if i == ax else 1 for i in range(rank)])
+    support = ordered - (cumsum - _c(1.0, logits)) / r > 0
+    cumsum_safe = tf.where(support, cumsum, _c(0.0, logits))
+    k = tf.reduce_sum(tf.cast(support, logits.dtype), axis=ax, keepdims=True)
+    tau = (tf.reduce_sum(cumsum_safe, axis=ax, keepdims=True) - _c(1.0, logits)) / k
+    out: Tensor = tf.maximum(logits - tau, _c(0.0, logits))
+    return out
+
+
+def squareplus(x: Any, b: float = 4) -> Tensor:
+    """``(x + sqrt(x**2 + b)) / 2``, a smooth ReLU.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    b : float, optional
+        Smoothness; default 4.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
+    tf = _tf()
+    x = _t(x)
+    out: Tensor = (x + tf.sqrt(tf.square(x) + _c(b, x))) / _c(2.0, x)
+    return out
+
+
+def tanh_shrink(x: Any) -> Tensor:
+    """``x - tanh(x)``.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
+    x = _t(x)
+    out: Tensor = x - _core.tanh(x)
+    return out
+
+
+def threshold(x: Any, threshold: float, default_value: float) -> Tensor:
+    """``x`` where ``x > threshold``, ``default_value`` elsewhere.
+
+    Parameters
+    ----------
+    x : Tensor-like
+        Input values (floating point).
+    threshold : float
+        The value above which ``x`` is kept.
+    default_value : float
+        What replaces the rest.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``x``; differentiable.
+    """
+    tf = _tf()
+    x = _t(x)
+    out: Tensor = tf.where(x > threshold, x, _c(default_value, x))
+    return out
+
+
 def linear(x: Any) -> Any:
     """The identity: returns ``x`` unchanged (Keras' ``activation=None``).
 
@@ -487,7 +723,8 @@ _BY_NAME: dict[str, Callable[..., Any]] = {
     f.__name__: f
     for f in (
         relu, leaky_relu, relu6, softmax, celu, elu, selu, softplus, softsign, silu, gelu, tanh, sigmoid, exponential,
-        hard_sigmoid, hard_silu, linear, mish, log_softmax, log_sigmoid,
+        hard_sigmoid, hard_silu, linear, mish, log_softmax, log_sigmoid, glu, hard_shrink, hard_tanh, soft_shrink,
+        sparse_plus, sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold,
     )
 }  # fmt: skip
 _BY_NAME["swish"] = silu
