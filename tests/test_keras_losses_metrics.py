@@ -628,6 +628,16 @@ def test_activation_lookup_and_serialization():
         activations.serialize(custom)
 
 
+@pytest.mark.parametrize("module", [losses, metrics], ids=lambda m: m.__name__)
+def test_short_names_are_the_functions_tf_keras_names(module):
+    names = REF["short_names"][module.__name__.rsplit(".", 1)[-1]]
+    assert len(names) == 12
+    for alias, target in names.items():
+        fn = getattr(module, alias)
+        assert fn is getattr(module, target) and fn.__name__ == target, alias
+        assert alias in module.__all__
+
+
 @pytest.mark.parametrize("module", [activations, initializers, losses, metrics], ids=lambda m: m.__name__)
 def test_public_names_exist(module):
     missing = [name for name in module.__all__ if not hasattr(module, name)]

@@ -599,7 +599,31 @@ act_serialize = {
 }
 act_get_none = keras.activations.serialize(keras.activations.get(None))
 
+# tf.keras' short names of the per-sample functions (KLD, mse, logcosh, ...): alias -> function name.
+short_names = {
+    mod: {
+        n: getattr(getattr(tf.keras, mod), n).__name__
+        for n in [
+            "KLD",
+            "MAE",
+            "MAPE",
+            "MSE",
+            "MSLE",
+            "kld",
+            "kullback_leibler_divergence",
+            "logcosh",
+            "mae",
+            "mape",
+            "mse",
+            "msle",
+        ]
+        if hasattr(getattr(tf.keras, mod), n)
+    }
+    for mod in ["losses", "metrics"]
+}
+
 out = {
+    "short_names": short_names,
     "versions": {"keras": keras.__version__, "tensorflow": tf.__version__},
     "epsilon": keras.config.epsilon(),
     "losses": loss_cases,

@@ -46,7 +46,8 @@ __all__ = [
     "binary_crossentropy", "categorical_crossentropy", "categorical_hinge", "cosine_similarity", "deserialize", "get",
     "hinge", "huber", "kl_divergence", "log_cosh", "mae", "mean_absolute_error", "mean_absolute_percentage_error",
     "mean_squared_error", "mean_squared_logarithmic_error", "mse", "poisson", "serialize",
-    "sparse_categorical_crossentropy", "squared_hinge",
+    "sparse_categorical_crossentropy", "squared_hinge", "KLD", "MAE", "MAPE", "MSE", "MSLE", "kld",
+    "kullback_leibler_divergence", "logcosh", "mape", "msle",
 ]  # fmt: skip
 
 EPSILON = 1e-7
@@ -525,6 +526,10 @@ def categorical_hinge(y_true: Any, y_pred: Any) -> Tensor:
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
 
 
 def _backend_binary_crossentropy(target: Tensor, output: Tensor, from_logits: bool) -> Tensor:

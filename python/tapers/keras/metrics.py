@@ -32,7 +32,8 @@ __all__ = [
     "categorical_hinge", "cosine_similarity", "deserialize", "get", "get_metric", "hinge", "huber",
     "is_binary_or_sparse_categorical", "kl_divergence", "log_cosh", "mean_absolute_error",
     "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error", "poisson", "serialize",
-    "sparse_categorical_accuracy", "sparse_categorical_crossentropy", "squared_hinge",
+    "sparse_categorical_accuracy", "sparse_categorical_crossentropy", "squared_hinge", "KLD", "MAE", "MAPE", "MSE",
+    "MSLE", "kld", "kullback_leibler_divergence", "logcosh", "mae", "mape", "mse", "msle",
 ]  # fmt: skip
 
 # The per-sample loss functions are metric functions too (``keras.metrics.mean_squared_error`` etc.).
@@ -50,6 +51,13 @@ huber = _losses.huber
 hinge = _losses.hinge
 squared_hinge = _losses.squared_hinge
 categorical_hinge = _losses.categorical_hinge
+# Keras' short names of the same functions.
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
 
 
 def _shape(t: Tensor) -> tuple[int, ...]:
