@@ -638,6 +638,16 @@ def test_short_names_are_the_functions_tf_keras_names(module):
         assert alias in module.__all__
 
 
+def test_initializers_other_names_are_the_classes():
+    # Every other name tf.keras.initializers has, except those of STFT (not in tapers).
+    names = {n: c for n, c in REF["initializer_names"].items() if c != "STFT"}
+    assert len(names) == 17
+    for name, cls in names.items():
+        assert getattr(initializers, name) is getattr(initializers, cls), name
+        assert name in initializers.__all__
+    assert isinstance(initializers.glorot_uniform(seed=1), initializers.GlorotUniform)
+
+
 @pytest.mark.parametrize("module", [activations, initializers, losses, metrics], ids=lambda m: m.__name__)
 def test_public_names_exist(module):
     missing = [name for name in module.__all__ if not hasattr(module, name)]

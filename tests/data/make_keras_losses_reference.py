@@ -622,8 +622,18 @@ short_names = {
     for mod in ["losses", "metrics"]
 }
 
+# tf.keras.initializers' other names of the classes: name -> class name.
+initializer_names = {
+    n: getattr(tf.keras.initializers, n).__name__
+    for n in dir(tf.keras.initializers)
+    if not n.startswith("_")
+    and isinstance(getattr(tf.keras.initializers, n), type)
+    and getattr(tf.keras.initializers, n).__name__ != n
+}
+
 out = {
     "short_names": short_names,
+    "initializer_names": initializer_names,
     "versions": {"keras": keras.__version__, "tensorflow": tf.__version__},
     "epsilon": keras.config.epsilon(),
     "losses": loss_cases,

@@ -37,7 +37,10 @@ from .backend import floatx
 __all__ = [
     "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Identity", "Initializer", "LecunNormal",
     "LecunUniform", "Ones", "Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal", "VarianceScaling",
-    "Zeros", "compute_fans", "deserialize", "get", "serialize",
+    "Zeros", "compute_fans", "deserialize", "get", "serialize", "IdentityInitializer", "OrthogonalInitializer",
+    "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "identity", "lecun_normal",
+    "lecun_uniform", "ones", "orthogonal", "random_normal", "random_uniform", "truncated_normal", "variance_scaling",
+    "zeros",
 ]  # fmt: skip
 
 TRUNCATED_NORMAL_STDDEV = 0.87962566103423978
@@ -562,6 +565,23 @@ _CLASSES: list[type[Initializer]] = [
     Initializer, Constant, Identity, Ones, Zeros, GlorotNormal, GlorotUniform, HeNormal, HeUniform, LecunNormal,
     LecunUniform, Orthogonal, RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling,
 ]  # fmt: skip
+# Keras' lower-case names of the classes (``keras.initializers.glorot_uniform()`` etc.).
+constant = Constant
+glorot_normal = GlorotNormal
+glorot_uniform = GlorotUniform
+he_normal = HeNormal
+he_uniform = HeUniform
+identity = IdentityInitializer = Identity
+lecun_normal = LecunNormal
+lecun_uniform = LecunUniform
+ones = Ones
+orthogonal = OrthogonalInitializer = Orthogonal
+random_normal = RandomNormal
+random_uniform = RandomUniform
+truncated_normal = TruncatedNormal
+variance_scaling = VarianceScaling
+zeros = Zeros
+
 _BY_NAME: dict[str, type[Initializer]] = {c.__name__: c for c in _CLASSES}
 _BY_NAME.update({_snake(c.__name__): c for c in _CLASSES})
 _BY_NAME.update(
