@@ -95,6 +95,9 @@ mod tests {
         if rayon::current_num_threads() < 2 {
             return;
         }
+        let _alone = super::super::SECTION_TESTS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let before = keeper_jobs();
         let start = std::time::Instant::now();
         while start.elapsed() < std::time::Duration::from_secs(20) {

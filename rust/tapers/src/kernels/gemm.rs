@@ -514,6 +514,9 @@ mod tests {
         if rayon::current_num_threads() < 2 {
             return;
         }
+        let _alone = super::super::SECTION_TESTS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let d = (129, 784, 256);
         let (a, b) = operands(d.0, d.1, d.2, true, false);
         let (alone, _) = halves(&a, &b, (true, false), d, false);

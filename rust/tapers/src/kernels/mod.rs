@@ -69,6 +69,11 @@ thread_local! {
     static WORKER_AWAKE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Held by the unit tests that need this thread granted the pool: run at
+/// once, they would keep each other's requests contended.
+#[cfg(test)]
+pub(crate) static SECTION_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Whether this thread holds the pool and a worker kept awake between
 /// sections was running when it took it: work it hands to the pool starts
 /// within microseconds.
