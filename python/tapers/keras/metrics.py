@@ -52,12 +52,9 @@ hinge = _losses.hinge
 squared_hinge = _losses.squared_hinge
 categorical_hinge = _losses.categorical_hinge
 # Keras' short names of the same functions.
-mse = MSE = mean_squared_error
-mae = MAE = mean_absolute_error
-mape = MAPE = mean_absolute_percentage_error
-msle = MSLE = mean_squared_logarithmic_error
-kld = KLD = kullback_leibler_divergence = kl_divergence
-logcosh = log_cosh
+KLD, MAE, MAPE, MSE, MSLE = _losses.KLD, _losses.MAE, _losses.MAPE, _losses.MSE, _losses.MSLE
+kld, kullback_leibler_divergence, logcosh = _losses.kld, _losses.kullback_leibler_divergence, _losses.logcosh
+mae, mape, mse, msle = _losses.mae, _losses.mape, _losses.mse, _losses.msle
 
 
 def _shape(t: Tensor) -> tuple[int, ...]:
