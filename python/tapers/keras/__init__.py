@@ -10,11 +10,24 @@ explicitly, with ``set_weights``, to reproduce Keras numbers).
 
 from __future__ import annotations
 
-from . import activations, backend, callbacks, initializers, layers, losses, metrics, models, optimizers
+from . import (
+    activations,
+    backend,
+    callbacks,
+    constraints,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    regularizers,
+)
 from .layers import Input, Layer
 from .models import Model, Sequential
+from .regularizers import Regularizer
 
 __all__ = [
-    "Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "initializers", "layers",
-    "losses", "metrics", "models", "optimizers",
+    "Input", "Layer", "Model", "Regularizer", "Sequential", "activations", "backend", "callbacks", "constraints",
+    "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
 ]  # fmt: skip

@@ -130,7 +130,8 @@ class Optimizer:
         return grads
 
     def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Variable]]) -> Variable:
-        """Applies one update to each variable; gradients that are None are skipped."""
+        """Applies one update to each variable; gradients that are None are skipped. A variable
+        with a ``constraint`` is then assigned ``constraint(variable)``, as in Keras 3."""
         pairs = list(grads_and_vars)
         kept = [(g, v) for g, v in pairs if g is not None]
         if len(kept) < len(pairs):
@@ -158,6 +159,11 @@ class Optimizer:
                 self._step([g for g, _ in rest], [v for _, v in rest], lr, step, wd)
             else:
                 self._step(grads, variables, lr, step, wd)
+        # Keras 3: each variable's constraint projects it after its update.
+        for _, v in kept:
+            constraint = v.constraint
+            if constraint is not None:
+                v.assign(constraint(v))
         self.iterations.assign_add(1)
         return self.iterations
 

@@ -29,7 +29,11 @@ use crate::tensor::{number_protocol, numpy_text, numpy_value, out, to_numpy, PyT
 ///     The name, shown as ``name:0`` (default ``Variable``).
 /// dtype : DType or str, optional
 ///     Converts ``initial_value`` to this dtype.
-/// caching_device, variable_def, import_scope, constraint, synchronization, aggregation, shape, experimental_enable_variable_lifting
+/// constraint : callable, optional
+///     A projection ``fn(value) -> value`` that optimizers apply after each
+///     update of the variable (TensorFlow's and Keras' ``constraint``); kept
+///     as ``constraint``.
+/// caching_device, variable_def, import_scope, synchronization, aggregation, shape, experimental_enable_variable_lifting
 ///     Accepted for TensorFlow compatibility and ignored.
 ///
 /// Attributes
@@ -51,6 +55,9 @@ use crate::tensor::{number_protocol, numpy_text, numpy_value, out, to_numpy, PyT
 #[pyclass(module = "tapers", name = "Variable", frozen, weakref)]
 pub struct PyVariable {
     pub var: Variable,
+    /// The `constraint` given at construction; a deep copy keeps it, the
+    /// wrapper made for a core variable whose Python object is gone has none.
+    constraint: Option<Py<PyAny>>,
 }
 
 struct WeakHandle(Py<PyWeakrefReference>);
@@ -68,7 +75,13 @@ impl PyVariable {
                 return Ok(obj.unbind());
             }
         }
-        let obj = Bound::new(py, PyVariable { var: var.clone() })?;
+        let obj = Bound::new(
+            py,
+            PyVariable {
+                var: var.clone(),
+                constraint: None,
+            },
+        )?;
         register(&obj)?;
         Ok(obj.into_any().unbind())
     }
@@ -171,13 +184,17 @@ impl PyVariable {
     ) -> PyResult<Self> {
         // Placement, graph import, constraints and distribution settings mean
         // nothing to an eager CPU variable; assignments always keep the shape.
-        let _ = (
-            validate_shape,
-            caching_device,
-            variable_def,
-            import_scope,
-            constraint,
-        );
+        let _ = (validate_shape, caching_device, variable_def, import_scope);
+        let constraint = match constraint {
+            Some(c) if c.is_none() => None,
+            Some(c) if !c.is_callable() => {
+                return Err(PyTypeError::new_err(format!(
+                    "The `constraint` argument must be a callable, got {}",
+                    c.get_type().name()?
+                )))
+            }
+            other => other.map(|c| c.clone().unbind()),
+        };
         let _ = (
             synchronization,
             aggregation,
@@ -204,7 +221,21 @@ impl PyVariable {
             var: Variable::new(value)
                 .with_name(scoped_name(name.as_deref().unwrap_or("Variable")))
                 .trainable(trainable.unwrap_or(true)),
+            constraint,
         })
+    }
+
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if let Some(c) = &self.constraint {
+            visit.call(c)?;
+        }
+        Ok(())
+    }
+
+    /// The projection optimizers apply after updating the variable, or None.
+    #[getter]
+    fn constraint(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.constraint.as_ref().map(|c| c.clone_ref(py))
     }
 
     #[pyo3(signature = (*_args, **_kwargs))]
@@ -336,7 +367,14 @@ impl PyVariable {
         let copy = Variable::new(var.value())
             .with_name(var.name().to_string())
             .trainable(var.is_trainable());
-        let obj = Bound::new(slf.py(), PyVariable { var: copy })?;
+        let constraint = slf.get().constraint.as_ref().map(|c| c.clone_ref(slf.py()));
+        let obj = Bound::new(
+            slf.py(),
+            PyVariable {
+                var: copy,
+                constraint,
+            },
+        )?;
         register(&obj)?;
         Ok(obj)
     }

@@ -20,7 +20,7 @@ import numpy as np
 from ... import _core
 from ..._module import Module, _current_scope, name_scope
 from ...dtypes import as_dtype
-from .. import backend
+from .. import backend, constraints, regularizers
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Node"]
 
@@ -243,7 +243,9 @@ class Layer(Module):
         The weights' and computations' dtype (default ``"float32"``); float inputs are cast to it.
     """
 
-    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_inbound_nodes", "_call_spec_cache", "_losses", "_tracked_cache"))
+    _TF_MODULE_IGNORED_PROPERTIES = frozenset(
+        ("_inbound_nodes", "_call_spec_cache", "_losses", "_tracked_cache", "_weight_regularizers")
+    )
     _attr_order: dict[str, None]  # attribute names in assignment order: sublayers are tracked in it
 
     def __init__(
@@ -262,8 +264,6 @@ class Layer(Module):
         kwargs.pop("input_length", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
-        if activity_regularizer is not None:
-            raise NotImplementedError("tapers.keras layers do not implement activity_regularizer")
         object.__setattr__(self, "_attr_order", {})
         if name is None:
             name = backend.unique_name(to_snake_case(type(self).__name__))
@@ -281,6 +281,9 @@ class Layer(Module):
         self._trainable_variables: list[Variable] = []
         self._non_trainable_variables: list[Variable] = []
         self._losses: list[Tensor] = []
+        # (weight, regularizer) pairs of add_weight(regularizer=...).
+        self._weight_regularizers: list[tuple[Variable, Any]] = []
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self._inbound_nodes: list[Node] = []
         self._explicit_layers: list[Layer] = []
         self._build_shapes: Any = None
@@ -463,10 +466,20 @@ class Layer(Module):
 
     @property
     def losses(self) -> list[Tensor]:
-        """Losses added with :meth:`add_loss` during the last call, by this layer and its sublayers."""
+        """Losses added with :meth:`add_loss` (and activity regularizers) during the last call, by this
+        layer and its sublayers, then the penalties of the weights' regularizers on their current
+        values (computed at each read, as Keras 3)."""
         out: list[Tensor] = []
+        regularized: dict[int, Any] = {}
         for layer in self._flatten_layers():
             out.extend(layer._losses)
+            for var, reg in layer._weight_regularizers:
+                regularized[id(var)] = reg
+        if regularized:
+            for var in self.trainable_weights:
+                reg = regularized.get(id(var))
+                if reg is not None:
+                    out.append(reg(var))
         return out
 
     @property
@@ -518,8 +531,8 @@ class Layer(Module):
         Keras' formulas.
         """
         del autocast, aggregation, overwrite_with_gradient
-        if regularizer is not None or constraint is not None:
-            raise NotImplementedError("tapers.keras: weight regularizers and constraints are not implemented")
+        regularizer = regularizers.get(regularizer)
+        constraint = constraints.get(constraint)
         given = standardize_shape(() if shape is None else shape)
         if any(d is None for d in given):
             raise ValueError(f"add_weight needs a fully defined shape, got {given}")
@@ -530,10 +543,12 @@ class Layer(Module):
         name = name if name is not None else backend.unique_name("variable")
         value = _initial_value(initializer, full, dtype)
         if _current_scope().endswith(self._scope_name):
-            var = Variable(value, trainable=trainable, name=name, dtype=dtype)
+            var = Variable(value, trainable=trainable, name=name, dtype=dtype, constraint=constraint)
         else:
             with name_scope(self.name):
-                var = Variable(value, trainable=trainable, name=name, dtype=dtype)
+                var = Variable(value, trainable=trainable, name=name, dtype=dtype, constraint=constraint)
+        if regularizer is not None:
+            self._weight_regularizers.append((var, regularizer))
         (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
         return var
 
@@ -576,7 +591,7 @@ class Layer(Module):
 
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments that recreate this layer (``from_config``)."""
-        return {
+        config: dict[str, Any] = {
             "name": self.name,
             "trainable": self.trainable,
             "dtype": {
@@ -586,6 +601,9 @@ class Layer(Module):
                 "registered_name": None,
             },
         }
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = _serialized(self.activity_regularizer)
+        return config
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Layer:
@@ -641,12 +659,26 @@ class Layer(Module):
                     self.build(shapes)
                     self.built = True
                 try:
-                    return self.call(*args, **kwargs)
+                    outputs = self.call(*args, **kwargs)
                 except Exception as e:  # noqa: BLE001 - re-raised, with Keras' call context
                     _raise_with_call_info(e, self, args, kwargs)
                     raise
+                if self.activity_regularizer is not None:
+                    self._add_activity_losses(outputs)
+                return outputs
         finally:
             _context.stack.pop()
+
+    def _add_activity_losses(self, outputs: Any) -> None:
+        # Keras 3: the penalty of each output tensor, divided by its batch size
+        # (0 for an empty batch).
+        for out in flatten(outputs):
+            if not isinstance(out, Tensor):
+                continue
+            loss = _core.convert_to_tensor(self.activity_regularizer(out))
+            if len(out.shape) > 0:
+                loss = _core.math.divide_no_nan(loss, _core.cast(out.shape[0], loss.dtype))
+            self.add_loss(loss)
 
     def _symbolic_call(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.pop("training", None)
@@ -916,3 +948,11 @@ def _raise_with_call_info(e: Exception, layer: Any, args: tuple[Any, ...], kwarg
             new = RuntimeError(message)
     new._keras_call_info_injected = True  # type: ignore[attr-defined]
     raise new.with_traceback(e.__traceback__) from None
+
+
+def _serialized(obj: Any) -> Any:
+    """A regularizer or constraint in a layer's config: ``{"class_name", "config"}``, None as is,
+    or a plain function as is."""
+    if obj is None or not hasattr(obj, "get_config"):
+        return obj
+    return {"class_name": type(obj).__name__, "config": obj.get_config()}

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _core, nn
-from ._base import Layer
+from .. import constraints, regularizers
+from ._base import Layer, _serialized
 from ._core_layers import _activation, _activation_name, _initializer_config
 
 __all__ = ["AveragePooling2D", "Conv2D", "MaxPooling2D"]
@@ -89,8 +90,6 @@ class Conv2D(Layer):
         **kwargs: Any,
     ) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if any(x is not None for x in (kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)):
-            raise NotImplementedError("tapers.keras: Conv2D's regularizers and constraints are not implemented")
         if groups != 1:
             raise NotImplementedError("tapers.keras: grouped convolutions (groups > 1) are not implemented")
         if int(filters) <= 0:
@@ -109,6 +108,10 @@ class Conv2D(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape: Any = None) -> None:
         """Creates ``kernel`` and ``bias`` for the input's channels."""
@@ -117,10 +120,20 @@ class Conv2D(Layer):
                              f"found ndim={len(input_shape)}. Full shape received: {tuple(input_shape)}")  # fmt: skip
         channels = input_shape[-1]
         self.kernel = self.add_weight(
-            name="kernel", shape=(*self.kernel_size, channels, self.filters), initializer=self.kernel_initializer
+            name="kernel",
+            shape=(*self.kernel_size, channels, self.filters),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         self.bias = (
-            self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer)
+            self.add_weight(
+                name="bias",
+                shape=(self.filters,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
             if self.use_bias
             else None
         )
@@ -173,11 +186,11 @@ class Conv2D(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": _initializer_config(self.kernel_initializer),
             "bias_initializer": _initializer_config(self.bias_initializer),
-            "kernel_regularizer": None,
-            "bias_regularizer": None,
-            "activity_regularizer": None,
-            "kernel_constraint": None,
-            "bias_constraint": None,
+            "kernel_regularizer": _serialized(self.kernel_regularizer),
+            "bias_regularizer": _serialized(self.bias_regularizer),
+            "activity_regularizer": _serialized(self.activity_regularizer),
+            "kernel_constraint": _serialized(self.kernel_constraint),
+            "bias_constraint": _serialized(self.bias_constraint),
         }
 
 

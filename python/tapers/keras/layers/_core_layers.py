@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ... import _core, nn
-from ._base import Layer
+from .. import constraints, regularizers
+from ._base import Layer, _serialized
 
 __all__ = ["Activation", "Dense", "Dropout", "Embedding", "Flatten", "ReLU", "Reshape"]
 
@@ -83,8 +84,6 @@ class Dense(Layer):
             raise ValueError(
                 f"Received an invalid value for `units`, expected a positive integer. Received: units={units}"
             )
-        if any(x is not None for x in (kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)):
-            raise NotImplementedError("tapers.keras: Dense's regularizers and constraints are not implemented")
         if lora_rank:
             raise NotImplementedError("tapers.keras: LoRA is not implemented")
         self.units = int(units)
@@ -92,15 +91,31 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape: Any = None) -> None:
         """Creates ``kernel`` (and ``bias``) for the input's last dimension."""
         input_dim = input_shape[-1]
         if input_dim is None:
             raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
-        self.kernel = self.add_weight(name="kernel", shape=(input_dim, self.units), initializer=self.kernel_initializer)
+        self.kernel = self.add_weight(
+            name="kernel",
+            shape=(input_dim, self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
         self.bias = (
-            self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer)
+            self.add_weight(
+                name="bias",
+                shape=(self.units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
             if self.use_bias
             else None
         )
@@ -135,10 +150,10 @@ class Dense(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": _initializer_config(self.kernel_initializer),
             "bias_initializer": _initializer_config(self.bias_initializer),
-            "kernel_regularizer": None,
-            "bias_regularizer": None,
-            "kernel_constraint": None,
-            "bias_constraint": None,
+            "kernel_regularizer": _serialized(self.kernel_regularizer),
+            "bias_regularizer": _serialized(self.bias_regularizer),
+            "kernel_constraint": _serialized(self.kernel_constraint),
+            "bias_constraint": _serialized(self.bias_constraint),
             "quantization_config": None,
         }
 
@@ -396,11 +411,13 @@ class Embedding(Layer):
         super().__init__(**kwargs)
         if mask_zero:
             raise NotImplementedError("tapers.keras: masking (mask_zero=True) is not implemented")
-        if embeddings_regularizer is not None or embeddings_constraint is not None or lora_rank:
-            raise NotImplementedError("tapers.keras: Embedding's regularizer, constraint and LoRA are not implemented")
+        if lora_rank:
+            raise NotImplementedError("tapers.keras: Embedding's LoRA is not implemented")
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
         self.embeddings_initializer = embeddings_initializer
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = False
         self.build()
         if weights is not None:
@@ -411,7 +428,11 @@ class Embedding(Layer):
         if self.built:
             return
         self.embeddings = self.add_weight(
-            shape=(self.input_dim, self.output_dim), initializer=self.embeddings_initializer, name="embeddings"
+            shape=(self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
+            name="embeddings",
         )
         self.built = True
 
@@ -433,9 +454,9 @@ class Embedding(Layer):
             "input_dim": self.input_dim,
             "output_dim": self.output_dim,
             "embeddings_initializer": _initializer_config(self.embeddings_initializer),
-            "embeddings_regularizer": None,
-            "activity_regularizer": None,
-            "embeddings_constraint": None,
+            "embeddings_regularizer": _serialized(self.embeddings_regularizer),
+            "activity_regularizer": _serialized(self.activity_regularizer),
+            "embeddings_constraint": _serialized(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
             "quantization_config": None,
         }

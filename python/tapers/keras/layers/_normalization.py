@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _core
-from ._base import Layer
+from .. import constraints, regularizers
+from ._base import Layer, _serialized
 from ._core_layers import _initializer_config
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
@@ -79,10 +80,6 @@ class BatchNormalization(Layer):
             raise NotImplementedError("tapers.keras: batch renormalization (renorm=True) is not implemented")
         del renorm_clipping
         self.renorm_momentum = renorm_momentum
-        if any(x is not None for x in (beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)):
-            raise NotImplementedError(
-                "tapers.keras: BatchNormalization's regularizers and constraints are not implemented"
-            )
         if synchronized:
             raise NotImplementedError("tapers.keras: synchronized BatchNormalization is not implemented")
         self.axis = int(axis)
@@ -92,6 +89,10 @@ class BatchNormalization(Layer):
         self.scale = scale
         self.beta_initializer = beta_initializer
         self.gamma_initializer = gamma_initializer
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self.moving_mean_initializer = moving_mean_initializer
         self.moving_variance_initializer = moving_variance_initializer
         self.supports_masking = True
@@ -106,10 +107,26 @@ class BatchNormalization(Layer):
                              f"received an input with shape {tuple(input_shape)}.")  # fmt: skip
         shape = (dim,)
         self.gamma = (
-            self.add_weight(shape=shape, name="gamma", initializer=self.gamma_initializer) if self.scale else None
+            self.add_weight(
+                shape=shape,
+                name="gamma",
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+            )
+            if self.scale
+            else None
         )
         self.beta = (
-            self.add_weight(shape=shape, name="beta", initializer=self.beta_initializer) if self.center else None
+            self.add_weight(
+                shape=shape,
+                name="beta",
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+            )
+            if self.center
+            else None
         )
         self.moving_mean = self.add_weight(
             shape=shape, name="moving_mean", initializer=self.moving_mean_initializer, trainable=False
@@ -166,10 +183,10 @@ class BatchNormalization(Layer):
             "gamma_initializer": _initializer_config(self.gamma_initializer),
             "moving_mean_initializer": _initializer_config(self.moving_mean_initializer),
             "moving_variance_initializer": _initializer_config(self.moving_variance_initializer),
-            "beta_regularizer": None,
-            "gamma_regularizer": None,
-            "beta_constraint": None,
-            "gamma_constraint": None,
+            "beta_regularizer": _serialized(self.beta_regularizer),
+            "gamma_regularizer": _serialized(self.gamma_regularizer),
+            "beta_constraint": _serialized(self.beta_constraint),
+            "gamma_constraint": _serialized(self.gamma_constraint),
             "synchronized": False,
             "renorm": False,
             "renorm_clipping": None,
@@ -210,16 +227,16 @@ class LayerNormalization(Layer):
         super().__init__(**kwargs)
         if rms_scaling:
             raise NotImplementedError("tapers.keras: LayerNormalization(rms_scaling=True) is not implemented")
-        if any(x is not None for x in (beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)):
-            raise NotImplementedError(
-                "tapers.keras: LayerNormalization's regularizers and constraints are not implemented"
-            )
         self.axis = axis if isinstance(axis, int) else list(axis)
         self.epsilon = float(epsilon)
         self.center = center
         self.scale = scale
         self.beta_initializer = beta_initializer
         self.gamma_initializer = gamma_initializer
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self.supports_masking = True
 
     def build(self, input_shape: Any = None) -> None:
@@ -227,10 +244,26 @@ class LayerNormalization(Layer):
         axes = _axes(self.axis, len(input_shape))
         shape = tuple(input_shape[a] for a in axes)
         self.gamma = (
-            self.add_weight(name="gamma", shape=shape, initializer=self.gamma_initializer) if self.scale else None
+            self.add_weight(
+                name="gamma",
+                shape=shape,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+            )
+            if self.scale
+            else None
         )
         self.beta = (
-            self.add_weight(name="beta", shape=shape, initializer=self.beta_initializer) if self.center else None
+            self.add_weight(
+                name="beta",
+                shape=shape,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+            )
+            if self.center
+            else None
         )
         self.built = True
 
@@ -263,9 +296,9 @@ class LayerNormalization(Layer):
             "scale": self.scale,
             "beta_initializer": _initializer_config(self.beta_initializer),
             "gamma_initializer": _initializer_config(self.gamma_initializer),
-            "beta_regularizer": None,
-            "gamma_regularizer": None,
-            "beta_constraint": None,
-            "gamma_constraint": None,
+            "beta_regularizer": _serialized(self.beta_regularizer),
+            "gamma_regularizer": _serialized(self.gamma_regularizer),
+            "beta_constraint": _serialized(self.beta_constraint),
+            "gamma_constraint": _serialized(self.gamma_constraint),
             "rms_scaling": False,
         }
