@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..optimizers import SGD, Adam, AdamW, Optimizer, RMSprop, schedules
+from ..optimizers import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Ftrl, Lion, Nadam, Optimizer, RMSprop, schedules
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "RMSprop", "get", "schedules"]
+__all__ = [
+    "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lion", "Nadam", "Optimizer", "RMSprop", "get",
+    "schedules",
+]  # fmt: skip
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
+_BY_NAME = {
+    cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam, Adadelta, Lion, Ftrl)
+}
 
 
 def get(identifier: Any) -> Optimizer:
@@ -17,8 +22,10 @@ def get(identifier: Any) -> Optimizer:
     Parameters
     ----------
     identifier : str or Optimizer
-        ``"sgd"``, ``"adam"``, ``"adamw"``, ``"rmsprop"`` (Keras' default
-        hyperparameters), or an optimizer instance (returned as is).
+        ``"sgd"``, ``"adam"``, ``"adamw"``, ``"rmsprop"``, ``"adagrad"``,
+        ``"adamax"``, ``"nadam"``, ``"adadelta"``, ``"lion"``, ``"ftrl"``
+        (Keras' default hyperparameters), or an optimizer instance (returned
+        as is).
 
     Returns
     -------

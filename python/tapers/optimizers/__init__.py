@@ -1,7 +1,10 @@
-"""Optimizers with Keras 3's update rules, applied in Rust in place on Variables.
+"""Optimizers with Keras 3's update rules.
 
-``SGD``, ``Adam``, ``AdamW`` and ``RMSprop`` take Keras' arguments and produce
-Keras' trajectories (tested against values computed by Keras). Differences
+``SGD``, ``Adam``, ``AdamW`` and ``RMSprop`` are applied in Rust in place on
+Variables (one fused kernel per variable); ``Adagrad``, ``Adamax``, ``Nadam``,
+``Adadelta``, ``Lion`` and ``Ftrl`` are written with tapers' ops. All take
+Keras' arguments and produce Keras' trajectories (tested against values
+computed by Keras). Differences
 from Keras: a constant ``learning_rate`` reads back as a Python float (a
 schedule's as the float32 tensor it computes, as in Keras); EMA, loss scaling
 and gradient accumulation are not implemented.
@@ -510,4 +513,9 @@ class RMSprop(Optimizer):
         )
 
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "RMSprop", "schedules"]
+from ._composed import Adadelta, Adagrad, Adamax, Ftrl, Lion, Nadam  # noqa: E402 - they subclass Optimizer
+
+__all__ = [
+    "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lion", "Nadam", "Optimizer", "RMSprop",
+    "schedules",
+]  # fmt: skip
