@@ -1,17 +1,25 @@
-"""``keras.callbacks``: ``Callback``, ``History`` and the progress bar ``fit`` prints (``ProgbarLogger``)."""
+"""``keras.callbacks``: ``Callback``, ``History``, the progress bar ``fit`` prints (``ProgbarLogger``), and
+Keras 3's ``EarlyStopping``, ``ReduceLROnPlateau``, ``LearningRateScheduler``, ``TerminateOnNaN`` and
+``CSVLogger`` (their decisions, messages and files compared with Keras' in
+``tests/test_keras_callbacks.py``)."""
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Callback", "CallbackList", "History", "LambdaCallback", "ProgbarLogger", "Progbar"]
+__all__ = [
+    "CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
+    "Progbar", "ProgbarLogger", "ReduceLROnPlateau", "TerminateOnNaN",
+]  # fmt: skip
 
 
 class Callback:
@@ -50,10 +58,18 @@ class Callback:
         """Called at the end of each epoch with its logs (and the validation's, prefixed ``val_``)."""
 
     def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        """Called before each training step."""
+        """Called before each training step; calls :meth:`on_batch_begin` (Keras' older name)."""
+        self.on_batch_begin(batch, logs=logs)
 
     def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        """Called after each training step with the running metrics."""
+        """Called after each training step with the running metrics; calls :meth:`on_batch_end`."""
+        self.on_batch_end(batch, logs=logs)
+
+    def on_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """Keras' older name of :meth:`on_train_batch_begin`."""
+
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """Keras' older name of :meth:`on_train_batch_end`."""
 
     def on_test_begin(self, logs: dict[str, Any] | None = None) -> None:
         """Called when ``evaluate`` starts."""
@@ -394,3 +410,403 @@ class CallbackList(Callback):
 
             return call_all
         return object.__getattribute__(self, name)
+
+
+def _read_rate(optimizer: Any) -> float:
+    # Keras keeps the rate in a float32 variable: what callbacks read (and print) is its float32
+    # value.
+    return float(np.float32(np.asarray(optimizer.learning_rate)))
+
+
+class _MonitorCallback(Callback):
+    """Keras 3's ``MonitorCallback``: a logged quantity, whether it should go up or down, and
+    what counts as an improvement (by more than ``min_delta``)."""
+
+    def __init__(
+        self, monitor: str = "val_loss", mode: str = "auto", baseline: Any = None, min_delta: float = 0
+    ) -> None:
+        super().__init__()
+        if mode not in ["auto", "min", "max"]:
+            warnings.warn(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto mode.", stacklevel=3)
+            mode = "auto"
+        self.monitor = monitor
+        self.mode = mode
+        self.best = baseline
+        self.min_delta = abs(min_delta)
+        self.monitor_op: Any = None
+
+    def _set_monitor_op(self) -> None:
+        if self.mode == "min":
+            self.monitor_op = np.less
+        elif self.mode == "max":
+            self.monitor_op = np.greater
+        else:
+            name = self.monitor.removeprefix("val_")
+            if name == "loss":
+                self.monitor_op = np.less
+            for m in _flat_metrics(self.model):
+                if getattr(m, "name", None) == name and getattr(m, "_direction", None) is not None:
+                    self.monitor_op = np.greater if m._direction == "up" else np.less
+            if self.monitor_op is None:
+                raise ValueError(
+                    f"{type(self).__name__} callback received monitor={self.monitor}, but Keras isn't able to "
+                    "automatically determine whether that metric should be maximized or minimized. Pass "
+                    "`mode='max'` in order to monitor based on the highest metric value, or pass `mode='min'` in "
+                    "order to use the lowest value."
+                )
+        if self.monitor_op is np.less:
+            self.min_delta *= -1
+
+    def _is_improvement(self, value: Any, reference: Any) -> bool:
+        if reference is None:
+            return True
+        return bool(self.monitor_op(value - self.min_delta, reference))
+
+
+def _flat_metrics(model: Any) -> list[Any]:
+    # The compiled metrics (as Keras' `CompileMetrics.metrics`) and the model's other metrics.
+    out: list[Any] = []
+    for m in getattr(model, "metrics", None) or []:
+        inner = getattr(m, "metrics", None)
+        out.extend(inner if isinstance(inner, list) else [m])
+    return out
+
+
+class EarlyStopping(_MonitorCallback):
+    """Stops ``fit`` when a monitored quantity has stopped improving (``keras.callbacks.EarlyStopping``).
+
+    Parameters
+    ----------
+    monitor : str, default "val_loss"
+        The logged quantity.
+    min_delta : float, default 0
+        The smallest change that counts as an improvement.
+    patience : int, default 0
+        Epochs without improvement before stopping.
+    verbose : int, default 0
+        1 prints when it stops and when it restores weights.
+    mode : {"auto", "min", "max"}, default "auto"
+        Whether the quantity should go down or up; ``"auto"`` knows losses and the
+        compiled metrics' directions.
+    baseline : float, optional
+        A value the quantity must beat for patience to reset.
+    restore_best_weights : bool, default False
+        At the end, set the weights of the best epoch.
+    start_from_epoch : int, default 0
+        Epochs to wait before monitoring.
+
+    Attributes
+    ----------
+    stopped_epoch : int
+        The epoch at which training stopped (0 if it did not).
+    best_epoch : int
+        The best epoch.
+    """
+
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        min_delta: float = 0,
+        patience: int = 0,
+        verbose: int = 0,
+        mode: str = "auto",
+        baseline: float | None = None,
+        restore_best_weights: bool = False,
+        start_from_epoch: int = 0,
+    ) -> None:
+        super().__init__(monitor, mode, min_delta=min_delta)
+        self.patience = patience
+        self.verbose = verbose
+        self.baseline = baseline
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.restore_best_weights = restore_best_weights
+        self.best_weights: Any = None
+        self.start_from_epoch = start_from_epoch
+        self.best_epoch = 0
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        """Resets the counters."""
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = None
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Compares the epoch's value with the best; sets ``model.stop_training`` when patience runs out."""
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        current = self._monitor_value(logs)
+        if current is None or epoch < self.start_from_epoch:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+            self.best_epoch = epoch
+        self.wait += 1
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.best_epoch = epoch
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._is_improvement(current, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        """Reports the stop and restores the best weights when asked."""
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
+            self.model.set_weights(self.best_weights)
+
+    def _monitor_value(self, logs: dict[str, Any] | None) -> Any:
+        logs = logs or {}
+        value = logs.get(self.monitor)
+        if value is None:
+            warnings.warn(
+                f"Early stopping conditioned on metric `{self.monitor}` which is not available. "
+                f"Available metrics are: {','.join(list(logs.keys()))}",
+                stacklevel=2,
+            )
+        return value
+
+
+class ReduceLROnPlateau(_MonitorCallback):
+    """Multiplies the learning rate by ``factor`` when a quantity stops improving
+    (``keras.callbacks.ReduceLROnPlateau``).
+
+    Parameters
+    ----------
+    monitor : str, default "val_loss"
+        The logged quantity.
+    factor : float, default 0.1
+        The rate's multiplier; below 1.
+    patience : int, default 10
+        Epochs without improvement before reducing.
+    verbose : int, default 0
+        1 prints each reduction.
+    mode : {"auto", "min", "max"}, default "auto"
+        As ``EarlyStopping``'s.
+    min_delta : float, default 1e-4
+        The smallest change that counts as an improvement.
+    cooldown : int, default 0
+        Epochs to wait after a reduction before counting again.
+    min_lr : float, default 0.0
+        The rate's floor.
+
+    Raises
+    ------
+    ValueError
+        ``factor >= 1`` (Keras' message).
+    """
+
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        factor: float = 0.1,
+        patience: int = 10,
+        verbose: int = 0,
+        mode: str = "auto",
+        min_delta: float = 1e-4,
+        cooldown: int = 0,
+        min_lr: float = 0.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(monitor, mode, min_delta=min_delta)
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0. Received factor={factor}")
+        self.factor = factor
+        self.min_lr = min_lr
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        """Resets the counters."""
+        self.best = None
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Logs ``learning_rate`` and reduces it after ``patience`` epochs without improvement."""
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        logs = logs if logs is not None else {}
+        optimizer = self.model.optimizer
+        logs["learning_rate"] = _read_rate(optimizer)
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(
+                f"Learning rate reduction is conditioned on metric `{self.monitor}` which is not available. "
+                f"Available metrics are: {','.join(list(logs.keys()))}.",
+                stacklevel=2,
+            )
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = _read_rate(optimizer)
+                if old_lr > np.float32(self.min_lr):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    optimizer.learning_rate = new_lr
+                    if self.verbose > 0:
+                        print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new_lr}.")
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+
+    def in_cooldown(self) -> bool:
+        """Whether the last reduction's cooldown is still running."""
+        return self.cooldown_counter > 0
+
+
+class LearningRateScheduler(Callback):
+    """Sets the learning rate at the start of each epoch from ``schedule(epoch)`` or
+    ``schedule(epoch, lr)`` (``keras.callbacks.LearningRateScheduler``).
+
+    Parameters
+    ----------
+    schedule : callable
+        Returns the epoch's rate (a float).
+    verbose : int, default 0
+        1 prints each rate set.
+
+    Raises
+    ------
+    ValueError
+        The schedule returned something other than a float (Keras' message).
+    """
+
+    def __init__(self, schedule: Any, verbose: int = 0) -> None:
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Sets the optimizer's rate for this epoch."""
+        optimizer = self.model.optimizer
+        if not hasattr(optimizer, "learning_rate"):
+            raise ValueError('Optimizer must have a "learning_rate" attribute.')
+        try:
+            rate = self.schedule(epoch, _read_rate(optimizer))
+        except TypeError:
+            rate = self.schedule(epoch)
+        if not isinstance(rate, (float, np.float32, np.float64)):
+            raise ValueError(f"The output of the `schedule` function should be a float. Got: {rate}")
+        optimizer.learning_rate = float(rate)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {rate}.")
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Logs ``learning_rate``."""
+        if logs is not None:
+            logs["learning_rate"] = _read_rate(self.model.optimizer)
+
+
+class TerminateOnNaN(Callback):
+    """Stops ``fit`` (or raises) when a batch's loss is NaN or infinite (``keras.callbacks.TerminateOnNaN``).
+
+    Parameters
+    ----------
+    raise_error : bool, default False
+        Raise ``RuntimeError`` instead of setting ``model.stop_training``.
+    """
+
+    def __init__(self, raise_error: bool = False) -> None:
+        super().__init__()
+        self.raise_error = raise_error
+
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """Checks the batch's loss."""
+        loss = (logs or {}).get("loss")
+        if loss is not None and (np.isnan(loss) or np.isinf(loss)):
+            if self.raise_error:
+                raise RuntimeError(
+                    f"NaN or Inf loss encountered at batch {batch}. Loss value: {loss}. "
+                    "Terminating training immediately."
+                )
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class CSVLogger(Callback):
+    """Writes each epoch's logs as a row of a CSV file (``keras.callbacks.CSVLogger``).
+
+    Parameters
+    ----------
+    filename : str or path
+        The file.
+    separator : str, default ","
+        The column separator.
+    append : bool, default False
+        Append to an existing file (its header is kept) instead of overwriting it.
+    """
+
+    def __init__(self, filename: Any, separator: str = ",", append: bool = False) -> None:
+        super().__init__()
+        self.sep = separator
+        self.filename = os.fspath(filename)
+        self.append = append
+        self.writer: Any = None
+        self.keys: list[str] | None = None
+        self.append_header = True
+        self.csv_file: Any = None
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        """Opens the file."""
+        mode = "w"
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as f:
+                    self.append_header = not bool(len(f.readline()))
+            mode = "a"
+        if self.csv_file is not None and not self.csv_file.closed:
+            self.csv_file.close()
+        self.csv_file = open(self.filename, mode, newline="")  # noqa: SIM115 - closed in on_train_end
+        self.writer = None
+        self.keys = None
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Writes the epoch's row (the header first: ``epoch`` and the sorted keys, plus ``val_`` columns)."""
+        logs = logs or {}
+
+        def handle_value(k: Any) -> Any:
+            if isinstance(k, str):
+                return k
+            if isinstance(k, Iterable) and not (isinstance(k, np.ndarray) and k.ndim == 0):
+                return '"[' + ", ".join(map(str, k)) + ']"'
+            return k
+
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+            if self.keys and not any(k.startswith("val_") for k in self.keys):
+                self.keys.extend([f"val_{k}" for k in self.keys])
+        if not self.writer:
+            self.writer = csv.DictWriter(
+                self.csv_file, fieldnames=["epoch", *self.keys], dialect=csv.excel, delimiter=self.sep
+            )
+            if self.append_header:
+                self.writer.writeheader()
+        row: dict[str, Any] = {"epoch": epoch}
+        row.update((key, handle_value(logs.get(key, "NA"))) for key in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        """Closes the file."""
+        if self.csv_file is not None and not self.csv_file.closed:
+            self.csv_file.close()
+        self.writer = None

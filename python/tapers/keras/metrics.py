@@ -82,6 +82,9 @@ class Metric:
         Defaults to the snake-case class name, made unique.
     """
 
+    #: "up" or "down": which way is better (Keras' ``_direction``, read by callbacks in mode "auto").
+    _direction: str | None = None
+
     def __init__(self, dtype: Any = None, name: str | None = None):
         self.name = name or unique_name(_losses._to_snake_case(type(self).__name__))
         self._dtype = str(getattr(dtype, "name", dtype) or floatx())
@@ -278,6 +281,8 @@ class MeanMetricWrapper(Mean):
         super().__init__(name=name, dtype=dtype)  # type: ignore[arg-type]
         self._fn = fn
         self._fn_kwargs = kwargs
+        if self._direction is None and _is_keras_loss(fn):
+            self._direction = "down"
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:  # type: ignore[override]
         """Adds ``fn(y_true, y_pred)``'s per-sample values, weighted by ``sample_weight``."""
@@ -411,6 +416,8 @@ class Accuracy(MeanMetricWrapper):
         Computation dtype; ``floatx()`` (float32) by default.
     """
 
+    _direction = "up"
+
     def __init__(self, name: str = "accuracy", dtype: Any = None):
         super().__init__(fn=accuracy, name=name, dtype=dtype)
 
@@ -432,6 +439,8 @@ class BinaryAccuracy(MeanMetricWrapper):
         Predictions above it count as 1.
     """
 
+    _direction = "up"
+
     def __init__(self, name: str = "binary_accuracy", dtype: Any = None, threshold: float = 0.5):
         super().__init__(fn=binary_accuracy, name=name, dtype=dtype, threshold=threshold)
         self.threshold = threshold
@@ -452,6 +461,8 @@ class CategoricalAccuracy(MeanMetricWrapper):
         Computation dtype; ``floatx()`` (float32) by default.
     """
 
+    _direction = "up"
+
     def __init__(self, name: str = "categorical_accuracy", dtype: Any = None):
         super().__init__(fn=categorical_accuracy, name=name, dtype=dtype)
 
@@ -470,6 +481,8 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
     dtype : dtype-like, optional
         Computation dtype; ``floatx()`` (float32) by default.
     """
+
+    _direction = "up"
 
     def __init__(self, name: str = "sparse_categorical_accuracy", dtype: Any = None):
         super().__init__(fn=sparse_categorical_accuracy, name=name, dtype=dtype)
@@ -490,6 +503,8 @@ class MeanSquaredError(MeanMetricWrapper):
         Computation dtype; ``floatx()`` (float32) by default.
     """
 
+    _direction = "down"
+
     def __init__(self, name: str = "mean_squared_error", dtype: Any = None):
         super().__init__(fn=_losses.mean_squared_error, name=name, dtype=dtype)
 
@@ -508,6 +523,8 @@ class MeanAbsoluteError(MeanMetricWrapper):
     dtype : dtype-like, optional
         Computation dtype; ``floatx()`` (float32) by default.
     """
+
+    _direction = "down"
 
     def __init__(self, name: str = "mean_absolute_error", dtype: Any = None):
         super().__init__(fn=_losses.mean_absolute_error, name=name, dtype=dtype)
@@ -531,6 +548,8 @@ class BinaryCrossentropy(MeanMetricWrapper):
     label_smoothing : float
         Label smoothing in ``[0, 1]``.
     """
+
+    _direction = "down"
 
     def __init__(
         self,
@@ -571,6 +590,8 @@ class CategoricalCrossentropy(MeanMetricWrapper):
     axis : int
         The class axis.
     """
+
+    _direction = "down"
 
     def __init__(
         self,
@@ -620,6 +641,8 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         The class axis (only the last one is supported).
     """
 
+    _direction = "down"
+
     def __init__(
         self,
         name: str = "sparse_categorical_crossentropy",
@@ -662,6 +685,8 @@ class MeanAbsolutePercentageError(MeanMetricWrapper):
         Computation dtype; ``floatx()`` (float32) by default.
     """
 
+    _direction = "down"
+
     def __init__(self, name: str = "mean_absolute_percentage_error", dtype: Any = None):
         super().__init__(fn=_losses.mean_absolute_percentage_error, name=name, dtype=dtype)
 
@@ -680,6 +705,8 @@ class MeanSquaredLogarithmicError(MeanMetricWrapper):
     dtype : dtype-like, optional
         Computation dtype; ``floatx()`` (float32) by default.
     """
+
+    _direction = "down"
 
     def __init__(self, name: str = "mean_squared_logarithmic_error", dtype: Any = None):
         super().__init__(fn=_losses.mean_squared_logarithmic_error, name=name, dtype=dtype)
@@ -700,6 +727,8 @@ class LogCoshError(MeanMetricWrapper):
         Computation dtype; ``floatx()`` (float32) by default.
     """
 
+    _direction = "down"
+
     def __init__(self, name: str = "logcosh", dtype: Any = None):
         super().__init__(fn=_losses.log_cosh, name=name, dtype=dtype)
 
@@ -718,6 +747,8 @@ class KLDivergence(MeanMetricWrapper):
     dtype : dtype-like, optional
         Computation dtype; ``floatx()`` (float32) by default.
     """
+
+    _direction = "down"
 
     def __init__(self, name: str = "kl_divergence", dtype: Any = None):
         super().__init__(fn=_losses.kl_divergence, name=name, dtype=dtype)
@@ -738,6 +769,8 @@ class Poisson(MeanMetricWrapper):
         Computation dtype; ``floatx()`` (float32) by default.
     """
 
+    _direction = "down"
+
     def __init__(self, name: str = "poisson", dtype: Any = None):
         super().__init__(fn=_losses.poisson, name=name, dtype=dtype)
 
@@ -756,6 +789,8 @@ class Hinge(MeanMetricWrapper):
     dtype : dtype-like, optional
         Computation dtype; ``floatx()`` (float32) by default.
     """
+
+    _direction = "down"
 
     def __init__(self, name: str = "hinge", dtype: Any = None):
         super().__init__(fn=_losses.hinge, name=name, dtype=dtype)
@@ -776,6 +811,8 @@ class SquaredHinge(MeanMetricWrapper):
         Computation dtype; ``floatx()`` (float32) by default.
     """
 
+    _direction = "down"
+
     def __init__(self, name: str = "squared_hinge", dtype: Any = None):
         super().__init__(fn=_losses.squared_hinge, name=name, dtype=dtype)
 
@@ -794,6 +831,8 @@ class CategoricalHinge(MeanMetricWrapper):
     dtype : dtype-like, optional
         Computation dtype; ``floatx()`` (float32) by default.
     """
+
+    _direction = "down"
 
     def __init__(self, name: str = "categorical_hinge", dtype: Any = None):
         super().__init__(fn=_losses.categorical_hinge, name=name, dtype=dtype)
@@ -837,6 +876,8 @@ class CosineSimilarity(MeanMetricWrapper):
         The axis the similarity is computed along.
     """
 
+    _direction = "up"
+
     def __init__(self, name: str = "cosine_similarity", dtype: Any = None, axis: int = -1):
         super().__init__(cosine_similarity, name, dtype=dtype, axis=axis)
         self.axis = axis
@@ -856,6 +897,8 @@ class RootMeanSquaredError(Mean):
     dtype : dtype-like, optional
         Computation dtype; ``floatx()`` (float32) by default.
     """
+
+    _direction = "down"
 
     def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None):
         super().__init__(name, dtype=dtype)
@@ -1015,3 +1058,9 @@ def get_metric(identifier: Any, y_true: Any, y_pred: Any) -> Metric:
     obj.name = name
     metric: Metric = obj
     return metric
+
+
+def _is_keras_loss(fn: Any) -> bool:
+    # A function or class of keras.losses (Keras marks the metric's direction "down").
+    table = getattr(_losses, "_BY_NAME", {})
+    return any(fn is v for v in table.values()) or any(type(fn) is v for v in table.values())
