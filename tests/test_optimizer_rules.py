@@ -143,8 +143,11 @@ def test_a_model_trains_with_each_by_name():
     x = rng.normal(size=(32, 3)).astype(np.float32)
     y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
     for name in ["adagrad", "adamax", "nadam", "adadelta", "lion", "ftrl"]:
-        model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
-        model.compile(optimizer=keras.optimizers.get(name), loss="mse")
+        # From zeros (FTRL's proximal step ignores a random start) with a rate that moves.
+        model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+        opt = keras.optimizers.get(name)
+        opt.learning_rate = 1.0 if name == "adadelta" else 0.05
+        model.compile(optimizer=opt, loss="mse")
         first = model.evaluate(x, y, verbose=0)
         model.fit(x, y, epochs=3, batch_size=8, verbose=0)
         assert model.evaluate(x, y, verbose=0) < first, name

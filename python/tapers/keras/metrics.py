@@ -33,7 +33,9 @@ __all__ = [
     "is_binary_or_sparse_categorical", "kl_divergence", "log_cosh", "mean_absolute_error",
     "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error", "poisson", "serialize",
     "sparse_categorical_accuracy", "sparse_categorical_crossentropy", "squared_hinge", "KLD", "MAE", "MAPE", "MSE",
-    "MSLE", "kld", "kullback_leibler_divergence", "logcosh", "mae", "mape", "mse", "msle",
+    "MSLE", "kld", "kullback_leibler_divergence", "logcosh", "mae", "mape", "mse", "msle", "FalseNegatives",
+    "FalsePositives", "Precision", "Recall", "SparseTopKCategoricalAccuracy", "TopKCategoricalAccuracy",
+    "TrueNegatives", "TruePositives", "sparse_top_k_categorical_accuracy", "top_k_categorical_accuracy",
 ]  # fmt: skip
 
 # The per-sample loss functions are metric functions too (``keras.metrics.mean_squared_error`` etc.).
@@ -915,13 +917,29 @@ class RootMeanSquaredError(Mean):
         return _core.sqrt(super().result())
 
 
+# The threshold metrics and top-k accuracies subclass the classes above.
+from ._confusion import (  # noqa: E402
+    FalseNegatives,
+    FalsePositives,
+    Precision,
+    Recall,
+    SparseTopKCategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    TrueNegatives,
+    TruePositives,
+    sparse_top_k_categorical_accuracy,
+    top_k_categorical_accuracy,
+)
+
 # --------------------------------------------------------------------------- lookup
 
 _CLASSES: list[type[Metric]] = [
     Metric, Mean, Sum, MeanMetricWrapper, MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
     CategoricalCrossentropy, SparseCategoricalCrossentropy, Accuracy, BinaryAccuracy, CategoricalAccuracy,
     SparseCategoricalAccuracy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError, LogCoshError, KLDivergence,
-    Poisson, Hinge, SquaredHinge, CategoricalHinge, CosineSimilarity, RootMeanSquaredError,
+    Poisson, Hinge, SquaredHinge, CategoricalHinge, CosineSimilarity, RootMeanSquaredError, TruePositives,
+    FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall, TopKCategoricalAccuracy,
+    SparseTopKCategoricalAccuracy,
 ]  # fmt: skip
 _BY_NAME: dict[str, Any] = {c.__name__: c for c in _CLASSES}
 _BY_NAME.update({_losses._to_snake_case(c.__name__): c for c in _CLASSES})

@@ -312,6 +312,19 @@ fn index_values(indices: &Tensor, n: usize, op: &'static str) -> Result<Vec<usiz
 
 /// `tf.gather(params, indices, axis, batch_dims)`.
 pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize) -> Result<Tensor> {
+    let out = gather_eager(params, indices, axis, batch_dims)?;
+    super::trace_data_dependent("GatherV2", &[params, indices], &[indices], &out, move |i| {
+        gather(&i[0], &i[1], axis, batch_dims)
+    });
+    Ok(out)
+}
+
+fn gather_eager(
+    params: &Tensor,
+    indices: &Tensor,
+    axis: isize,
+    batch_dims: isize,
+) -> Result<Tensor> {
     let rank = params.rank();
     let bd = if batch_dims < 0 {
         batch_dims + indices.rank() as isize
@@ -387,6 +400,14 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize)
 /// `tf.gather_nd(params, indices)`: the last axis of `indices` indexes the
 /// leading axes of `params`.
 pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
+    let out = gather_nd_eager(params, indices)?;
+    super::trace_data_dependent("GatherNd", &[params, indices], &[indices], &out, move |i| {
+        gather_nd(&i[0], &i[1])
+    });
+    Ok(out)
+}
+
+fn gather_nd_eager(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
     let r = *indices
         .shape()
         .last()

@@ -153,6 +153,32 @@ pub(crate) fn trace_only(
     }
 }
 
+/// Tells an active tracer about an op whose recorded pieces hold values it
+/// read from `data` (positions from an index tensor, a mask): replayed as
+/// they were recorded, they would use the traced call's values. With no tape
+/// recording, the tracer gets one op computing `out` again from `inputs`
+/// (what reads `out` then reads the new values); when a tape records (its
+/// gradient rule holds the positions too), the trace is guarded on `data`
+/// instead, so a call with other values traces again.
+pub(crate) fn trace_data_dependent(
+    name: &'static str,
+    inputs: &[&Tensor],
+    data: &[&Tensor],
+    out: &Tensor,
+    again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+) {
+    if !record::is_tracing() {
+        return;
+    }
+    if record::tapes_recording() {
+        for d in data {
+            record::trace_guard(d);
+        }
+    } else {
+        trace_only(name, inputs, out, again);
+    }
+}
+
 /// The description of an op no tape records, for a traced graph.
 struct Untaped {
     name: &'static str,

@@ -136,6 +136,14 @@ pub fn repeat(x: &Tensor, repeats: &[i64], axis: Option<isize>) -> Result<Tensor
 /// k-D `mask` is true, its dims matching `tensor.shape[axis:axis + k]`,
 /// which the result flattens into one.
 pub fn boolean_mask(x: &Tensor, mask: &Tensor, axis: isize) -> Result<Tensor> {
+    let out = boolean_mask_eager(x, mask, axis)?;
+    super::trace_data_dependent("BooleanMask", &[x, mask], &[mask], &out, move |i| {
+        boolean_mask(&i[0], &i[1], axis)
+    });
+    Ok(out)
+}
+
+fn boolean_mask_eager(x: &Tensor, mask: &Tensor, axis: isize) -> Result<Tensor> {
     let k = mask.rank();
     if k == 0 {
         return Err(Error::invalid("mask cannot be scalar."));
@@ -296,6 +304,19 @@ fn scatter_rows(
 /// `updates` added at `indices` (repeated indices add up). Differentiable in
 /// `updates` (the gradient gathers).
 pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let out = scatter_nd_eager(indices, updates, shape)?;
+    let shape = shape.to_vec();
+    super::trace_data_dependent(
+        "ScatterNd",
+        &[indices, updates],
+        &[indices],
+        &out,
+        move |i| scatter_nd(&i[0], &i[1], &shape),
+    );
+    Ok(out)
+}
+
+fn scatter_nd_eager(indices: &Tensor, updates: &Tensor, shape: &[usize]) -> Result<Tensor> {
     let op = "ScatterNd";
     crate::tensor::check_alloc(shape, updates.dtype())?;
     let (offsets, r) = nd_offsets(indices, shape, op)?;
@@ -312,6 +333,18 @@ pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &[usize]) -> Result
 /// `tf.tensor_scatter_nd_add(tensor, indices, updates)`: `tensor` with
 /// `updates` added at `indices`.
 pub fn tensor_scatter_nd_add(x: &Tensor, indices: &Tensor, updates: &Tensor) -> Result<Tensor> {
+    let out = tensor_scatter_nd_add_eager(x, indices, updates)?;
+    super::trace_data_dependent(
+        "TensorScatterAdd",
+        &[x, indices, updates],
+        &[indices],
+        &out,
+        move |i| tensor_scatter_nd_add(&i[0], &i[1], &i[2]),
+    );
+    Ok(out)
+}
+
+fn tensor_scatter_nd_add_eager(x: &Tensor, indices: &Tensor, updates: &Tensor) -> Result<Tensor> {
     let op = "TensorScatterAdd";
     let (offsets, r) = nd_offsets(indices, x.shape(), op)?;
     check_updates(indices, updates, x.shape(), r, op)?;
@@ -333,6 +366,22 @@ pub fn tensor_scatter_nd_add(x: &Tensor, indices: &Tensor, updates: &Tensor) -> 
 /// position it landed in (an overwritten duplicate gets 0, where TF gives
 /// it that position's gradient too).
 pub fn tensor_scatter_nd_update(x: &Tensor, indices: &Tensor, updates: &Tensor) -> Result<Tensor> {
+    let out = tensor_scatter_nd_update_eager(x, indices, updates)?;
+    super::trace_data_dependent(
+        "TensorScatterUpdate",
+        &[x, indices, updates],
+        &[indices],
+        &out,
+        move |i| tensor_scatter_nd_update(&i[0], &i[1], &i[2]),
+    );
+    Ok(out)
+}
+
+fn tensor_scatter_nd_update_eager(
+    x: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+) -> Result<Tensor> {
     let op = "TensorScatterUpdate";
     let (offsets, r) = nd_offsets(indices, x.shape(), op)?;
     check_updates(indices, updates, x.shape(), r, op)?;

@@ -83,6 +83,14 @@ fn segment_sum_of(data: &Tensor, vals: &[i64], id_rank: usize, num: usize) -> Re
 /// of the result sums the entries of `data` whose id is `i` (`segment_ids`'
 /// shape is a prefix of `data`'s; negative ids are dropped).
 pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
+    let out = unsorted_segment_sum_eager(data, ids, num_segments)?;
+    super::trace_data_dependent("UnsortedSegmentSum", &[data, ids], &[ids], &out, move |i| {
+        unsorted_segment_sum(&i[0], &i[1], num_segments)
+    });
+    Ok(out)
+}
+
+fn unsorted_segment_sum_eager(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
     let op = "UnsortedSegmentSum";
     let vals = segment_ids(data, ids, op)?;
     let num = check_range(&vals, num_segments, op)?;
@@ -92,6 +100,14 @@ pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num_segments: i64) -> R
 /// `tf.math.segment_sum(data, segment_ids)`: ids are sorted and
 /// non-negative, one per row of `data`; there are `last id + 1` segments.
 pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
+    let out = segment_sum_eager(data, ids)?;
+    super::trace_data_dependent("SegmentSum", &[data, ids], &[ids], &out, move |i| {
+        segment_sum(&i[0], &i[1])
+    });
+    Ok(out)
+}
+
+fn segment_sum_eager(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
     let op = "SegmentSum";
     if ids.rank() != 1 {
         return Err(Error::invalid(format!(
@@ -122,6 +138,18 @@ pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
 /// `tf.math.unsorted_segment_mean`: the sum over the segment's size (0 for
 /// an empty segment). Integer data gives float64, as TF's true division does.
 pub fn unsorted_segment_mean(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
+    let out = unsorted_segment_mean_eager(data, ids, num_segments)?;
+    super::trace_data_dependent(
+        "UnsortedSegmentMean",
+        &[data, ids],
+        &[ids],
+        &out,
+        move |i| unsorted_segment_mean(&i[0], &i[1], num_segments),
+    );
+    Ok(out)
+}
+
+fn unsorted_segment_mean_eager(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
     let op = "UnsortedSegmentSum";
     if data.dtype().is_complex() {
         // TF's composite clips the counts with `Maximum` in the data's dtype,
@@ -187,6 +215,14 @@ describe_attr_op!(
 /// follows it: TF's fold, `cur > x ? cur : x`).
 /// Differentiable: TF's rule, shared equally among an segment's maxima.
 pub fn unsorted_segment_max(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
+    let out = unsorted_segment_max_eager(data, ids, num_segments)?;
+    super::trace_data_dependent("UnsortedSegmentMax", &[data, ids], &[ids], &out, move |i| {
+        unsorted_segment_max(&i[0], &i[1], num_segments)
+    });
+    Ok(out)
+}
+
+fn unsorted_segment_max_eager(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
     let op = "UnsortedSegmentMax";
     let vals = segment_ids(data, ids, op)?;
     let num = check_range(&vals, num_segments, op)?;

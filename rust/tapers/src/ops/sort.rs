@@ -5,13 +5,17 @@
 //! values first and, among equal values, the lower index first; `sort` and
 //! `argsort` are `top_k` over the whole axis (ascending: over the negated
 //! values, `!x` for integers, so ties keep their order there too). Index
-//! results are integers and not differentiable; sorted values are a `take` of the input
-//! at those indices, so their gradient scatters back (TF's `TopKV2`
-//! gradient) and derivatives of any order work.
+//! results are integers and not differentiable; sorted values are a `gather`
+//! of the input at those indices, so their gradient scatters back (TF's
+//! `TopKV2` gradient) and derivatives of any order work.
+//!
+//! Positions found by comparing values are data: a traced graph records
+//! each computation of them as an op of its own ([`super::trace_only`]), and
+//! the gather takes them as a tensor input, so a replay on new values
+//! orders the new values (not the traced positions).
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use crate::dims::ShapeDisplay;
 use crate::dtype::DType;
@@ -113,14 +117,35 @@ fn axis_last(x: &Tensor, axis: usize) -> Result<(Tensor, Option<Vec<usize>>)> {
 
 /// The elements of `x` (last axis `n` long) at `pos`, `k` per row: a
 /// differentiable `take` of the flattened tensor.
-fn take_rows(x: &Tensor, pos: &[usize], n: usize, k: usize) -> Result<Tensor> {
-    let flat_pos: Vec<usize> = pos
+/// The positions `pos` (`k` picks in each row of `n`) in `x` flattened, as
+/// an int64 tensor.
+fn flat_positions(pos: &[usize], n: usize, k: usize) -> Result<Tensor> {
+    let flat: Vec<i64> = pos
         .chunks(k.max(1))
         .enumerate()
-        .flat_map(|(r, c)| c.iter().map(move |&p| r * n + p))
+        .flat_map(|(r, c)| c.iter().map(move |&p| (r * n + p) as i64))
         .collect();
+    let len = flat.len();
+    Tensor::from_vec(flat, &[len])
+}
+
+/// The `k` picks of each row of `x` (its last axis), at the positions
+/// `pick(x)` finds: found here, and found again from the new `x` when a
+/// traced graph replays (the gather takes them as an input).
+fn take_rows(
+    x: &Tensor,
+    k: usize,
+    name: &'static str,
+    pick: impl Fn(&Tensor) -> Result<Vec<usize>> + Send + Sync + 'static,
+) -> Result<Tensor> {
+    let n = *x.shape().last().unwrap_or(&0);
+    let flat_pos = flat_positions(&pick(x)?, n, k)?;
+    super::trace_only(name, &[x], &flat_pos, move |i| {
+        let n = *i[0].shape().last().unwrap_or(&0);
+        flat_positions(&pick(&i[0])?, n, k)
+    });
     let flat = ops::reshape(x, &[-1])?;
-    let taken = ops::take(&flat, 0, Arc::new(flat_pos))?;
+    let taken = ops::gather(&flat, &flat_pos, 0, 0)?;
     let mut shape: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
     if let Some(last) = shape.last_mut() {
         *last = k as isize;
@@ -163,9 +188,13 @@ fn order(
 /// `tf.sort(values, axis, direction)`: differentiable (the gradient scatters
 /// back to where each value came from).
 pub fn sort(x: &Tensor, axis: isize, descending: bool) -> Result<Tensor> {
-    let (moved, back, pos) = order(x, axis, descending, "Sort")?;
+    let ax = sort_axis(x, axis, "Sort")?;
+    let (moved, back) = axis_last(x, ax)?;
     let n = *moved.shape().last().unwrap_or(&0);
-    let sorted = take_rows(&moved, &pos, n, n)?;
+    let sorted = take_rows(&moved, n, "SortPositions", move |m| {
+        let n = *m.shape().last().unwrap_or(&0);
+        Ok(Keys::of(m, !descending, "Sort")?.top(n, n))
+    })?;
     match back {
         Some(p) => ops::transpose(&sorted, Some(&p)),
         None => Ok(sorted),
@@ -178,6 +207,14 @@ pub fn sort(x: &Tensor, axis: isize, descending: bool) -> Result<Tensor> {
 pub fn argsort(x: &Tensor, axis: isize, descending: bool) -> Result<Tensor> {
     let (moved, back, pos) = order(x, axis, descending, "Argsort")?;
     let idx = index_tensor(&pos, moved.shape(), DType::I32)?;
+    super::trace_only("Argsort", &[&moved], &idx, move |i| {
+        let n = *i[0].shape().last().unwrap_or(&0);
+        index_tensor(
+            &Keys::of(&i[0], !descending, "Argsort")?.top(n, n),
+            i[0].shape(),
+            DType::I32,
+        )
+    });
     match back {
         Some(p) => ops::transpose(&idx, Some(&p)),
         None => Ok(idx),
@@ -206,8 +243,23 @@ pub fn top_k(x: &Tensor, k: isize, sorted: bool) -> Result<(Tensor, Tensor)> {
         )));
     }
     let pos = Keys::of(x, false, "TopKV2")?.top(n, k);
-    let values = take_rows(x, &pos, n, k)?;
+    let values = take_rows(x, k, "TopKV2Positions", move |x| {
+        let n = *x.shape().last().unwrap_or(&0);
+        Ok(Keys::of(x, false, "TopKV2")?.top(n, k))
+    })?;
     let indices = index_tensor(&pos, values.shape(), DType::I32)?;
+    super::trace_only("TopKV2Indices", &[x], &indices, move |i| {
+        let n = *i[0].shape().last().unwrap_or(&0);
+        let mut shape = i[0].shape().to_vec();
+        if let Some(last) = shape.last_mut() {
+            *last = k;
+        }
+        index_tensor(
+            &Keys::of(&i[0], false, "TopKV2")?.top(n, k),
+            &shape,
+            DType::I32,
+        )
+    });
     Ok((values, indices))
 }
 
@@ -226,6 +278,22 @@ fn unique_keys(x: &Tensor) -> Vec<Option<u64>> {
 /// first appearance, and for each element the position of its value there.
 /// Not differentiable (TF registers no gradient for it).
 pub fn unique(x: &Tensor, out_idx: DType) -> Result<(Tensor, Tensor)> {
+    let (first, idx) = unique_positions(x, out_idx)?;
+    let trace = |name, out: &Tensor, second: bool| {
+        super::trace_only(name, &[x], out, move |i| {
+            let (first, idx) = unique_positions(&i[0], out_idx)?;
+            Ok(if second { idx } else { first })
+        })
+    };
+    trace("UniqueFirst", &first, false);
+    trace("Unique", &idx, true);
+    let y = ops::stop_gradient(&ops::gather(x, &first, 0, 0)?);
+    Ok((y, idx))
+}
+
+/// Where each distinct value of `x` first appears (int64), and for each
+/// element the position of its value among them (`out_idx`).
+fn unique_positions(x: &Tensor, out_idx: DType) -> Result<(Tensor, Tensor)> {
     if x.rank() != 1 {
         return Err(Error::invalid("unique expects a 1D vector. [Op:Unique]"));
     }
@@ -259,9 +327,9 @@ pub fn unique(x: &Tensor, out_idx: DType) -> Result<(Tensor, Tensor)> {
         };
         idx.push(slot);
     }
-    let y = ops::stop_gradient(&ops::take(x, 0, Arc::new(first))?);
+    let first = index_tensor(&first, &[first.len()], DType::I64)?;
     let idx = index_tensor(&idx, &[x.numel()], out_idx)?;
-    Ok((y, idx))
+    Ok((first, idx))
 }
 
 /// `tf.searchsorted(sorted_sequence, values, side, out_type)`: for each value,
@@ -269,6 +337,15 @@ pub fn unique(x: &Tensor, out_idx: DType) -> Result<(Tensor, Tensor)> {
 /// (`right`: after equal entries). Rows are the leading dims, which must
 /// agree. Not differentiable.
 pub fn searchsorted(seq: &Tensor, values: &Tensor, right: bool, out_type: DType) -> Result<Tensor> {
+    let out = search_positions(seq, values, right, out_type)?;
+    let op = if right { "UpperBound" } else { "LowerBound" };
+    super::trace_only(op, &[seq, values], &out, move |i| {
+        search_positions(&i[0], &i[1], right, out_type)
+    });
+    Ok(out)
+}
+
+fn search_positions(seq: &Tensor, values: &Tensor, right: bool, out_type: DType) -> Result<Tensor> {
     let op = if right { "UpperBound" } else { "LowerBound" };
     if seq.dtype() != values.dtype() {
         return Err(Error::DTypeMismatch {
@@ -349,6 +426,26 @@ pub struct Bincount<'a> {
 /// `tf.math.bincount`: how often each non-negative integer occurs in `arr`
 /// (or the sum of its weights). Not differentiable (TF registers no gradient).
 pub fn bincount(arr: &Tensor, opts: &Bincount<'_>) -> Result<Tensor> {
+    let out = count_bins(arr, opts)?;
+    let (minlength, maxlength, dtype) = (opts.minlength, opts.maxlength, opts.dtype);
+    let (per_row, binary) = (opts.per_row, opts.binary);
+    let mut inputs = vec![arr];
+    inputs.extend(opts.weights);
+    super::trace_only("DenseBincount", &inputs, &out, move |i| {
+        let opts = Bincount {
+            weights: i.get(1),
+            minlength,
+            maxlength,
+            dtype,
+            per_row,
+            binary,
+        };
+        count_bins(&i[0], &opts)
+    });
+    Ok(out)
+}
+
+fn count_bins(arr: &Tensor, opts: &Bincount<'_>) -> Result<Tensor> {
     let vals: Vec<i64> = ops::cast(arr, DType::I64)?.to_vec()?;
     if vals.iter().any(|&v| v < 0) {
         return Err(Error::invalid(
