@@ -40,6 +40,7 @@ CASES = {
         [[0, 1], [2, 2]],
     ),
     "segment_sum": (lambda i: tf.math.segment_sum(tf.constant([1.0, 2.0, 3.0]), i), [[0, 0, 1], [0, 1, 1]]),
+    "reduce_mean_int": (lambda i: tf.reduce_mean(i), [[1, 2], [5, 8], [-3, 0]]),
     "boolean_mask": (
         lambda m: tf.boolean_mask(tf.constant([1.0, 2.0, 3.0]), m),
         [[True, False, True], [False, True, True]],

@@ -300,7 +300,13 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
             .into_iter()
             .map(|v| if count == 0 { 0 } else { v / count as i64 })
             .collect();
-        return ops::cast(&Tensor::from_vec(q, s.shape())?, x.dtype());
+        let out = ops::cast(&Tensor::from_vec(q, s.shape())?, x.dtype())?;
+        // Computed from values outside any op: a trace records it as one.
+        let axes = axes.map(<[isize]>::to_vec);
+        super::trace_only("Mean", &[x], &out, move |i| {
+            reduce_mean(&i[0], axes.as_deref(), keepdims)
+        });
+        return Ok(out);
     }
     let s = reduce_sum(x, axes, keepdims)?;
     // count == 0 gives NaN for floats (0/0), as numpy and TF do.
