@@ -9,7 +9,8 @@ import contextlib
 import io
 import json
 import math
-import warnings
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,104 +19,12 @@ import pytest
 from tapers import keras
 
 REF = json.loads((Path(__file__).parent / "data" / "keras_callbacks_reference.json").read_text())
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
+from keras_callbacks_programs import csv_run, drive, model, runs  # noqa: E402
+
 C = keras.callbacks
 E, R, S = C.EarlyStopping, C.ReduceLROnPlateau, C.LearningRateScheduler
-
-
-def model():
-    m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
-    m.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", metrics=["accuracy", "mae"])
-    # One epoch builds the compiled metrics, which monitor mode "auto" looks up (as in a fit).
-    m.fit(np.zeros((2, 2), np.float32), np.zeros((2, 1), np.float32), epochs=1, verbose=0)
-    m.optimizer.learning_rate = 0.1
-    return m
-
-
-def num(v):
-    return None if v is None else float(v)
-
-
-def drive(make, seq, batches=None):
-    m = model()
-    out = {"epochs": [], "printed": "", "warnings": []}
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        cb = make()
-        cb.set_model(m)
-        m.stop_training = False
-        cb.on_train_begin()
-        for epoch, logs in enumerate(seq):
-            cb.on_epoch_begin(epoch)
-            for b, blogs in enumerate((batches or {}).get(epoch, [])):
-                cb.on_train_batch_begin(b)
-                cb.on_train_batch_end(b, dict(blogs))
-                if m.stop_training:
-                    break
-            m.set_weights([np.full((2, 1), epoch, np.float32), np.full((1,), epoch, np.float32)])
-            logs = dict(logs)
-            cb.on_epoch_end(epoch, logs)
-            out["epochs"].append(
-                {
-                    "stop": bool(m.stop_training),
-                    "wait": getattr(cb, "wait", None),
-                    "best": num(getattr(cb, "best", None)),
-                    "lr": float(np.asarray(m.optimizer.learning_rate)),
-                    "logs": {k: num(v) for k, v in logs.items()},
-                }
-            )
-            if m.stop_training:
-                break
-        cb.on_train_end()
-    out["printed"] = buf.getvalue()
-    out["warnings"] = [str(w.message) for w in caught if "metric" in str(w.message) or "mode" in str(w.message)]
-    out["final_weight"] = float(m.get_weights()[1][0])
-    return out
-
-
-def losses(*vals, key="val_loss", extra=None):
-    return [{"loss": 1.0, key: v, **(extra or {})} for v in vals]
-
-
-RUNS = {
-    "early_default": (lambda: E(), losses(1.0, 0.9, 0.95, 0.8)),
-    "early_patience_delta": (lambda: E(patience=2, min_delta=0.05), losses(1.0, 0.97, 0.9, 0.88, 0.87, 0.86)),
-    "early_max": (
-        lambda: E(monitor="val_accuracy", mode="max", patience=1),
-        losses(0.5, 0.6, 0.55, 0.58, 0.5, key="val_accuracy"),
-    ),
-    "early_auto_accuracy": (
-        lambda: E(monitor="val_accuracy", patience=1),
-        losses(0.5, 0.6, 0.55, 0.58, 0.5, key="val_accuracy"),
-    ),
-    "early_auto_mae": (lambda: E(monitor="mae", patience=0), losses(0.5, 0.4, 0.45, key="mae")),
-    "early_baseline": (
-        lambda: E(monitor="loss", baseline=0.5, patience=2),
-        losses(0.9, 0.8, 0.7, 0.6, 0.4, 0.45, key="loss"),
-    ),
-    "early_restore": (lambda: E(patience=1, restore_best_weights=True, verbose=1), losses(1.0, 0.5, 0.7, 0.8)),
-    "early_start_from": (lambda: E(start_from_epoch=2), losses(1.0, 2.0, 3.0, 2.5, 2.6)),
-    "early_missing": (lambda: E(monitor="val_auc", mode="max"), losses(1.0, 2.0)),
-    "early_unknown_mode": (lambda: E(mode="sideways"), losses(1.0, 0.5, 0.7)),
-    "plateau": (
-        lambda: R(factor=0.5, patience=1, min_lr=0.02, cooldown=1),
-        losses(1.0, 1.0, 1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95),
-    ),
-    "plateau_verbose_delta": (
-        lambda: R(monitor="loss", factor=0.2, patience=2, min_delta=0.1, verbose=1),
-        losses(1.0, 0.95, 0.92, 0.5, 0.45, 0.44, key="loss"),
-    ),
-    "plateau_missing": (lambda: R(monitor="val_auc", mode="max"), losses(1.0)),
-    "scheduler_epoch": (lambda: S(lambda epoch: 0.1 * 0.5**epoch), losses(1.0, 1.0, 1.0)),
-    "scheduler_epoch_lr": (lambda: S(lambda epoch, lr: lr * 0.9, verbose=1), losses(1.0, 1.0, 1.0)),
-    "scheduler_numpy": (lambda: S(lambda epoch: np.float32(0.05) / (epoch + 1)), losses(1.0, 1.0)),
-    "nan": (
-        lambda: C.TerminateOnNaN(),
-        losses(1.0, 1.0),
-        {0: [{"loss": 1.0}, {"loss": 2.0}], 1: [{"loss": 1.0}, {"loss": math.nan}, {"loss": 1.0}]},
-    ),
-    "inf": (lambda: C.TerminateOnNaN(), losses(1.0), {0: [{"loss": math.inf}, {"loss": 1.0}]}),
-}
+RUNS = runs(keras)
 
 
 def test_the_fixture_covers_every_run():
@@ -125,7 +34,7 @@ def test_the_fixture_covers_every_run():
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_callback_decisions_are_keras(name):
     spec = RUNS[name]
-    got = drive(spec[0], spec[1], spec[2] if len(spec) > 2 else None)
+    got = drive(keras, spec[0], spec[1], spec[2] if len(spec) > 2 else None)
     want = REF["runs"][name]
     assert len(got["epochs"]) == len(want["epochs"])
     for k, (g, w) in enumerate(zip(got["epochs"], want["epochs"])):
@@ -142,19 +51,19 @@ def test_callback_decisions_are_keras(name):
 
 def _raised_on_nan():
     cb = C.TerminateOnNaN(raise_error=True)
-    cb.set_model(model())
+    cb.set_model(model(keras))
     cb.on_train_batch_end(3, {"loss": math.nan})
 
 
 def _unknown_metric():
     cb = E(monitor="val_foo")
-    cb.set_model(model())
+    cb.set_model(model(keras))
     cb.on_epoch_end(0, {"val_foo": 1.0})
 
 
 def _bad_schedule():
     cb = S(lambda epoch: 1)
-    cb.set_model(model())
+    cb.set_model(model(keras))
     cb.on_epoch_begin(0)
 
 
@@ -174,22 +83,12 @@ def test_errors_are_keras(case):
     assert (type(e.value).__name__, str(e.value)) == (kind, message)
 
 
-def _csv_run(path, seq, sep=",", append=False):
-    cb = C.CSVLogger(path, separator=sep, append=append)
-    cb.set_model(model())
-    cb.on_train_begin()
-    for epoch, logs in enumerate(seq):
-        cb.on_epoch_end(epoch, dict(logs))
-    cb.on_train_end()
-    return Path(path).read_text()
-
-
 def test_csv_files_are_keras(tmp_path):
     ref = REF["csv"]
     p = tmp_path / "log.csv"
-    assert _csv_run(p, ref["seq_val"]) == ref["with_val"]
-    assert _csv_run(p, ref["seq_plain"], sep=";") == ref["plain_semicolon"]
-    assert _csv_run(p, ref["seq_plain"], append=True) == ref["appended"]
+    assert csv_run(keras, p, ref["seq_val"]) == ref["with_val"]
+    assert csv_run(keras, p, ref["seq_plain"], sep=";") == ref["plain_semicolon"]
+    assert csv_run(keras, p, ref["seq_plain"], append=True) == ref["appended"]
 
 
 @pytest.mark.parametrize("name", sorted(REF["directions"]))
