@@ -86,7 +86,8 @@ def update_confusion_counts(
         label, pred = cases[key]
         both = _core.logical_and(label, pred)
         if weights is not None:
-            added = _core.where(both, _core.broadcast_to(weights, _core.shape(both)), _core.zeros_like(thr * preds))
+            w = _core.broadcast_to(weights, _core.shape(both))
+            added = _core.where(both, w, _core.zeros_like(w))
         else:
             added = _core.cast(both, dtype)
         var.assign(var + _core.reduce_sum(added, axis=1))

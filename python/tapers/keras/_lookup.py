@@ -93,3 +93,19 @@ def from_table(
     elif isinstance(config, str) and config in names:
         return names[config]
     raise ValueError(f"Could not interpret {what} identifier: {config}")
+
+
+def to_config(obj: Any) -> dict[str, Any]:
+    """Keras' ``serialize`` for one module: ``{"class_name", "config"}`` of an object with ``get_config``.
+
+    Parameters
+    ----------
+    obj : object
+        An instance with ``get_config``.
+
+    Returns
+    -------
+    dict
+        ``{"class_name": type(obj).__name__, "config": obj.get_config()}``.
+    """
+    return {"class_name": type(obj).__name__, "config": obj.get_config()}

@@ -14,7 +14,7 @@ from typing import Any
 from .. import _core
 from .._core import Tensor
 from .._ops import clip_by_value
-from ._lookup import from_table, resolve
+from ._lookup import from_table, resolve, to_config
 
 __all__ = [
     "Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deserialize", "get", "max_norm",
@@ -178,7 +178,7 @@ def serialize(constraint: Any) -> dict[str, Any]:
     dict
         ``{"class_name": ..., "config": ...}``.
     """
-    return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+    return to_config(constraint)
 
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:

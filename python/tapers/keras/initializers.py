@@ -31,7 +31,7 @@ from .. import _core
 from .. import random as _random
 from .._core import Tensor
 from ..random import Generator
-from ._lookup import from_table, resolve
+from ._lookup import from_table, resolve, to_config
 from .backend import floatx
 
 __all__ = [
@@ -609,7 +609,7 @@ def serialize(initializer: Initializer) -> dict[str, Any]:
     dict
         ``{"class_name": ..., "config": ...}``.
     """
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    return to_config(initializer)
 
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:

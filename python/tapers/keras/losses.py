@@ -35,7 +35,7 @@ from .. import math as _math
 from .. import nn as _nn
 from .._core import Tensor
 from .._ops import clip_by_value
-from ._lookup import from_table, resolve
+from ._lookup import from_table, resolve, to_config
 from .activations import _logits_of
 from .backend import floatx, unique_name
 
@@ -1312,7 +1312,7 @@ def serialize(loss: Any) -> Any:
         The function's name, or ``{"class_name": ..., "config": ...}``.
     """
     if isinstance(loss, Loss):
-        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+        return to_config(loss)
     name = getattr(loss, "__name__", None)
     if name in _FUNCTIONS and _FUNCTIONS[name] is loss:
         return name

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from .. import _core
 from .._core import Tensor, Variable
 from . import losses as _losses
-from ._lookup import from_table, resolve
+from ._lookup import from_table, resolve, to_config
 from .backend import floatx, unique_name
 
 __all__ = [
@@ -962,7 +962,7 @@ def serialize(metric: Metric) -> dict[str, Any]:
     dict
         ``{"class_name": ..., "config": ...}``.
     """
-    return {"class_name": type(metric).__name__, "config": metric.get_config()}
+    return to_config(metric)
 
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
@@ -1080,5 +1080,5 @@ def get_metric(identifier: Any, y_true: Any, y_pred: Any) -> Metric:
 
 def _is_keras_loss(fn: Any) -> bool:
     # A function or class of keras.losses (Keras marks the metric's direction "down").
-    table = getattr(_losses, "_BY_NAME", {})
+    table = _losses._BY_NAME
     return any(fn is v for v in table.values()) or any(type(fn) is v for v in table.values())

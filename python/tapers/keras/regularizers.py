@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _core
 from .._core import Tensor
-from ._lookup import from_table, resolve
+from ._lookup import from_table, resolve, to_config
 
 __all__ = [
     "L1", "L1L2", "L2", "OrthogonalRegularizer", "Regularizer", "deserialize", "get", "l1", "l1_l2", "l2",
@@ -215,7 +215,7 @@ def serialize(regularizer: Any) -> dict[str, Any]:
     dict
         ``{"class_name": ..., "config": ...}``.
     """
-    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+    return to_config(regularizer)
 
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:

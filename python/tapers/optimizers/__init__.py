@@ -107,14 +107,17 @@ class Optimizer:
     def _slots_for(self, var: Variable) -> list[Variable]:
         entry = self._slots.get(id(var))
         if entry is None or entry[0] is not var:
-            n = _core._optimizer_slots(self._kind, self._hyper)
-            slots = [
-                Variable(_core.zeros_like(var.value()), trainable=False, name=f"{var.name.split(':')[0]}_slot{i}")
-                for i in range(n)
-            ]
-            entry = (var, slots)
+            entry = (var, self._new_slots(var))
             self._slots[id(var)] = entry
         return entry[1]
+
+    def _new_slots(self, var: Variable) -> list[Variable]:
+        # The Rust rule's slots: zeros, as many as it asks for.
+        n = _core._optimizer_slots(self._kind, self._hyper)
+        return [
+            Variable(_core.zeros_like(var.value()), trainable=False, name=f"{var.name.split(':')[0]}_slot{i}")
+            for i in range(n)
+        ]
 
     def variables(self) -> list[Variable]:
         """The optimizer's own variables: iterations, then slots in first-use order."""

@@ -24,19 +24,15 @@ class _ComposedOptimizer(Optimizer):
     #: Per slot: its name and the initial value's attribute (None: zeros).
     _slot_specs: tuple[tuple[str, str | None], ...] = ()
 
-    def _slots_for(self, var: Variable) -> list[Variable]:
-        entry = self._slots.get(id(var))
-        if entry is None or entry[0] is not var:
-            base = var.name.split(":")[0]
-            slots = []
-            for name, init in self._slot_specs:
-                value = _core.zeros_like(var.value())
-                if init is not None:
-                    value = value + _core.cast(getattr(self, init), value.dtype)
-                slots.append(Variable(value, trainable=False, name=f"{base}_{name}"))
-            entry = (var, slots)
-            self._slots[id(var)] = entry
-        return entry[1]
+    def _new_slots(self, var: Variable) -> list[Variable]:
+        base = var.name.split(":")[0]
+        slots = []
+        for name, init in self._slot_specs:
+            value = _core.zeros_like(var.value())
+            if init is not None:
+                value = value + _core.cast(getattr(self, init), value.dtype)
+            slots.append(Variable(value, trainable=False, name=f"{base}_{name}"))
+        return slots
 
     def _step(self, grads: list[Tensor], variables: list[Variable], lr: Any, step: int | None, wd: float) -> None:
         del step

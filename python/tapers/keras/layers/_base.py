@@ -21,6 +21,7 @@ from ... import _core
 from ..._module import Module, _current_scope, name_scope
 from ...dtypes import as_dtype
 from .. import backend, constraints, regularizers
+from .._lookup import to_config
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Node"]
 
@@ -955,4 +956,4 @@ def _serialized(obj: Any) -> Any:
     or a plain function as is."""
     if obj is None or not hasattr(obj, "get_config"):
         return obj
-    return {"class_name": type(obj).__name__, "config": obj.get_config()}
+    return to_config(obj)

@@ -129,17 +129,18 @@ fn flat_positions(pos: &[usize], n: usize, k: usize) -> Result<Tensor> {
     Tensor::from_vec(flat, &[len])
 }
 
-/// The `k` picks of each row of `x` (its last axis), at the positions
-/// `pick(x)` finds: found here, and found again from the new `x` when a
-/// traced graph replays (the gather takes them as an input).
+/// The `k` picks of each row of `x` (its last axis) at `pos`, the positions
+/// `pick(x)` gives: a traced graph replays `pick` on the new `x` (the gather
+/// takes the positions as an input).
 fn take_rows(
     x: &Tensor,
+    pos: &[usize],
     k: usize,
     name: &'static str,
     pick: impl Fn(&Tensor) -> Result<Vec<usize>> + Send + Sync + 'static,
 ) -> Result<Tensor> {
     let n = *x.shape().last().unwrap_or(&0);
-    let flat_pos = flat_positions(&pick(x)?, n, k)?;
+    let flat_pos = flat_positions(pos, n, k)?;
     super::trace_only(name, &[x], &flat_pos, move |i| {
         let n = *i[0].shape().last().unwrap_or(&0);
         flat_positions(&pick(&i[0])?, n, k)
@@ -191,10 +192,11 @@ pub fn sort(x: &Tensor, axis: isize, descending: bool) -> Result<Tensor> {
     let ax = sort_axis(x, axis, "Sort")?;
     let (moved, back) = axis_last(x, ax)?;
     let n = *moved.shape().last().unwrap_or(&0);
-    let sorted = take_rows(&moved, n, "SortPositions", move |m| {
+    let pick = move |m: &Tensor| {
         let n = *m.shape().last().unwrap_or(&0);
         Ok(Keys::of(m, !descending, "Sort")?.top(n, n))
-    })?;
+    };
+    let sorted = take_rows(&moved, &pick(&moved)?, n, "SortPositions", pick)?;
     match back {
         Some(p) => ops::transpose(&sorted, Some(&p)),
         None => Ok(sorted),
@@ -243,7 +245,7 @@ pub fn top_k(x: &Tensor, k: isize, sorted: bool) -> Result<(Tensor, Tensor)> {
         )));
     }
     let pos = Keys::of(x, false, "TopKV2")?.top(n, k);
-    let values = take_rows(x, k, "TopKV2Positions", move |x| {
+    let values = take_rows(x, &pos, k, "TopKV2Positions", move |x| {
         let n = *x.shape().last().unwrap_or(&0);
         Ok(Keys::of(x, false, "TopKV2")?.top(n, k))
     })?;
