@@ -327,14 +327,29 @@ where
     A: Copy + Send + Sync,
     C: Copy + Send + Sync,
 {
-    let Some(s) = a.as_slice().filter(|s| !s.is_empty()) else {
-        return map(a, f);
-    };
+    match a.as_slice().filter(|s| !s.is_empty()) {
+        Some(s) => map_chunked(a, s, PAR_THRESHOLD, f),
+        None => map(a, f),
+    }
+}
+
+/// `f` over the contiguous elements `s` of `a` in chunks of 4K elements (input
+/// and output chunk stay in L1/L2), under pulp's SIMD dispatch, in parallel
+/// from `threshold` elements.
+fn map_chunked<A, C>(
+    a: &ArcArray<A, IxDyn>,
+    s: &[A],
+    threshold: usize,
+    f: impl Fn(A) -> C + Sync + Send,
+) -> ArrayD<C>
+where
+    A: Copy + Send + Sync,
+    C: Copy + Send + Sync,
+{
     let arch = pulp::Arch::new();
-    // Chunks of 4K elements: input and output chunk stay in L1/L2.
     const K: usize = 1 << 12;
     let work = vec![(); s.len().div_ceil(K)];
-    let out = parallel(s.len(), PAR_THRESHOLD, |par| {
+    let out = parallel(s.len(), threshold, |par| {
         crate::kernels::uninit::fill_chunked::<C, (), (), K>(
             s.len(),
             par,
@@ -353,7 +368,7 @@ where
 pub fn map<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
 where
     A: Copy + Send + Sync,
-    C: Send,
+    C: Copy + Send + Sync,
 {
     map_pass(a, Pass::Compute, f)
 }
@@ -362,7 +377,7 @@ where
 pub fn map_memory<A, C>(a: &ArcArray<A, IxDyn>, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
 where
     A: Copy + Send + Sync,
-    C: Send,
+    C: Copy + Send + Sync,
 {
     map_pass(a, Pass::Memory, f)
 }
@@ -370,8 +385,13 @@ where
 fn map_pass<A, C>(a: &ArcArray<A, IxDyn>, pass: Pass, f: impl Fn(A) -> C + Sync + Send) -> ArrayD<C>
 where
     A: Copy + Send + Sync,
-    C: Send,
+    C: Copy + Send + Sync,
 {
+    // Large and contiguous: chunks written in place (ndarray's parallel
+    // `map_collect` splits into pieces too small to vectorize).
+    if let Some(s) = a.as_slice().filter(|s| s.len() >= pass.threshold()) {
+        return map_chunked(a, s, pass.threshold(), f);
+    }
     parallel(a.len(), pass.threshold(), |par| {
         if par {
             Zip::from(a).par_map_collect(|&x| f(x))
