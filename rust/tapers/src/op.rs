@@ -186,6 +186,10 @@ pub trait Pointwise: Send + Sync {
     /// Whether input `k`'s contribution is `g` itself (no pass needed).
     fn passes_through(&self, k: usize) -> bool;
 
+    /// `Some(j)` when input `k`'s contribution is `g * v[j]` (a product's):
+    /// where `g` is known to be all ones that is exactly `v[j]`.
+    fn scales(&self, k: usize) -> Option<usize>;
+
     /// Input `k`'s contribution over one chunk, accumulated into `acc`.
     /// `v` holds the saved values of the chunk (unused ones are `g`).
     fn chunk_f32(&self, k: usize, g: &[f32], v: [&[f32]; 2], acc: Acc<'_, f32>);
@@ -210,12 +214,30 @@ pub trait Pointwise: Send + Sync {
 pub struct Acc<'a, T> {
     buf: &'a mut Vec<T>,
     filled: &'a mut bool,
+    /// The gradient so far when it is not in `buf` (a value read in place:
+    /// the seed, or a saved value): the first contribution writes
+    /// `base + f(i)` into `buf`, the sum copying `base` first would give.
+    base: Option<&'a [T]>,
 }
 
 impl<'a, T: Copy + std::ops::Add<Output = T>> Acc<'a, T> {
     /// An accumulator over `buf`, which holds a contribution when `filled`.
     pub fn new(buf: &'a mut Vec<T>, filled: &'a mut bool) -> Self {
-        Acc { buf, filled }
+        Acc {
+            buf,
+            filled,
+            base: None,
+        }
+    }
+
+    /// An accumulator whose gradient so far is `base` (read, not copied):
+    /// `buf` receives `base` plus the contribution.
+    pub(crate) fn onto(buf: &'a mut Vec<T>, filled: &'a mut bool, base: &'a [T]) -> Self {
+        Acc {
+            buf,
+            filled,
+            base: Some(base),
+        }
     }
 
     /// Adds `f(i)` for each element `i < n` of the chunk. Index loops over
@@ -231,6 +253,12 @@ impl<'a, T: Copy + std::ops::Add<Output = T>> Acc<'a, T> {
         } else {
             if n == 0 {
                 self.buf.clear();
+            } else if let Some(base) = self.base {
+                let base = &base[..n];
+                self.buf.resize(n, base[0]);
+                for (i, (d, &b)) in self.buf.iter_mut().zip(base).enumerate() {
+                    *d = b + f(i);
+                }
             } else {
                 self.buf.resize(n, f(0));
                 for (i, d) in self.buf.iter_mut().enumerate() {
@@ -248,6 +276,10 @@ impl<'a, T: Copy + std::ops::Add<Output = T>> Acc<'a, T> {
             for (d, &v) in self.buf.iter_mut().zip(vals) {
                 *d = *d + v;
             }
+        } else if let Some(base) = self.base {
+            self.buf.clear();
+            self.buf.extend(base.iter().zip(vals).map(|(&b, &v)| b + v));
+            *self.filled = true;
         } else {
             self.buf.clear();
             self.buf.extend_from_slice(vals);

@@ -21,6 +21,14 @@
 //! op), and decisions depend on the graph and shapes alone, never on the
 //! thread count.
 //!
+//! A pass first resolves the region's steps into a [`Program`]: where each
+//! contribution is read and written, so chunks run a flat list of kernels.
+//! A gradient that is a value as it is (the seed, an add's operands, and,
+//! when the seed is all ones, a product's other operand: `1 * v` is `v`
+//! exactly) is read in place instead of copied into a buffer; the first
+//! contribution added to it writes `value + contribution` into a buffer,
+//! what copying first would give.
+//!
 //! Each chunk sums a tensor's contributions in the unfused order (latest
 //! consumer first) with the same compiled formulas the unfused rules run;
 //! gradients that stay
@@ -346,24 +354,11 @@ impl TracedRegion {
             .collect()
     }
 
-    /// Per-worker buffers for [`TracedRegion::chunk`].
-    pub(crate) fn scratch<T>(&self) -> Scratch<T> {
-        self.rule.scratch()
-    }
-
-    /// One chunk of the region: `g` is the head's gradient over the chunk,
-    /// `saved[step]` each step's saved values over it (one slice per value,
-    /// each as long as `g`); each wanted leaf's gradient is appended to
-    /// `dst[output_of[leaf]]`.
-    pub(crate) fn chunk<T: Fusible>(
-        &self,
-        s: &mut Scratch<T>,
-        g: &[T],
-        saved: &[SmallVec<[&[T]; 2]>],
-        output_of: &[Option<usize>],
-        dst: &mut [ChunkOut<'_, T>],
-    ) {
-        self.rule.chunk(s, g, saved, output_of, dst)
+    /// The region's program for a pass whose seed is (`ones`) or may not
+    /// be all ones, with the wanted leaves' gradients written to
+    /// `dst[output_of[leaf]]` (see [`TracedRegion::output_of`]).
+    pub(crate) fn program(&self, ones: bool) -> Program {
+        self.rule.program(ones, &self.saved, &self.output_of())
     }
 }
 
@@ -392,6 +387,13 @@ impl<'a, T: Element + Float> Seed<'a, T> {
         Seed { chunk, all }
     }
 
+    /// Whether every element is known to be exactly one.
+    pub(crate) fn is_ones(&self) -> bool {
+        self.chunk
+            .as_ref()
+            .is_some_and(|c| c.first() == Some(&T::one()))
+    }
+
     /// The seed over elements `range` (at most [`CHUNK`] of them).
     #[inline]
     pub(crate) fn at(&self, range: std::ops::Range<usize>) -> &[T] {
@@ -403,15 +405,6 @@ impl<'a, T: Element + Float> Seed<'a, T> {
 }
 
 impl FusedRule {
-    fn scratch<T>(&self) -> Scratch<T> {
-        // One `with_capacity` per slot: `vec![buf; n]` would clone, and a
-        // clone keeps no spare capacity, so each slot would grow on first use.
-        Scratch {
-            bufs: (0..self.slots).map(|_| Vec::with_capacity(CHUNK)).collect(),
-            filled: vec![false; self.slots],
-        }
-    }
-
     /// This rule's shape without its steps.
     fn shell(&self) -> FusedRule {
         FusedRule {
@@ -515,7 +508,9 @@ impl FusedRule {
         if outputs == 0 {
             return vec![None; self.leaves];
         }
-        let new_scratch = || self.scratch();
+        let counts: Vec<usize> = self.steps.iter().map(|s| s.saved.len()).collect();
+        let program = self.program(seed.is_ones(), &counts, &output_of);
+        let new_scratch = || program.scratch();
         let outs = parallel(n, PAR_THRESHOLD, |par| {
             crate::kernels::uninit::fill_chunked_many::<T, _, _, CHUNK>(
                 n,
@@ -536,7 +531,7 @@ impl FusedRule {
                                 .collect()
                         })
                         .collect();
-                    self.chunk(s, seed.at(lo..hi), &saved, &output_of, dst)
+                    program.chunk(s, seed.at(lo..hi), &saved, dst)
                 },
             )
         });
@@ -555,81 +550,231 @@ impl FusedRule {
             .collect()
     }
 
-    /// One chunk: every step on `range` (each runs its local derivative's
-    /// SIMD-dispatched chunk kernel), then each wanted leaf's gradient into
-    /// its output's cursor (`dst[output_of[leaf]]`).
-    fn chunk<T: Fusible>(
-        &self,
-        s: &mut Scratch<T>,
-        g: &[T],
-        saved: &[SmallVec<[&[T]; 2]>],
-        output_of: &[Option<usize>],
-        dst: &mut [ChunkOut<'_, T>],
-    ) {
-        let len = g.len();
-        s.filled.iter_mut().for_each(|f| *f = false);
-        s.filled[0] = true;
-        for (step, vals) in self.steps.iter().zip(saved) {
-            // Slot 0 (the head's gradient) is read in place.
-            let taken = std::mem::take(&mut s.bufs[step.out]);
-            let go: &[T] = if step.out == 0 { g } else { &taken[..len] };
-            if !s.filled[step.out] {
-                // Nothing reached this op (cannot happen in a pruned region,
-                // but a zero gradient contributes nothing either way).
-                s.bufs[step.out] = taken;
-                continue;
-            }
-            let v = |k: usize| match vals.get(k) {
-                Some(v) => *v,
-                // Nothing saved: the formula does not read it.
-                None => go,
+    /// The region's steps resolved for one pass: where each contribution
+    /// is read and written, decided once instead of per chunk. `ones`: the
+    /// seed is known to be all ones (then a product's contribution is its
+    /// other operand, read in place).
+    /// `saved[i]`: how many values step `i` reads (a traced region's steps
+    /// hold none; their values are the node's inputs).
+    fn program(&self, ones: bool, saved: &[usize], output_of: &[Option<usize>]) -> Program {
+        let mut p = Program {
+            instrs: Vec::new(),
+            bufs: 0,
+        };
+        // Buffers no slot holds any more, reused before new ones.
+        let mut free: Vec<u16> = Vec::new();
+        let alloc = |p: &mut Program, free: &mut Vec<u16>| {
+            free.pop().unwrap_or_else(|| {
+                p.bufs += 1;
+                (p.bufs - 1) as u16
+            })
+        };
+        // What each slot holds so far (`None`: nothing reached it).
+        let mut held: Vec<Option<Src>> = vec![None; self.slots];
+        held[0] = Some(Src::Seed);
+        for (si, step) in self.steps.iter().enumerate() {
+            // Nothing reached this op (not in a pruned region): it adds
+            // nothing.
+            let Some(go) = held[step.out] else { continue };
+            let count = saved[si];
+            let saved = |j: usize| {
+                if j < count {
+                    Src::Saved(si as u16, j as u8)
+                } else {
+                    // Nothing saved: the formula does not read it.
+                    go
+                }
             };
-            let v = [v(0), if vals.len() > 1 { v(1) } else { v(0) }];
+            let v = [saved(0), saved(if count > 1 { 1 } else { 0 })];
+            let through = |k: usize| step.local.is_none_or(|l| l.passes_through(k));
             // An input whose first contribution is the output gradient
-            // itself (an add's operands) takes over its buffer instead of
-            // a copy, when the buffer is owned (not the seed) and no later
-            // input of this step reads it.
-            let handover = if step.out == 0 {
-                None
-            } else {
-                step.ins.iter().enumerate().rev().find_map(|(k, slot)| {
+            // itself takes over its buffer instead of a copy, when no other
+            // input of this step is the same slot.
+            let handover = match go {
+                Src::Buf(_) => step.ins.iter().enumerate().rev().find_map(|(k, slot)| {
                     let slot = (*slot)?;
-                    let through = step.local.is_none_or(|p| p.passes_through(k));
                     let alone = step.ins.iter().filter(|&&o| o == Some(slot)).count() == 1;
-                    (through && alone && !s.filled[slot]).then_some((k, slot))
-                })
+                    (through(k) && alone && held[slot].is_none()).then_some((k, slot))
+                }),
+                _ => None,
             };
             for (k, slot) in step.ins.iter().enumerate() {
                 let Some(slot) = *slot else { continue };
                 if handover == Some((k, slot)) {
                     continue;
                 }
-                let acc = Acc::new(&mut s.bufs[slot], &mut s.filled[slot]);
-                match step.local {
-                    Some(local) => T::chunk(local, k, go, v, acc),
-                    // A full sum: every element gets the sum's gradient.
-                    None => acc.add_slice(go),
-                }
+                // The contribution: `go` or a saved value as they are, or a
+                // kernel's result.
+                let same = if through(k) {
+                    Some(go)
+                } else if ones && go == Src::Seed {
+                    step.local.and_then(|l| l.scales(k)).map(saved)
+                } else {
+                    None
+                };
+                let (into, now) = match (held[slot], same) {
+                    // Read in place where nothing will write it.
+                    (None, Some(src)) if !matches!(src, Src::Buf(_)) => {
+                        held[slot] = Some(src);
+                        continue;
+                    }
+                    (None, _) => {
+                        let b = alloc(&mut p, &mut free);
+                        (Into::Set(b), Src::Buf(b))
+                    }
+                    (Some(Src::Buf(b)), _) => (Into::Add(b), Src::Buf(b)),
+                    (Some(base), _) => {
+                        let b = alloc(&mut p, &mut free);
+                        (Into::Onto(b, base), Src::Buf(b))
+                    }
+                };
+                held[slot] = Some(now);
+                p.instrs.push(match same {
+                    Some(src) => Instr::Add { src, into },
+                    None => Instr::Local {
+                        local: step.local.expect("a sum passes its gradient through"),
+                        k: k as u8,
+                        go,
+                        v,
+                        into,
+                    },
+                });
             }
-            match handover {
-                Some((_, slot)) => {
-                    let mut taken = taken;
-                    taken.truncate(len);
-                    s.bufs[step.out] = std::mem::replace(&mut s.bufs[slot], taken);
-                    s.filled[slot] = true;
-                }
-                None => s.bufs[step.out] = taken,
+            match (handover, go) {
+                (Some((_, slot)), _) => held[slot] = Some(go),
+                (None, Src::Buf(b)) => free.push(b),
+                _ => {}
             }
+            held[step.out] = None;
         }
         for (k, o) in output_of.iter().enumerate() {
-            let Some(o) = *o else { continue };
-            if s.filled[1 + k] {
-                dst[o].extend_from_slice(&s.bufs[1 + k][..len]);
-            } else {
-                // A leaf nothing reached in this region: zeros.
-                dst[o].extend(std::iter::repeat_n(T::zero(), len));
+            if let Some(o) = *o {
+                p.instrs.push(Instr::Out {
+                    src: held[1 + k],
+                    o,
+                });
             }
         }
+        p
+    }
+}
+
+/// Where a value a [`Program`] reads lives during a chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Src {
+    /// The head's gradient.
+    Seed,
+    /// Saved value `j` of step `i`.
+    Saved(u16, u8),
+    /// A scratch buffer.
+    Buf(u16),
+}
+
+/// Where a contribution goes: a new buffer, added into a buffer, or a new
+/// buffer holding the value so far (read in place) plus the contribution.
+#[derive(Clone, Copy, Debug)]
+enum Into {
+    Set(u16),
+    Add(u16),
+    Onto(u16, Src),
+}
+
+#[derive(Clone, Copy)]
+enum Instr {
+    /// Input `k`'s contribution by its local derivative.
+    Local {
+        local: &'static dyn Pointwise,
+        k: u8,
+        go: Src,
+        v: [Src; 2],
+        into: Into,
+    },
+    /// A contribution that is a value as it is.
+    Add { src: Src, into: Into },
+    /// A wanted leaf's gradient (`None`: nothing reached it, zeros) to
+    /// `dst[o]`.
+    Out { src: Option<Src>, o: usize },
+}
+
+/// A fused region's steps as instructions over the chunk's seed, saved
+/// values and `bufs` scratch buffers (see [`FusedRule::program`]).
+pub(crate) struct Program {
+    instrs: Vec<Instr>,
+    bufs: usize,
+}
+
+impl Program {
+    /// Per-worker buffers.
+    pub(crate) fn scratch<T>(&self) -> Scratch<T> {
+        // One `with_capacity` per buffer: `vec![buf; n]` would clone, and a
+        // clone keeps no spare capacity, so each would grow on first use.
+        Scratch {
+            bufs: (0..self.bufs).map(|_| Vec::with_capacity(CHUNK)).collect(),
+        }
+    }
+
+    /// Runs every instruction on one chunk: `g` is the seed over it,
+    /// `saved[step]` each step's saved values (each as long as `g`).
+    pub(crate) fn chunk<T: Fusible>(
+        &self,
+        s: &mut Scratch<T>,
+        g: &[T],
+        saved: &[SmallVec<[&[T]; 2]>],
+        dst: &mut [ChunkOut<'_, T>],
+    ) {
+        let len = g.len();
+        let bufs = &mut s.bufs;
+        for ins in &self.instrs {
+            // The target buffer is taken out so that sources can borrow the
+            // others (a target is never its own source).
+            let (into, b) = match ins {
+                Instr::Local { into, .. } | Instr::Add { into, .. } => {
+                    let (Into::Set(b) | Into::Add(b) | Into::Onto(b, _)) = *into;
+                    (*into, b as usize)
+                }
+                Instr::Out { src, o } => {
+                    let out = &mut dst[*o];
+                    match src {
+                        Some(src) => out.extend_from_slice(read(*src, g, saved, bufs, len)),
+                        None => out.extend(std::iter::repeat_n(T::zero(), len)),
+                    }
+                    continue;
+                }
+            };
+            let mut target = std::mem::take(&mut bufs[b]);
+            let mut filled = matches!(into, Into::Add(_));
+            {
+                let r = |src: Src| read(src, g, saved, bufs, len);
+                let acc = match into {
+                    Into::Onto(_, base) => Acc::onto(&mut target, &mut filled, r(base)),
+                    _ => Acc::new(&mut target, &mut filled),
+                };
+                match *ins {
+                    Instr::Local {
+                        local, k, go, v, ..
+                    } => T::chunk(local, k as usize, r(go), [r(v[0]), r(v[1])], acc),
+                    Instr::Add { src, .. } => acc.add_slice(r(src)),
+                    Instr::Out { .. } => unreachable!("handled above"),
+                }
+            }
+            bufs[b] = target;
+        }
+    }
+}
+
+/// The values of `src` over the current chunk.
+#[inline]
+fn read<'a, 's: 'a, T>(
+    src: Src,
+    g: &'a [T],
+    saved: &'a [SmallVec<[&'s [T]; 2]>],
+    bufs: &'a [Vec<T>],
+    len: usize,
+) -> &'a [T] {
+    match src {
+        Src::Seed => g,
+        Src::Saved(i, j) => saved[i as usize][j as usize],
+        Src::Buf(b) => &bufs[b as usize][..len],
     }
 }
 
@@ -651,16 +796,15 @@ impl Fusible for f64 {
     }
 }
 
-/// Per-worker chunk buffers: one per slot, `filled` when some op has
-/// written its slot in the current chunk.
+/// Per-worker chunk buffers of a [`Program`].
 pub(crate) struct Scratch<T> {
     bufs: Vec<Vec<T>>,
-    filled: Vec<bool>,
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::{ops, GradientTape, Tensor};
+    use super::*;
+    use crate::{ops, GradientTape};
 
     fn big(n: usize, f: impl Fn(usize) -> f64) -> Tensor {
         Tensor::from_vec((0..n).map(f).collect::<Vec<f64>>(), &[n]).unwrap()
@@ -688,6 +832,67 @@ mod tests {
             .to_vec::<f64>()
             .unwrap();
         (g, tape.last_pass_stats())
+    }
+
+    /// The rule of `reduce_sum(a * b + c)` over `n` elements (slots: 0 the
+    /// sum, 1..=3 the leaves a, b, c, 4 the add's output, 5 the product's).
+    fn product_rule(a: &Tensor, b: &Tensor) -> FusedRule {
+        let local = |name: &str| {
+            let op = ops::by_name(name).expect("a unit op");
+            Some(op.pointwise().expect("a pointwise op"))
+        };
+        let step =
+            |local: Option<&'static dyn Pointwise>, saved: &[&Tensor], out, ins: &[usize]| Step {
+                local,
+                saved: saved.iter().map(|&t| t.clone()).collect(),
+                out,
+                ins: ins.iter().map(|&i| Some(i)).collect(),
+            };
+        FusedRule {
+            dtype: DType::F64,
+            shape: a.shape().to_vec(),
+            seed_shape: vec![],
+            steps: vec![
+                step(None, &[], 0, &[4]),
+                step(local("add"), &[], 4, &[5, 3]),
+                step(local("mul"), &[a, b], 5, &[1, 2]),
+            ],
+            slots: 6,
+            leaves: 3,
+        }
+    }
+
+    #[test]
+    fn a_seed_of_ones_is_read_in_place_and_a_product_passes_its_other_operand() {
+        let n = 1 << 12;
+        let (a, b) = (big(n, |i| i as f64), big(n, |i| 0.5 - i as f64));
+        let rule = product_rule(&a, &b);
+        let all = [Some(0), Some(1), Some(2)];
+        // Ones: the sum's and the add's gradients are the seed read in
+        // place, the product's are its operands: no buffer, no kernel.
+        let ones = rule.program(true, &[0, 0, 2], &all);
+        assert_eq!(ones.bufs, 0);
+        assert!(ones.instrs.iter().all(|i| matches!(i, Instr::Out { .. })));
+        // Any other seed: one buffer per product contribution.
+        let other = rule.program(false, &[0, 0, 2], &all);
+        assert_eq!(other.bufs, 2);
+        // The values are the formula's either way.
+        for (seed, scale) in [(1.0, 1.0), (3.0, 3.0)] {
+            let g = rule
+                .apply(&Tensor::from_vec(vec![seed], &[]).unwrap(), &[true; 3])
+                .unwrap();
+            let got: Vec<Vec<f64>> = g
+                .iter()
+                .map(|t| t.as_ref().unwrap().to_vec().unwrap())
+                .collect();
+            for i in (0..n).step_by(101) {
+                let (ai, bi) = (i as f64, 0.5 - i as f64);
+                assert_eq!(
+                    [got[0][i], got[1][i], got[2][i]],
+                    [scale * bi, scale * ai, scale]
+                );
+            }
+        }
     }
 
     #[test]

@@ -43,7 +43,9 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::{Graph, Node, Slot};
-use crate::autodiff::fuse::{Fusible, Scratch as RegionScratch, TracedRegion};
+use crate::autodiff::fuse::{
+    Fusible, Program as RegionProgram, Scratch as RegionScratch, TracedRegion,
+};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::sum::{Lanes, LANES};
@@ -612,7 +614,7 @@ impl FusedLoop {
         for (j, &l) in self.out_locals.iter().enumerate() {
             written[l] = Some(j);
         }
-        let mut region_base: Vec<(usize, Vec<Option<usize>>)> = Vec::new();
+        let mut region_base: Vec<usize> = Vec::new();
         for step in &self.steps {
             match step.kind {
                 Kind::Sum => {
@@ -621,7 +623,7 @@ impl FusedLoop {
                 }
                 Kind::Region => {
                     let base = written[step.outs[0]].expect("a region's gradients are outputs");
-                    region_base.push((base, Self::region(step).output_of()));
+                    region_base.push(base);
                 }
                 Kind::Map(_) => {
                     if written[step.outs[0]].is_some() {
@@ -640,18 +642,27 @@ impl FusedLoop {
         let chunks = n.div_ceil(SUM_CHUNK);
         let mut partials = vec![T::zero(); chunks * sums.max(1)];
         let work: Vec<&mut [T]> = partials.chunks_mut(sums.max(1)).collect();
-        let regions: Vec<&TracedRegion> = self
+        // Each region's program: a seed of ones lets products pass their
+        // other operand on as it is.
+        let programs: Vec<RegionProgram> = self
             .steps
             .iter()
             .filter(|s| matches!(s.kind, Kind::Region))
-            .map(Self::region)
+            .map(|step| {
+                let l = step.ins[0];
+                let ones = l < self.inputs && {
+                    let t = &inputs[l];
+                    t.is_all_ones() || (t.numel() == 1 && elements::<T>(t)[0] == T::one())
+                };
+                Self::region(step).program(ones)
+            })
             .collect();
         let init = || Scratch {
             bufs: (0..self.locals)
                 .map(|_| Vec::with_capacity(LOOP_CHUNK))
                 .collect(),
             sums: vec![Lanes::default(); sums],
-            regions: regions.iter().map(|r| r.scratch()).collect(),
+            regions: programs.iter().map(|p| p.scratch()).collect(),
         };
         let outs = parallel(n, PAR_THRESHOLD, |par| {
             crate::kernels::uninit::fill_chunked_many::<T, &mut [T], Scratch<T>, SUM_CHUNK>(
@@ -669,7 +680,7 @@ impl FusedLoop {
                         self.chunk(
                             s,
                             &views,
-                            &regions,
+                            &programs,
                             &region_base,
                             &sum_of,
                             &written,
@@ -715,8 +726,8 @@ impl FusedLoop {
         &self,
         s: &mut Scratch<T>,
         views: &[View<'_, T>],
-        regions: &[&TracedRegion],
-        region_base: &[(usize, Vec<Option<usize>>)],
+        programs: &[RegionProgram],
+        region_base: &[usize],
         sum_of: &[Option<usize>],
         written: &[Option<usize>],
         lo: usize,
@@ -758,8 +769,7 @@ impl FusedLoop {
                     s.sums[k].feed(vals);
                 }
                 Kind::Region => {
-                    let r = regions[region];
-                    let (base, output_of) = &region_base[region];
+                    let (r, base) = (&programs[region], region_base[region]);
                     let at = |l: usize| -> &[T] {
                         if l < self.inputs {
                             views[l].at(lo, hi)
@@ -770,19 +780,13 @@ impl FusedLoop {
                     let g = at(step.ins[0]);
                     let mut rest = step.ins[1..].iter();
                     // On the stack: this runs for every chunk.
-                    let saved: SmallVec<[SmallVec<[&[T]; 2]>; 16]> = r
+                    let saved: SmallVec<[SmallVec<[&[T]; 2]>; 16]> = Self::region(step)
                         .saved_counts()
                         .iter()
                         .map(|&c| rest.by_ref().take(c).map(|&l| at(l)).collect())
                         .collect();
                     let k = step.outs.len();
-                    r.chunk(
-                        &mut s.regions[region],
-                        g,
-                        &saved,
-                        output_of,
-                        &mut dst[*base..*base + k],
-                    );
+                    r.chunk(&mut s.regions[region], g, &saved, &mut dst[base..base + k]);
                     region += 1;
                 }
             }

@@ -54,6 +54,7 @@ pointwise!(
     MulLocal {
         arity: 2,
         saves: Inputs,
+        scales: [0 => 1, 1 => 0],
         0: |g, a, b| g * b,
         1: |g, a, b| g * a,
     }

@@ -237,7 +237,8 @@ pub(crate) fn simd<K: Kernel>(k: K) {
 /// Declares a pointwise local derivative: a unit struct implementing
 /// [`Pointwise`] from one formula per input (`k: |g, a, b| formula`, where
 /// `a`, `b` are the saved values: the inputs, or the output as `a`). Inputs
-/// listed in `through` receive the gradient unchanged.
+/// listed in `through` receive the gradient unchanged; `scales: [k => j]`
+/// says input `k`'s formula is `g` times saved value `j` (a product's).
 macro_rules! pointwise {
     (
         $(#[$m:meta])*
@@ -245,6 +246,7 @@ macro_rules! pointwise {
             arity: $n:literal,
             saves: $saves:ident,
             $(through: [$($t:literal),*],)?
+            $(scales: [$($sk:literal => $sj:literal),*],)?
             $($k:literal: |$g:ident, $a:ident, $b:ident| $f:expr),+ $(,)?
         }
     ) => {
@@ -296,6 +298,11 @@ macro_rules! pointwise {
 
             fn passes_through(&self, k: usize) -> bool {
                 [$($($t),*)?].contains(&k)
+            }
+
+            fn scales(&self, k: usize) -> Option<usize> {
+                let pairs: &[(usize, usize)] = &[$($(($sk, $sj)),*)?];
+                pairs.iter().find(|p| p.0 == k).map(|p| p.1)
             }
 
             fn chunk_f32(&self, k: usize, g: &[f32], v: [&[f32]; 2], acc: $crate::op::Acc<'_, f32>) {
