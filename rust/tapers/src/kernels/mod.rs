@@ -661,6 +661,16 @@ where
     let ab = broadcast_shapes(op, a.shape(), b.shape())?;
     let shape = broadcast_shapes(op, &ab, c.shape())?;
     crate::tensor::check_alloc(&shape, D::DTYPE)?;
+    let n: usize = shape.iter().product();
+    if n >= pass.threshold() {
+        if let (Some(p), Some(q), Some(r)) = (
+            Whole::of(a, &shape),
+            Whole::of(b, &shape),
+            Whole::of(c, &shape),
+        ) {
+            return Ok(zip3_chunked(&shape, pass, p, q, r, f));
+        }
+    }
     let sh = IxDyn(&shape);
     let av = a.broadcast(sh.clone()).expect("shapes were checked");
     let bv = b.broadcast(sh.clone()).expect("shapes were checked");
@@ -673,6 +683,98 @@ where
             z.map_collect(|&x, &y, &w| f(x, y, w))
         }
     }))
+}
+
+/// An operand of [`zip3_map`] read straight from memory: all of the
+/// output's elements in row-major order, or one element for all of them.
+enum Whole<'a, T> {
+    All(&'a [T]),
+    One(T),
+}
+
+impl<'a, T: Copy> Whole<'a, T> {
+    fn of(a: &'a ArcArray<T, IxDyn>, shape: &[usize]) -> Option<Self> {
+        match a.as_slice() {
+            Some(s) if a.shape() == shape => Some(Whole::All(s)),
+            Some(&[v]) => Some(Whole::One(v)),
+            _ => None,
+        }
+    }
+
+    /// Elements `lo..lo + len` (`copies`: at least `len` copies of a one
+    /// element operand).
+    fn at<'b>(&'b self, lo: usize, len: usize, copies: &'b [T]) -> &'b [T] {
+        match self {
+            Whole::All(s) => &s[lo..lo + len],
+            Whole::One(_) => &copies[..len],
+        }
+    }
+
+    fn copies(&self, len: usize) -> Vec<T> {
+        match self {
+            Whole::All(_) => Vec::new(),
+            Whole::One(v) => vec![*v; len],
+        }
+    }
+}
+
+/// [`zip3_map`] over contiguous or one-element operands: 4K-element chunks
+/// written in place under pulp's SIMD dispatch, in parallel when large.
+fn zip3_chunked<A, B, C, D>(
+    shape: &[usize],
+    pass: Pass,
+    a: Whole<'_, A>,
+    b: Whole<'_, B>,
+    c: Whole<'_, C>,
+    f: impl Fn(A, B, C) -> D + Sync + Send,
+) -> ArrayD<D>
+where
+    A: Copy + Send + Sync,
+    B: Copy + Send + Sync,
+    C: Copy + Send + Sync,
+    D: crate::tensor::Element,
+{
+    const K: usize = 1 << 12;
+    struct Job<'a, 'b, A, B, C, D, F> {
+        a: &'a [A],
+        b: &'a [B],
+        c: &'a [C],
+        dst: &'a mut crate::kernels::uninit::ChunkOut<'b, D>,
+        f: &'a F,
+    }
+    impl<A: Copy, B: Copy, C: Copy, D, F: Fn(A, B, C) -> D> pulp::WithSimd
+        for Job<'_, '_, A, B, C, D, F>
+    {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _simd: S) {
+            let f = self.f;
+            let vals = self.a.iter().zip(self.b).zip(self.c);
+            self.dst.extend(vals.map(|((&x, &y), &z)| f(x, y, z)));
+        }
+    }
+    let n: usize = shape.iter().product();
+    let copies = (a.copies(K.min(n)), b.copies(K.min(n)), c.copies(K.min(n)));
+    let arch = pulp::Arch::new();
+    let out = parallel(n, pass.threshold(), |par| {
+        crate::kernels::uninit::fill_chunked::<D, (), (), K>(
+            n,
+            par,
+            vec![(); n.div_ceil(K)],
+            || (),
+            |_, k, _, dst| {
+                let (lo, len) = (k * K, dst.len());
+                arch.dispatch(Job {
+                    a: a.at(lo, len, &copies.0),
+                    b: b.at(lo, len, &copies.1),
+                    c: c.at(lo, len, &copies.2),
+                    dst,
+                    f: &f,
+                })
+            },
+        )
+    });
+    ArrayD::from_shape_vec(IxDyn(shape), out).expect("same size")
 }
 
 /// float16 and bfloat16: stored in 16 bits, computed in float32 (each result
