@@ -1,6 +1,6 @@
 //! Shapes, layouts and dtypes (the core's `ops/array.rs`).
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use tapers::{ops, DType, Tensor};
@@ -147,10 +147,11 @@ pub fn cast(
 /// ----------
 /// condition : Tensor-like of bool
 ///     The selector; broadcasts with ``x`` and ``y``.
-/// x, y : Tensor-like
+/// x, y : Tensor-like, optional
 ///     The candidates (one dtype; Python scalars take the other's dtype).
-///     TensorFlow's one-argument form (indices of true elements) is not
-///     supported and raises ``TypeError``.
+///     Without both, the result is the coordinates of ``condition``'s true
+///     (for numbers, nonzero) elements: an int64 tensor of shape
+///     ``[count, rank]`` in row-major order.
 #[doc = name_doc!()]
 ///
 /// Returns
@@ -169,10 +170,17 @@ pub fn where_(
     y: Option<&Bound<'_, PyAny>>,
     name: Option<Name>,
 ) -> PyResult<Py<PyAny>> {
-    let (Some(x), Some(y)) = (x, y) else {
-        return Err(PyTypeError::new_err(
-            "tapers.where needs both x and y (the one-argument form is not supported yet)",
-        ));
+    let (x, y) = match (x, y) {
+        (Some(x), Some(y)) => (x, y),
+        (None, None) => {
+            let c = to_tensor(condition, Want::Any)?;
+            return call(py, name, Work::of(&[&c]), || ops::where_indices(&c));
+        }
+        _ => {
+            return Err(PyValueError::new_err(
+                "x and y must both be non-None or both be None.",
+            ))
+        }
     };
     let c = to_tensor(condition, Want::Exact(DType::Bool))?;
     let (a, b) = binary_operands(x, y)?;

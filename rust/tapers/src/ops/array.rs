@@ -248,6 +248,44 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `tf.where(cond)`: the coordinates of `cond`'s true (for numbers,
+/// nonzero) elements in row-major order, as an int64 tensor of shape
+/// `[count, rank]`. Not differentiable (TensorFlow's `Where`).
+pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
+    let out = where_indices_eager(cond)?;
+    super::trace_data_dependent("Where", &[cond], &[cond], &out, |i| {
+        where_indices_eager(&i[0])
+    });
+    Ok(out)
+}
+
+fn where_indices_eager(cond: &Tensor) -> Result<Tensor> {
+    if cond.rank() == 0 {
+        return Err(Error::invalid("WhereOp : Unhandled input dimensions: 0"));
+    }
+    let truth: Vec<bool> = match cond.storage() {
+        Storage::Bool(m) => m.iter().copied().collect(),
+        _ => super::cast(cond, DType::Bool)?.to_vec::<bool>()?,
+    };
+    let shape = cond.shape();
+    let rank = shape.len();
+    let mut coords: Vec<i64> = Vec::new();
+    let mut at = vec![0i64; rank];
+    for (flat, &t) in truth.iter().enumerate() {
+        if t {
+            // Row-major coordinates of `flat`.
+            let mut rest = flat;
+            for (d, c) in shape.iter().zip(at.iter_mut()).rev() {
+                *c = (rest % d) as i64;
+                rest /= d;
+            }
+            coords.extend_from_slice(&at);
+        }
+    }
+    let count = coords.len() / rank;
+    Tensor::from_vec(coords, &[count, rank])
+}
+
 /// Picks `a` where `cond` is true and `b` elsewhere, with broadcasting.
 pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let c = cond.array::<bool>().map_err(|_| Error::UnsupportedDType {

@@ -42,7 +42,7 @@ mod sort;
 pub use arith::{add, add_n, div, floordiv, floormod, maximum, minimum, mul, neg, pow, sub};
 pub use array::{
     broadcast_to, cast, concat, expand_dims, eye, fill, linspace, one_hot, ones_like, range,
-    reshape, split, squeeze, stack, tile, transpose, unstack, where_, zeros_like,
+    reshape, split, squeeze, stack, tile, transpose, unstack, where_, where_indices, zeros_like,
 };
 pub use compare::{
     equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or,
