@@ -553,8 +553,8 @@ impl FusedRule {
     /// The region's steps resolved for one pass: where each contribution
     /// is read and written, decided once instead of per chunk. `ones`: the
     /// seed is known to be all ones (then a product's contribution is its
-    /// other operand, read in place).
-    /// `saved[i]`: how many values step `i` reads (a traced region's steps
+    /// other operand, read in place). `saved[i]`: how many values step `i`
+    /// reads (a traced region's steps
     /// hold none; their values are the node's inputs).
     fn program(&self, ones: bool, saved: &[usize], output_of: &[Option<usize>]) -> Program {
         let mut p = Program {

@@ -642,19 +642,19 @@ impl FusedLoop {
         let chunks = n.div_ceil(SUM_CHUNK);
         let mut partials = vec![T::zero(); chunks * sums.max(1)];
         let work: Vec<&mut [T]> = partials.chunks_mut(sums.max(1)).collect();
-        // Each region's program: a seed of ones lets products pass their
-        // other operand on as it is.
-        let programs: Vec<RegionProgram> = self
+        // Each region's program (a seed of ones lets products pass their
+        // other operand on as it is) and how many values each step reads.
+        let programs: Vec<(RegionProgram, &[usize])> = self
             .steps
             .iter()
             .filter(|s| matches!(s.kind, Kind::Region))
             .map(|step| {
+                // A seed of ones is a loop input read as copies of one.
                 let l = step.ins[0];
-                let ones = l < self.inputs && {
-                    let t = &inputs[l];
-                    t.is_all_ones() || (t.numel() == 1 && elements::<T>(t)[0] == T::one())
-                };
-                Self::region(step).program(ones)
+                let ones = l < self.inputs
+                    && matches!(&views[l], View::Same(v) if v.first() == Some(&T::one()));
+                let r = Self::region(step);
+                (r.program(ones), r.saved_counts())
             })
             .collect();
         let init = || Scratch {
@@ -662,7 +662,7 @@ impl FusedLoop {
                 .map(|_| Vec::with_capacity(LOOP_CHUNK))
                 .collect(),
             sums: vec![Lanes::default(); sums],
-            regions: programs.iter().map(|p| p.scratch()).collect(),
+            regions: programs.iter().map(|(p, _)| p.scratch()).collect(),
         };
         let outs = parallel(n, PAR_THRESHOLD, |par| {
             crate::kernels::uninit::fill_chunked_many::<T, &mut [T], Scratch<T>, SUM_CHUNK>(
@@ -726,7 +726,7 @@ impl FusedLoop {
         &self,
         s: &mut Scratch<T>,
         views: &[View<'_, T>],
-        programs: &[RegionProgram],
+        programs: &[(RegionProgram, &[usize])],
         region_base: &[usize],
         sum_of: &[Option<usize>],
         written: &[Option<usize>],
@@ -769,7 +769,7 @@ impl FusedLoop {
                     s.sums[k].feed(vals);
                 }
                 Kind::Region => {
-                    let (r, base) = (&programs[region], region_base[region]);
+                    let ((r, counts), base) = (&programs[region], region_base[region]);
                     let at = |l: usize| -> &[T] {
                         if l < self.inputs {
                             views[l].at(lo, hi)
@@ -780,8 +780,7 @@ impl FusedLoop {
                     let g = at(step.ins[0]);
                     let mut rest = step.ins[1..].iter();
                     // On the stack: this runs for every chunk.
-                    let saved: SmallVec<[SmallVec<[&[T]; 2]>; 16]> = Self::region(step)
-                        .saved_counts()
+                    let saved: SmallVec<[SmallVec<[&[T]; 2]>; 16]> = counts
                         .iter()
                         .map(|&c| rest.by_ref().take(c).map(|&l| at(l)).collect())
                         .collect();

@@ -263,10 +263,8 @@ fn where_indices_eager(cond: &Tensor) -> Result<Tensor> {
     if cond.rank() == 0 {
         return Err(Error::invalid("WhereOp : Unhandled input dimensions: 0"));
     }
-    let truth: Vec<bool> = match cond.storage() {
-        Storage::Bool(m) => m.iter().copied().collect(),
-        _ => super::cast(cond, DType::Bool)?.to_vec::<bool>()?,
-    };
+    // Numbers: nonzero is true (a bool tensor casts to itself).
+    let truth = cast(cond, DType::Bool)?.to_vec::<bool>()?;
     let shape = cond.shape();
     let rank = shape.len();
     let mut coords: Vec<i64> = Vec::new();
