@@ -18,6 +18,7 @@
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::kernels::uninit::Tail;
 use crate::tensor::Tensor;
 
 /// An op's description (see the module docs).
@@ -210,22 +211,31 @@ pub trait Pointwise: Send + Sync {
 }
 
 /// Where a chunk's contributions to one gradient go: the first one is
-/// stored, later ones are added (in the order they arrive).
+/// stored, later ones are added (in the order they arrive); or, for a
+/// gradient's last contribution, straight into the output.
 pub struct Acc<'a, T> {
-    buf: &'a mut Vec<T>,
-    filled: &'a mut bool,
-    /// The gradient so far when it is not in `buf` (a value read in place:
-    /// the seed, or a saved value): the first contribution writes
-    /// `base + f(i)` into `buf`, the sum copying `base` first would give.
+    to: To<'a, T>,
+    /// The gradient so far when it is not in the destination (a value read
+    /// in place, or a buffer when writing the output): the contribution is
+    /// written as `base + f(i)`, the sum copying `base` first would give.
     base: Option<&'a [T]>,
+}
+
+enum To<'a, T> {
+    /// A chunk buffer, which holds a contribution when `filled`.
+    Buf {
+        buf: &'a mut Vec<T>,
+        filled: &'a mut bool,
+    },
+    /// The unwritten rest of an output's chunk.
+    Out(Tail<'a, T>),
 }
 
 impl<'a, T: Copy + std::ops::Add<Output = T>> Acc<'a, T> {
     /// An accumulator over `buf`, which holds a contribution when `filled`.
     pub fn new(buf: &'a mut Vec<T>, filled: &'a mut bool) -> Self {
         Acc {
-            buf,
-            filled,
+            to: To::Buf { buf, filled },
             base: None,
         }
     }
@@ -234,9 +244,18 @@ impl<'a, T: Copy + std::ops::Add<Output = T>> Acc<'a, T> {
     /// `buf` receives `base` plus the contribution.
     pub(crate) fn onto(buf: &'a mut Vec<T>, filled: &'a mut bool, base: &'a [T]) -> Self {
         Acc {
-            buf,
-            filled,
+            to: To::Buf { buf, filled },
             base: Some(base),
+        }
+    }
+
+    /// The last contribution, appended to an output chunk: `base` (the
+    /// gradient so far, if any) plus the contribution, with no chunk
+    /// buffer between.
+    pub(crate) fn out(tail: Tail<'a, T>, base: Option<&'a [T]>) -> Self {
+        Acc {
+            to: To::Out(tail),
+            base,
         }
     }
 
@@ -246,44 +265,67 @@ impl<'a, T: Copy + std::ops::Add<Output = T>> Acc<'a, T> {
     /// `Vec::extend` through iterator adapters did not.
     #[inline(always)]
     pub fn add(self, n: usize, f: impl Fn(usize) -> T) {
-        if *self.filled {
-            for (i, d) in self.buf[..n].iter_mut().enumerate() {
-                *d = *d + f(i);
-            }
-        } else {
-            if n == 0 {
-                self.buf.clear();
-            } else if let Some(base) = self.base {
-                let base = &base[..n];
-                self.buf.resize(n, base[0]);
-                for (i, (d, &b)) in self.buf.iter_mut().zip(base).enumerate() {
-                    *d = b + f(i);
+        match self.to {
+            To::Out(tail) => match self.base {
+                Some(base) => {
+                    let base = &base[..n];
+                    tail.fill(n, |i| base[i] + f(i))
                 }
-            } else {
-                self.buf.resize(n, f(0));
-                for (i, d) in self.buf.iter_mut().enumerate() {
-                    *d = f(i);
+                None => tail.fill(n, f),
+            },
+            To::Buf { buf, filled } => {
+                if *filled {
+                    for (i, d) in buf[..n].iter_mut().enumerate() {
+                        *d = *d + f(i);
+                    }
+                    return;
                 }
+                if n == 0 {
+                    buf.clear();
+                } else if let Some(base) = self.base {
+                    let base = &base[..n];
+                    buf.resize(n, base[0]);
+                    for (i, (d, &b)) in buf.iter_mut().zip(base).enumerate() {
+                        *d = b + f(i);
+                    }
+                } else {
+                    buf.resize(n, f(0));
+                    for (i, d) in buf.iter_mut().enumerate() {
+                        *d = f(i);
+                    }
+                }
+                *filled = true;
             }
-            *self.filled = true;
         }
     }
 
     /// Adds `vals` (the whole chunk's values).
     #[inline(always)]
     pub fn add_slice(self, vals: &[T]) {
-        if *self.filled {
-            for (d, &v) in self.buf.iter_mut().zip(vals) {
-                *d = *d + v;
+        match self.to {
+            To::Out(tail) => match self.base {
+                Some(base) => {
+                    let n = vals.len().min(base.len());
+                    let (base, vals) = (&base[..n], &vals[..n]);
+                    tail.fill(n, |i| base[i] + vals[i])
+                }
+                None => tail.fill(vals.len(), |i| vals[i]),
+            },
+            To::Buf { buf, filled } => {
+                if *filled {
+                    for (d, &v) in buf.iter_mut().zip(vals) {
+                        *d = *d + v;
+                    }
+                } else if let Some(base) = self.base {
+                    buf.clear();
+                    buf.extend(base.iter().zip(vals).map(|(&b, &v)| b + v));
+                    *filled = true;
+                } else {
+                    buf.clear();
+                    buf.extend_from_slice(vals);
+                    *filled = true;
+                }
             }
-        } else if let Some(base) = self.base {
-            self.buf.clear();
-            self.buf.extend(base.iter().zip(vals).map(|(&b, &v)| b + v));
-            *self.filled = true;
-        } else {
-            self.buf.clear();
-            self.buf.extend_from_slice(vals);
-            *self.filled = true;
         }
     }
 }

@@ -334,12 +334,6 @@ impl TracedRegion {
         &self.rule.shape
     }
 
-    /// How many saved values each step reads (the node's inputs after the
-    /// first, in step order).
-    pub(crate) fn saved_counts(&self) -> &[usize] {
-        &self.saved
-    }
-
     /// For each leaf, the index of its gradient among the node's outputs
     /// (`None`: not wanted).
     pub(crate) fn output_of(&self) -> Vec<Option<usize>> {
@@ -523,13 +517,10 @@ impl FusedRule {
                     let hi = (lo + CHUNK).min(n);
                     let len = hi - lo;
                     // On the stack: this runs for every chunk.
-                    let saved: SmallVec<[SmallVec<[&[T]; 2]>; 16]> = saved
+                    let saved: SmallVec<[&[T]; 16]> = saved
                         .iter()
-                        .map(|vs| {
-                            vs.iter()
-                                .map(|v| if v.len() == n { &v[lo..hi] } else { &v[..len] })
-                                .collect()
-                        })
+                        .flatten()
+                        .map(|v| if v.len() == n { &v[lo..hi] } else { &v[..len] })
                         .collect();
                     program.chunk(s, seed.at(lo..hi), &saved, dst)
                 },
@@ -572,14 +563,18 @@ impl FusedRule {
         // What each slot holds so far (`None`: nothing reached it).
         let mut held: Vec<Option<Src>> = vec![None; self.slots];
         held[0] = Some(Src::Seed);
+        // Saved values are numbered in step order.
+        let mut first_saved = 0;
         for (si, step) in self.steps.iter().enumerate() {
+            let first = first_saved;
+            first_saved += saved[si];
             // Nothing reached this op (not in a pruned region): it adds
             // nothing.
             let Some(go) = held[step.out] else { continue };
             let count = saved[si];
             let saved = |j: usize| {
                 if j < count {
-                    Src::Saved(si as u16, j as u8)
+                    Src::Saved((first + j) as u16)
                 } else {
                     // Nothing saved: the formula does not read it.
                     go
@@ -655,6 +650,7 @@ impl FusedRule {
                 });
             }
         }
+        p.write_outputs_directly();
         p
     }
 }
@@ -664,19 +660,33 @@ impl FusedRule {
 enum Src {
     /// The head's gradient.
     Seed,
-    /// Saved value `j` of step `i`.
-    Saved(u16, u8),
+    /// A saved value: step `i`'s `j`th is number `j` plus the counts of the
+    /// steps before.
+    Saved(u16),
     /// A scratch buffer.
     Buf(u16),
 }
 
-/// Where a contribution goes: a new buffer, added into a buffer, or a new
-/// buffer holding the value so far (read in place) plus the contribution.
-#[derive(Clone, Copy, Debug)]
+/// Where a contribution goes: a new buffer, added into a buffer, a new
+/// buffer holding the value so far (read in place) plus the contribution,
+/// or output `o` (the value so far, if any, plus the contribution: a
+/// gradient's last contribution, written once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Into {
     Set(u16),
     Add(u16),
     Onto(u16, Src),
+    Out(u16, Option<Src>),
+}
+
+impl Into {
+    /// The buffer it writes.
+    fn buf(self) -> Option<u16> {
+        match self {
+            Into::Set(b) | Into::Add(b) | Into::Onto(b, _) => Some(b),
+            Into::Out(..) => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -704,6 +714,68 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// The buffers instruction `i` reads.
+    fn reads(&self, i: usize) -> SmallVec<[Src; 4]> {
+        let base = |into: Into| match into {
+            Into::Add(b) => Some(Src::Buf(b)),
+            Into::Onto(_, s) | Into::Out(_, Some(s)) => Some(s),
+            Into::Set(_) | Into::Out(_, None) => None,
+        };
+        match self.instrs[i] {
+            Instr::Local { go, v, into, .. } => {
+                [go, v[0], v[1]].into_iter().chain(base(into)).collect()
+            }
+            Instr::Add { src, into } => [src].into_iter().chain(base(into)).collect(),
+            Instr::Out { src, .. } => src.into_iter().collect(),
+        }
+    }
+
+    /// A wanted leaf's gradient finished in a buffer and then copied out
+    /// is instead written to the output by its last contribution (the
+    /// buffer's value so far as that write's base): one pass over the
+    /// chunk fewer, the same sums in the same order.
+    fn write_outputs_directly(&mut self) {
+        let mut i = self.instrs.len();
+        while i > 0 {
+            i -= 1;
+            let Instr::Out {
+                src: Some(Src::Buf(b)),
+                o,
+            } = self.instrs[i]
+            else {
+                continue;
+            };
+            let target = |ins: &Instr| match ins {
+                Instr::Local { into, .. } | Instr::Add { into, .. } => into.buf(),
+                Instr::Out { .. } => None,
+            };
+            let Some(last) = (0..i).rev().find(|&j| target(&self.instrs[j]) == Some(b)) else {
+                continue;
+            };
+            // Nothing between reads the buffer (it holds the final value
+            // only after `last`).
+            if (last + 1..i).any(|j| self.reads(j).contains(&Src::Buf(b))) {
+                continue;
+            }
+            let o = o as u16;
+            let into = match self.instrs[last] {
+                Instr::Local { into, .. } | Instr::Add { into, .. } => into,
+                Instr::Out { .. } => unreachable!("a target"),
+            };
+            let direct = match into {
+                Into::Set(_) => Into::Out(o, None),
+                Into::Add(b) => Into::Out(o, Some(Src::Buf(b))),
+                Into::Onto(_, base) => Into::Out(o, Some(base)),
+                Into::Out(..) => unreachable!("a buffer target"),
+            };
+            match &mut self.instrs[last] {
+                Instr::Local { into, .. } | Instr::Add { into, .. } => *into = direct,
+                Instr::Out { .. } => unreachable!("a target"),
+            }
+            self.instrs.remove(i);
+        }
+    }
+
     /// Per-worker buffers.
     pub(crate) fn scratch<T>(&self) -> Scratch<T> {
         // One `with_capacity` per buffer: `vec![buf; n]` would clone, and a
@@ -714,12 +786,13 @@ impl Program {
     }
 
     /// Runs every instruction on one chunk: `g` is the seed over it,
-    /// `saved[step]` each step's saved values (each as long as `g`).
+    /// `saved` every step's saved values in step order (each as long as
+    /// `g`).
     pub(crate) fn chunk<T: Fusible>(
         &self,
         s: &mut Scratch<T>,
         g: &[T],
-        saved: &[SmallVec<[&[T]; 2]>],
+        saved: &[&[T]],
         dst: &mut [ChunkOut<'_, T>],
     ) {
         let len = g.len();
@@ -728,10 +801,18 @@ impl Program {
             // The target buffer is taken out so that sources can borrow the
             // others (a target is never its own source).
             let (into, b) = match ins {
-                Instr::Local { into, .. } | Instr::Add { into, .. } => {
-                    let (Into::Set(b) | Into::Add(b) | Into::Onto(b, _)) = *into;
-                    (*into, b as usize)
-                }
+                Instr::Local { into, .. } | Instr::Add { into, .. } => match into.buf() {
+                    Some(b) => (*into, b as usize),
+                    None => {
+                        let Into::Out(o, base) = *into else {
+                            unreachable!("only outputs have no buffer")
+                        };
+                        let r = |src: Src| read(src, g, saved, bufs, len);
+                        let acc = Acc::out(dst[o as usize].tail(), base.map(r));
+                        Self::run(ins, r, acc);
+                        continue;
+                    }
+                },
                 Instr::Out { src, o } => {
                     let out = &mut dst[*o];
                     match src {
@@ -749,15 +830,21 @@ impl Program {
                     Into::Onto(_, base) => Acc::onto(&mut target, &mut filled, r(base)),
                     _ => Acc::new(&mut target, &mut filled),
                 };
-                match *ins {
-                    Instr::Local {
-                        local, k, go, v, ..
-                    } => T::chunk(local, k as usize, r(go), [r(v[0]), r(v[1])], acc),
-                    Instr::Add { src, .. } => acc.add_slice(r(src)),
-                    Instr::Out { .. } => unreachable!("handled above"),
-                }
+                Self::run(ins, r, acc);
             }
             bufs[b] = target;
+        }
+    }
+
+    /// Runs a contribution instruction into `acc`, its sources read by `r`.
+    #[inline(always)]
+    fn run<'a, T: Fusible>(ins: &Instr, r: impl Fn(Src) -> &'a [T], acc: Acc<'_, T>) {
+        match *ins {
+            Instr::Local {
+                local, k, go, v, ..
+            } => T::chunk(local, k as usize, r(go), [r(v[0]), r(v[1])], acc),
+            Instr::Add { src, .. } => acc.add_slice(r(src)),
+            Instr::Out { .. } => unreachable!("not a contribution"),
         }
     }
 }
@@ -767,13 +854,13 @@ impl Program {
 fn read<'a, 's: 'a, T>(
     src: Src,
     g: &'a [T],
-    saved: &'a [SmallVec<[&'s [T]; 2]>],
+    saved: &'a [&'s [T]],
     bufs: &'a [Vec<T>],
     len: usize,
 ) -> &'a [T] {
     match src {
         Src::Seed => g,
-        Src::Saved(i, j) => saved[i as usize][j as usize],
+        Src::Saved(i) => saved[i as usize],
         Src::Buf(b) => &bufs[b as usize][..len],
     }
 }
@@ -873,9 +960,31 @@ mod tests {
         let ones = rule.program(true, &[0, 0, 2], &all);
         assert_eq!(ones.bufs, 0);
         assert!(ones.instrs.iter().all(|i| matches!(i, Instr::Out { .. })));
-        // Any other seed: one buffer per product contribution.
+        // Any other seed: one buffer per product contribution, each the
+        // leaf's only one, so written straight to its output instead.
         let other = rule.program(false, &[0, 0, 2], &all);
         assert_eq!(other.bufs, 2);
+        let direct = other
+            .instrs
+            .iter()
+            .filter(|i| {
+                matches!(
+                    i,
+                    Instr::Local {
+                        into: Into::Out(_, None),
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(direct, 2);
+        assert!(!other.instrs.iter().any(|i| matches!(
+            i,
+            Instr::Out {
+                src: Some(Src::Buf(_)),
+                ..
+            }
+        )));
         // The values are the formula's either way.
         for (seed, scale) in [(1.0, 1.0), (3.0, 3.0)] {
             let g = rule
@@ -892,6 +1001,58 @@ mod tests {
                     [scale * bi, scale * ai, scale]
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_leafs_last_contribution_is_added_to_its_buffer_on_the_way_out() {
+        // d(a * a) = g a + g a: the first product goes to a buffer, the
+        // second is written to the output as buffer + contribution.
+        let n = 1 << 12;
+        let a = big(n, |i| 0.25 + i as f64);
+        let mul = ops::by_name("mul").unwrap().pointwise();
+        let rule = FusedRule {
+            dtype: DType::F64,
+            shape: a.shape().to_vec(),
+            seed_shape: vec![],
+            steps: vec![
+                Step {
+                    local: None,
+                    saved: SmallVec::new(),
+                    out: 0,
+                    ins: [Some(2)].into_iter().collect(),
+                },
+                Step {
+                    local: mul,
+                    saved: [a.clone(), a.clone()].into_iter().collect(),
+                    out: 2,
+                    ins: [Some(1), Some(1)].into_iter().collect(),
+                },
+            ],
+            slots: 3,
+            leaves: 1,
+        };
+        let p = rule.program(false, &[0, 2], &[Some(0)]);
+        assert!(matches!(
+            p.instrs[..],
+            [
+                Instr::Local {
+                    into: Into::Set(b),
+                    ..
+                },
+                Instr::Local {
+                    into: Into::Out(0, Some(Src::Buf(c))),
+                    ..
+                }
+            ] if b == c
+        ));
+        let g = rule
+            .apply(&Tensor::from_vec(vec![3.0], &[]).unwrap(), &[true])
+            .unwrap();
+        let got = g[0].as_ref().unwrap().to_vec::<f64>().unwrap();
+        for i in (0..n).step_by(97) {
+            let ai = 0.25 + i as f64;
+            assert_eq!(got[i], 3.0 * ai + 3.0 * ai);
         }
     }
 

@@ -414,6 +414,7 @@ fn build_loop(
         .copied()
         .collect();
     let out_locals = outputs.iter().map(|s| local[s]).collect();
+    let (buf_of, bufs) = assign_buffers(&steps, inputs.len(), local.len());
     let (_, m) = kinds[group[0]].clone().expect("a member");
     let shape_of = |s: Slot| {
         meta[s as usize]
@@ -430,6 +431,8 @@ fn build_loop(
         steps,
         locals: local.len(),
         inputs: inputs.len(),
+        buf_of,
+        bufs,
         out_locals,
         out_shapes,
     };
@@ -441,6 +444,45 @@ fn build_loop(
         },
         st,
     )
+}
+
+/// The chunk buffer each local an elementwise member computes is held in
+/// (`buf_of`, indexed by local; `usize::MAX` for others), and how many
+/// there are: a buffer is reused once every member that reads its value
+/// has run, so a long chain's chunks stay in the first cache level.
+fn assign_buffers(steps: &[Step], inputs: usize, locals: usize) -> (Vec<usize>, usize) {
+    let mut last: Vec<Option<usize>> = vec![None; locals];
+    for (i, st) in steps.iter().enumerate() {
+        for &l in &st.ins {
+            last[l] = Some(i);
+        }
+    }
+    let mut buf_of = vec![usize::MAX; locals];
+    let mut free: Vec<usize> = Vec::new();
+    let mut bufs = 0;
+    for (i, st) in steps.iter().enumerate() {
+        if let Kind::Map(_) = st.kind {
+            let o = st.outs[0];
+            buf_of[o] = free.pop().unwrap_or_else(|| {
+                bufs += 1;
+                bufs - 1
+            });
+        }
+        // Inputs read for the last time, then an output nothing reads
+        // (only copied out), are free for the next members.
+        for (k, &l) in st.ins.iter().enumerate() {
+            if l >= inputs && last[l] == Some(i) && !st.ins[..k].contains(&l) {
+                free.push(buf_of[l]);
+            }
+        }
+        if let Kind::Map(_) = st.kind {
+            let o = st.outs[0];
+            if last[o].is_none() {
+                free.push(buf_of[o]);
+            }
+        }
+    }
+    (buf_of, bufs)
 }
 
 /// One member of a fused loop, over the loop's locals.
@@ -463,6 +505,10 @@ struct FusedLoop {
     /// Locals: inputs, then every member's outputs.
     locals: usize,
     inputs: usize,
+    /// The chunk buffer of each local a member computes (see
+    /// [`assign_buffers`]), and how many buffers there are.
+    buf_of: Vec<usize>,
+    bufs: usize,
     /// The locals the node outputs, in order: regions' gradients, values
     /// read outside the loop, sums.
     out_locals: Vec<usize>,
@@ -643,8 +689,8 @@ impl FusedLoop {
         let mut partials = vec![T::zero(); chunks * sums.max(1)];
         let work: Vec<&mut [T]> = partials.chunks_mut(sums.max(1)).collect();
         // Each region's program (a seed of ones lets products pass their
-        // other operand on as it is) and how many values each step reads.
-        let programs: Vec<(RegionProgram, &[usize])> = self
+        // other operand on as it is).
+        let programs: Vec<RegionProgram> = self
             .steps
             .iter()
             .filter(|s| matches!(s.kind, Kind::Region))
@@ -654,15 +700,15 @@ impl FusedLoop {
                 let ones = l < self.inputs
                     && matches!(&views[l], View::Same(v) if v.first() == Some(&T::one()));
                 let r = Self::region(step);
-                (r.program(ones), r.saved_counts())
+                r.program(ones)
             })
             .collect();
         let init = || Scratch {
-            bufs: (0..self.locals)
+            bufs: (0..self.bufs)
                 .map(|_| Vec::with_capacity(LOOP_CHUNK))
                 .collect(),
             sums: vec![Lanes::default(); sums],
-            regions: programs.iter().map(|(p, _)| p.scratch()).collect(),
+            regions: programs.iter().map(|p| p.scratch()).collect(),
         };
         let outs = parallel(n, PAR_THRESHOLD, |par| {
             crate::kernels::uninit::fill_chunked_many::<T, &mut [T], Scratch<T>, SUM_CHUNK>(
@@ -726,7 +772,7 @@ impl FusedLoop {
         &self,
         s: &mut Scratch<T>,
         views: &[View<'_, T>],
-        programs: &[(RegionProgram, &[usize])],
+        programs: &[RegionProgram],
         region_base: &[usize],
         sum_of: &[Option<usize>],
         written: &[Option<usize>],
@@ -740,13 +786,13 @@ impl FusedLoop {
             match step.kind {
                 Kind::Map(k) => {
                     let o = step.outs[0];
-                    let mut out = std::mem::take(&mut s.bufs[o]);
+                    let mut out = std::mem::take(&mut s.bufs[self.buf_of[o]]);
                     {
                         let at = |l: usize| -> &[T] {
                             if l < self.inputs {
                                 views[l].at(lo, hi)
                             } else {
-                                &s.bufs[l][..len]
+                                &s.bufs[self.buf_of[l]][..len]
                             }
                         };
                         let a = at(step.ins[0]);
@@ -756,7 +802,7 @@ impl FusedLoop {
                     if let Some(j) = written[o] {
                         dst[j].extend_from_slice(&out);
                     }
-                    s.bufs[o] = out;
+                    s.bufs[self.buf_of[o]] = out;
                 }
                 Kind::Sum => {
                     let l = step.ins[0];
@@ -764,30 +810,84 @@ impl FusedLoop {
                     let vals = if l < self.inputs {
                         views[l].at(lo, hi)
                     } else {
-                        &s.bufs[l][..len]
+                        &s.bufs[self.buf_of[l]][..len]
                     };
                     s.sums[k].feed(vals);
                 }
                 Kind::Region => {
-                    let ((r, counts), base) = (&programs[region], region_base[region]);
+                    let (r, base) = (&programs[region], region_base[region]);
                     let at = |l: usize| -> &[T] {
                         if l < self.inputs {
                             views[l].at(lo, hi)
                         } else {
-                            &s.bufs[l][..len]
+                            &s.bufs[self.buf_of[l]][..len]
                         }
                     };
                     let g = at(step.ins[0]);
-                    let mut rest = step.ins[1..].iter();
-                    // On the stack: this runs for every chunk.
-                    let saved: SmallVec<[SmallVec<[&[T]; 2]>; 16]> = counts
-                        .iter()
-                        .map(|&c| rest.by_ref().take(c).map(|&l| at(l)).collect())
-                        .collect();
+                    // The values each step reads, in step order. On the
+                    // stack: this runs for every chunk.
+                    let saved: SmallVec<[&[T]; 16]> =
+                        step.ins[1..].iter().map(|&l| at(l)).collect();
                     let k = step.outs.len();
                     r.chunk(&mut s.regions[region], g, &saved, &mut dst[base..base + k]);
                     region += 1;
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops;
+
+    fn map(name: &str, ins: &[usize], out: usize) -> Step {
+        let op = ops::by_name(name).expect("a unit op");
+        let Fusion::Map(k) = op.fusion() else {
+            panic!("{name} is elementwise")
+        };
+        Step {
+            op: OpRef::Static(op),
+            kind: Kind::Map(k),
+            ins: ins.iter().copied().collect(),
+            outs: [out].into_iter().collect(),
+        }
+    }
+
+    #[test]
+    fn chunk_buffers_are_reused_once_their_last_reader_ran() {
+        // x = 0; t = tanh(x) 1; m = neg(x) 2; p = m * x 3; e = exp(p) 4;
+        // q = t * e 5; y = q + x 6; s = sum(y) 7.
+        let mut steps = vec![
+            map("tanh", &[0], 1),
+            map("neg", &[0], 2),
+            map("mul", &[2, 0], 3),
+            map("exp", &[3], 4),
+            map("mul", &[1, 4], 5),
+            map("add", &[5, 0], 6),
+        ];
+        steps.push(Step {
+            kind: Kind::Sum,
+            outs: [7].into_iter().collect(),
+            ins: [6].into_iter().collect(),
+            ..steps[0].clone()
+        });
+        let (buf_of, bufs) = assign_buffers(&steps, 1, 8);
+        // Live at once at most: t, m and p (computing p), or t, e and q.
+        assert_eq!(bufs, 3);
+        // No two values alive at the same time share a buffer: a value
+        // lives from its step to its last reader.
+        let live = |l: usize| {
+            let born = steps.iter().position(|s| s.outs[0] == l).unwrap();
+            let last = steps.iter().rposition(|s| s.ins.contains(&l)).unwrap();
+            born..=last
+        };
+        for a in 1..7 {
+            for b in a + 1..7 {
+                let (ra, rb) = (live(a), live(b));
+                let overlap = ra.start() <= rb.end() && rb.start() <= ra.end();
+                assert!(!overlap || buf_of[a] != buf_of[b], "locals {a} and {b}");
             }
         }
     }

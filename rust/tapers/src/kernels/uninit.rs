@@ -79,6 +79,36 @@ impl<C> ChunkOut<'_, C> {
         }
         self.written += k;
     }
+
+    /// The unwritten rest of the chunk, for a kernel that computes values
+    /// by index ([`Tail::fill`]).
+    #[inline(always)]
+    pub(crate) fn tail(&mut self) -> Tail<'_, C> {
+        Tail {
+            slots: &mut self.slots[self.written..],
+            written: &mut self.written,
+        }
+    }
+}
+
+/// The unwritten slots of a [`ChunkOut`], borrowed from it: appending here
+/// advances the chunk's count of written elements.
+pub(crate) struct Tail<'a, C> {
+    slots: &'a mut [MaybeUninit<C>],
+    written: &'a mut usize,
+}
+
+impl<C> Tail<'_, C> {
+    /// Appends `f(i)` for `i < n` (or as many as fit): an index loop over
+    /// the slots, which vectorizes like [`crate::op::Acc::add`]'s loops.
+    #[inline(always)]
+    pub(crate) fn fill(self, n: usize, f: impl Fn(usize) -> C) {
+        let k = n.min(self.slots.len());
+        for (i, d) in self.slots[..k].iter_mut().enumerate() {
+            d.write(f(i));
+        }
+        *self.written += k;
+    }
 }
 
 /// Builds a vector of `n` elements, `K` at a time: `fill(state, c, work[c],
@@ -176,8 +206,10 @@ where
         // them; chunk `c` of every output went into `per_chunk[c]`, and
         // there is one work item per chunk (asserted above; `zip` stops at
         // the shorter side, so every chunk is visited). Each `ChunkOut` only
-        // writes its slots in order from their start (`extend` zips the
-        // unwritten suffix), so its first `written` slots are initialized,
+        // writes its slots in order from their start (`extend`,
+        // `extend_from_slice` and `tail().fill` write a prefix of the
+        // unwritten suffix and count exactly what they wrote), so its first
+        // `written` slots are initialized,
         // and `one` asserts `written == slots.len()` for every output's
         // cursor after the kernel ran. A failed assert (or any panic in a
         // kernel) unwinds out of this function before this line, dropping
@@ -193,6 +225,27 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tail_fill_appends_after_what_was_written_and_counts_what_fit() {
+        for n in [0usize, 5, 12, 4096 + 1] {
+            let work = vec![(); n.div_ceil(8)];
+            let v = fill_chunked::<String, (), (), 8>(
+                n,
+                false,
+                work,
+                || (),
+                |_, c, (), out| {
+                    let len = out.len();
+                    out.extend((0..len.min(3)).map(|i| format!("{c}.{i}")));
+                    // Asks for more than is left: only what fits is written.
+                    out.tail().fill(len + 4, |i| format!("{c}.{}", i + 3));
+                },
+            );
+            let want: Vec<String> = (0..n).map(|i| format!("{}.{}", i / 8, i % 8)).collect();
+            assert_eq!(v, want, "n = {n}");
+        }
+    }
 
     #[test]
     fn fills_every_element_in_order_serial_and_parallel() {
