@@ -334,26 +334,27 @@ impl TracedRegion {
         &self.rule.shape
     }
 
-    /// For each leaf, the index of its gradient among the node's outputs
-    /// (`None`: not wanted).
-    pub(crate) fn output_of(&self) -> Vec<Option<usize>> {
-        let mut next = 0;
-        (0..self.rule.leaves)
-            .map(|k| {
-                (self.needs.get(k) == Some(&true)).then(|| {
-                    next += 1;
-                    next - 1
-                })
-            })
-            .collect()
-    }
-
     /// The region's program for a pass whose seed is (`ones`) or may not
     /// be all ones, with the wanted leaves' gradients written to
-    /// `dst[output_of[leaf]]` (see [`TracedRegion::output_of`]).
+    /// `dst[output_of[leaf]]` (see [`output_of`]).
     pub(crate) fn program(&self, ones: bool) -> Program {
-        self.rule.program(ones, &self.saved, &self.output_of())
+        self.rule
+            .program(ones, &self.saved, &output_of(self.rule.leaves, &self.needs))
     }
+}
+
+/// For each of `leaves` leaves, the index of its gradient among the wanted
+/// ones (`None`: not wanted).
+fn output_of(leaves: usize, needs: &[bool]) -> Vec<Option<usize>> {
+    let mut next = 0;
+    (0..leaves)
+        .map(|k| {
+            (needs.get(k) == Some(&true)).then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
 }
 
 /// A gradient seed over chunks: one value for every element (ones, known
@@ -489,16 +490,8 @@ impl FusedRule {
             .collect();
         // Each wanted leaf's gradient is one output of `fill_chunked_many`,
         // written chunk by chunk (never zero-filled first).
-        let mut output_of: Vec<Option<usize>> = Vec::with_capacity(self.leaves);
-        let mut outputs = 0;
-        for k in 0..self.leaves {
-            if needs.get(k) == Some(&true) {
-                output_of.push(Some(outputs));
-                outputs += 1;
-            } else {
-                output_of.push(None);
-            }
-        }
+        let output_of = output_of(self.leaves, needs);
+        let outputs = output_of.iter().flatten().count();
         if outputs == 0 {
             return vec![None; self.leaves];
         }

@@ -100,7 +100,7 @@ pub(crate) struct Tail<'a, C> {
 
 impl<C> Tail<'_, C> {
     /// Appends `f(i)` for `i < n` (or as many as fit): an index loop over
-    /// the slots, which vectorizes like [`crate::op::Acc::add`]'s loops.
+    /// the slots, which vectorizes like the loops of `Acc::add` (in `op`).
     #[inline(always)]
     pub(crate) fn fill(self, n: usize, f: impl Fn(usize) -> C) {
         let k = n.min(self.slots.len());
