@@ -538,8 +538,8 @@ impl FusedRule {
     /// is read and written, decided once instead of per chunk. `ones`: the
     /// seed is known to be all ones (then a product's contribution is its
     /// other operand, read in place). `saved[i]`: how many values step `i`
-    /// reads (a traced region's steps
-    /// hold none; their values are the node's inputs).
+    /// reads (a traced region's steps hold none; their values are the
+    /// node's inputs).
     fn program(&self, ones: bool, saved: &[usize], output_of: &[Option<usize>]) -> Program {
         let mut p = Program {
             instrs: Vec::new(),
@@ -707,7 +707,8 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    /// The buffers instruction `i` reads.
+    /// The values instruction `i` reads (the seed, saved values and
+    /// buffers).
     fn reads(&self, i: usize) -> SmallVec<[Src; 4]> {
         let base = |into: Into| match into {
             Into::Add(b) => Some(Src::Buf(b)),

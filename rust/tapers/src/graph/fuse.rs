@@ -461,8 +461,8 @@ fn assign_buffers(steps: &[Step], inputs: usize, locals: usize) -> (Vec<usize>, 
     let mut free: Vec<usize> = Vec::new();
     let mut bufs = 0;
     for (i, st) in steps.iter().enumerate() {
-        if let Kind::Map(_) = st.kind {
-            let o = st.outs[0];
+        let made = matches!(st.kind, Kind::Map(_)).then(|| st.outs[0]);
+        if let Some(o) = made {
             buf_of[o] = free.pop().unwrap_or_else(|| {
                 bufs += 1;
                 bufs - 1
@@ -475,11 +475,8 @@ fn assign_buffers(steps: &[Step], inputs: usize, locals: usize) -> (Vec<usize>, 
                 free.push(buf_of[l]);
             }
         }
-        if let Kind::Map(_) = st.kind {
-            let o = st.outs[0];
-            if last[o].is_none() {
-                free.push(buf_of[o]);
-            }
+        if let Some(o) = made.filter(|&o| last[o].is_none()) {
+            free.push(buf_of[o]);
         }
     }
     (buf_of, bufs)
@@ -766,6 +763,24 @@ impl FusedLoop {
         result
     }
 
+    /// Local `l`'s values on elements `lo..hi`: a loop input's, or the
+    /// chunk buffer a member computed it into.
+    #[inline(always)]
+    fn local<'a, T: Copy>(
+        &self,
+        views: &'a [View<'_, T>],
+        bufs: &'a [Vec<T>],
+        l: usize,
+        lo: usize,
+        hi: usize,
+    ) -> &'a [T] {
+        if l < self.inputs {
+            views[l].at(lo, hi)
+        } else {
+            &bufs[self.buf_of[l]][..hi - lo]
+        }
+    }
+
     /// Every member on elements `lo..hi` (at most [`LOOP_CHUNK`]).
     #[allow(clippy::too_many_arguments)]
     fn chunk<T: Elem>(
@@ -780,7 +795,6 @@ impl FusedLoop {
         hi: usize,
         dst: &mut [ChunkOut<'_, T>],
     ) {
-        let len = hi - lo;
         let mut region = 0;
         for step in &self.steps {
             match step.kind {
@@ -788,13 +802,7 @@ impl FusedLoop {
                     let o = step.outs[0];
                     let mut out = std::mem::take(&mut s.bufs[self.buf_of[o]]);
                     {
-                        let at = |l: usize| -> &[T] {
-                            if l < self.inputs {
-                                views[l].at(lo, hi)
-                            } else {
-                                &s.bufs[self.buf_of[l]][..len]
-                            }
-                        };
+                        let at = |l| self.local(views, &s.bufs, l, lo, hi);
                         let a = at(step.ins[0]);
                         let b = step.ins.get(1).map_or(a, |&l| at(l));
                         T::map(k, [a, b], &mut out);
@@ -807,22 +815,11 @@ impl FusedLoop {
                 Kind::Sum => {
                     let l = step.ins[0];
                     let k = sum_of[step.outs[0]].expect("a sum");
-                    let vals = if l < self.inputs {
-                        views[l].at(lo, hi)
-                    } else {
-                        &s.bufs[self.buf_of[l]][..len]
-                    };
-                    s.sums[k].feed(vals);
+                    s.sums[k].feed(self.local(views, &s.bufs, l, lo, hi));
                 }
                 Kind::Region => {
                     let (r, base) = (&programs[region], region_base[region]);
-                    let at = |l: usize| -> &[T] {
-                        if l < self.inputs {
-                            views[l].at(lo, hi)
-                        } else {
-                            &s.bufs[self.buf_of[l]][..len]
-                        }
-                    };
+                    let at = |l| self.local(views, &s.bufs, l, lo, hi);
                     let g = at(step.ins[0]);
                     // The values each step reads, in step order. On the
                     // stack: this runs for every chunk.
