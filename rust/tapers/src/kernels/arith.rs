@@ -55,7 +55,17 @@ macro_rules! float_arith {
                 }
             }
             fn pow(self, o: Self) -> Self {
-                Float::powf(self, o)
+                // Exponents 1 and 2 exactly: `x` and the correctly rounded
+                // `x * x` (what numpy gives), which libm's `powf` misses in
+                // about one element in a thousand; `ops::pow` runs the
+                // square kernel for a scalar 2.
+                if o == 2.0 {
+                    self * self
+                } else if o == 1.0 {
+                    self
+                } else {
+                    Float::powf(self, o)
+                }
             }
             fn neg(self) -> Self {
                 -self

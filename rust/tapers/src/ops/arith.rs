@@ -213,9 +213,22 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             "Integers to negative integer powers are not allowed [Op:Pow]",
         ));
     }
-    let out = match complex_binary!("Pow", a, b, |x, y| crate::kernels::complex::pow(x, y)) {
-        Some(r) => r?,
-        None => numeric_binary!("Pow", a, b, |x, y| Arith::pow(x, y))?,
+    // `x ** 2`, as TF users write squared errors: the square kernel, the
+    // bits `Arith::pow` gives every element with exponent 2, without a libm
+    // call per element.
+    use crate::dtype::DType;
+    let square = matches!(a.dtype(), DType::F32 | DType::F64)
+        && b.dtype() == a.dtype()
+        && b.numel() == 1
+        && b.rank() <= a.rank()
+        && b.to_f64_scalar().is_ok_and(|v| v == 2.0);
+    let out = if square {
+        numeric_unary!("Pow", a, |v| Arith::mul(v, v))?
+    } else {
+        match complex_binary!("Pow", a, b, |x, y| crate::kernels::complex::pow(x, y)) {
+            Some(r) => r?,
+            None => numeric_binary!("Pow", a, b, |x, y| Arith::pow(x, y))?,
+        }
     };
     let rank = out.rank();
     record(Pow, &[a, b], &[&out], || {
