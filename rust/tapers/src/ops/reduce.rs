@@ -54,9 +54,13 @@ where
     T: Arith,
 {
     if axes.len() == a.ndim() && a.ndim() > 0 {
-        if let Some(flat) = a.as_slice() {
-            // Full reduction: fixed-size chunks summed in parallel, then the
-            // partial sums in order, so the result never depends on threads.
+        // Full reduction, in row-major order whatever the layout (a
+        // transposed or gathered view is copied first): the bits never
+        // depend on how the input is laid out in memory.
+        let standard = a.as_standard_layout();
+        if let Some(flat) = standard.as_slice() {
+            // Fixed-size chunks summed in parallel, then the partial sums
+            // in order, so the result never depends on threads.
             use rayon::prelude::*;
             const CHUNK: usize = SUM_CHUNK;
             let chunk_sum = T::sum_slice;
