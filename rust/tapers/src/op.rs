@@ -129,6 +129,10 @@ pub struct SparseRows {
     pub n: usize,
     /// The dtype of the user's indices (int32 or int64).
     pub index_dtype: crate::dtype::DType,
+    /// The user's index tensor `idx` was read from, when there is one: a
+    /// traced step reads each call's rows from it (the autodiff layer's
+    /// `IndexedSlices::source`).
+    pub source: Option<Tensor>,
 }
 
 /// A recorded op's description: a `static` for ops without attributes,

@@ -643,3 +643,39 @@ fn host_effects_run_where_traced_and_not_in_gradient_runs() {
     g.run(&[Tensor::scalar(-1.0f64)]).unwrap();
     assert_eq!(*log.lock().unwrap(), vec![-1.0, 1.0, 1.0]);
 }
+
+/// A gather under a tape reads each replay's indices: its gradient's pieces
+/// read the rows from the index tensor, so the trace needs no guard, and a
+/// replay with other ids gives eager's bits (repeated rows included).
+#[test]
+fn a_gather_under_a_tape_replays_with_each_calls_indices() {
+    let table = Variable::new(vals(40, 0.3, &[10, 4]));
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let tape = GradientTape::new();
+        let y = {
+            let _r = tape.record()?;
+            let rows = ops::gather(&table.read(), &i[0], 0, 0)?;
+            ops::reduce_sum(&rows.tanh()?.mul(&i[1])?, None, false)?
+        };
+        let g = tape.gradient(std::slice::from_ref(&y), &[(&table).into()])?;
+        Ok(vec![y, g[0].clone().expect("connected")])
+    };
+    let ids = |v: &[i32]| Tensor::from_vec(v.to_vec(), &[v.len()]).unwrap();
+    let w = vals(12, 0.8, &[3, 4]);
+    let (g, _) = graph::trace(&[ids(&[1, 2, 3]), w.clone()], f).unwrap();
+    assert_eq!(g.num_guards(), 0);
+    for v in [[4, 4, 0], [9, 1, 9], [1, 2, 3]] {
+        let want = f(&[ids(&v), w.clone()]).unwrap();
+        let got = g.run(&[ids(&v), w.clone()]).unwrap();
+        for (a, b) in got.iter().zip(&want) {
+            assert_eq!(bits(a), bits(b), "{v:?}");
+        }
+    }
+    // An index out of range fails the replay with eager's error.
+    let err = g.run(&[ids(&[0, 10, 1]), w]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("indices[1] = 10 is not in [0, 10)"),
+        "{err}"
+    );
+}

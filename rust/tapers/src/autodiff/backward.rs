@@ -270,6 +270,7 @@ impl Plan<'_> {
                 indices: rows.idx,
                 index_dtype: rows.index_dtype,
                 dense_shape,
+                source: rows.source,
             })))));
         }
         match (&grads[0], e.name()) {

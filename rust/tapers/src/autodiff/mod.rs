@@ -82,17 +82,32 @@ pub struct IndexedSlices {
     pub index_dtype: DType,
     /// The shape of the dense tensor.
     pub dense_shape: Vec<usize>,
+    /// The tensor `indices` were read from (the user's indices of a
+    /// gather, any shape, row-major), when there is one. A traced step
+    /// must read each call's rows, not this call's: the dense form and
+    /// the indices tensor are then made from it.
+    pub source: Option<Tensor>,
 }
 
 impl IndexedSlices {
     /// The dense tensor (rows summed where indices repeat), recorded on any
     /// active tape as TensorFlow's conversion is.
     pub fn to_dense(&self) -> Result<Tensor> {
-        ops::scatter_add(&self.values, 0, self.indices.clone(), self.dense_shape[0])
+        let idx = self.indices.clone();
+        ops::scatter_add_from(
+            &self.values,
+            0,
+            idx,
+            self.dense_shape[0],
+            self.source.as_ref(),
+        )
     }
 
     /// The indices as a 1-D tensor of [`IndexedSlices::index_dtype`].
     pub fn indices_tensor(&self) -> Result<Tensor> {
+        if let Some(s) = &self.source {
+            return ops::reshape(s, &[-1]);
+        }
         let n = self.indices.len();
         match self.index_dtype {
             DType::I32 => Tensor::from_vec(
@@ -120,11 +135,26 @@ impl IndexedSlices {
         } else {
             DType::I64
         };
+        // The concatenated sources when every part has one; otherwise a
+        // trace must see these rows again at each call.
+        let source = if parts.iter().all(|p| p.source.is_some()) {
+            let flat: Vec<Tensor> = parts
+                .iter()
+                .map(|p| ops::cast(&p.indices_tensor()?, index_dtype))
+                .collect::<Result<_>>()?;
+            Some(ops::concat(&flat, 0)?)
+        } else {
+            for s in parts.iter().filter_map(|p| p.source.as_ref()) {
+                crate::record::trace_guard(s);
+            }
+            None
+        };
         Ok(IndexedSlices {
             values: ops::concat(&values, 0)?,
             indices: Arc::new(indices),
             index_dtype,
             dense_shape: parts[0].dense_shape.clone(),
+            source,
         })
     }
 }

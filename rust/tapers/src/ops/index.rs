@@ -7,7 +7,6 @@ use std::sync::Arc;
 use ndarray::{ArcArray, ArrayD, Axis, IxDyn, Slice};
 
 use super::{describe_attr_op, record, rule};
-use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::map_storage;
 use crate::ops;
@@ -50,7 +49,8 @@ pub(crate) struct GatherV2 {
     axis: usize,
     idx: Arc<Vec<usize>>,
     n: usize,
-    sparse: Option<DType>,
+    /// The user's index tensor `idx` was read from (see [`take_with`]).
+    from: Option<Tensor>,
 }
 
 impl crate::op::Op for GatherV2 {
@@ -64,16 +64,17 @@ impl crate::op::Op for GatherV2 {
             x,
             self.axis,
             self.idx.clone(),
-            self.sparse,
+            self.from.as_ref(),
         )?])
     }
 
     fn sparse_rows(&self) -> Option<crate::op::SparseRows> {
-        let index_dtype = self.sparse?;
+        let from = self.from.as_ref()?;
         (self.axis == 0).then(|| crate::op::SparseRows {
             idx: self.idx.clone(),
             n: self.n,
-            index_dtype,
+            index_dtype: from.dtype(),
+            source: Some(from.clone()),
         })
     }
 }
@@ -178,13 +179,15 @@ pub fn take(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>) -> Result<Tensor> {
     take_with(x, axis, idx, None)
 }
 
-/// [`take`]; with `sparse` (the user's index dtype) and `axis` 0, the
-/// backward pass keeps the gradient sparse ([`crate::op::Op::sparse_rows`]).
+/// [`take`] of the rows a user's index tensor `from` holds (`idx` are its
+/// values): along axis 0 the backward pass keeps the gradient sparse
+/// ([`crate::op::Op::sparse_rows`]), and the gradient's pieces read the
+/// rows from `from`, so a traced step reads each call's rows.
 fn take_with(
     x: &Tensor,
     axis: usize,
     idx: Arc<Vec<usize>>,
-    sparse: Option<DType>,
+    from: Option<&Tensor>,
 ) -> Result<Tensor> {
     if axis >= x.rank() {
         return Err(Error::invalid(format!(
@@ -204,16 +207,40 @@ fn take_with(
     let out = Tensor::from_storage(
         map_storage!(x.storage(), a => a.select(Axis(axis), &idx).into_shared()),
     );
+    let from = from.cloned();
     let op = GatherV2 {
         axis,
         idx: idx.clone(),
         n,
-        sparse,
+        from: from.clone(),
     };
     record(op, &[x], &[&out], || {
         let idx = idx.clone();
-        rule(move |g, _| Ok(vec![Some(scatter_add(&g[0], axis, idx.clone(), n)?)]))
+        rule(move |g, _| {
+            let back = scatter_add_from(&g[0], axis, idx.clone(), n, from.as_ref())?;
+            Ok(vec![Some(back)])
+        })
     });
+    Ok(out)
+}
+
+/// [`scatter_add`] of rows `idx` read from the index tensor `from`, when
+/// known: a trace then records one op reading `from` (so a replay scatters
+/// that call's rows) instead of the rows this call read.
+pub(crate) fn scatter_add_from(
+    x: &Tensor,
+    axis: usize,
+    idx: Arc<Vec<usize>>,
+    n: usize,
+    from: Option<&Tensor>,
+) -> Result<Tensor> {
+    let out = scatter_add(x, axis, idx, n)?;
+    if let Some(f) = from {
+        super::trace_data_dependent("ScatterAdd", &[x, f], &[f], &out, move |i| {
+            let idx = index_values(&i[1], n, "ScatterAdd")?;
+            scatter_add(&i[0], axis, Arc::new(idx), n)
+        });
+    }
     Ok(out)
 }
 
@@ -313,9 +340,15 @@ fn index_values(indices: &Tensor, n: usize, op: &'static str) -> Result<Vec<usiz
 /// `tf.gather(params, indices, axis, batch_dims)`.
 pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize) -> Result<Tensor> {
     let out = gather_eager(params, indices, axis, batch_dims)?;
-    super::trace_data_dependent("GatherV2", &[params, indices], &[indices], &out, move |i| {
-        gather(&i[0], &i[1], axis, batch_dims)
-    });
+    let again = move |i: &[Tensor]| gather(&i[0], &i[1], axis, batch_dims);
+    if batch_dims == 0 || batch_dims + indices.rank() as isize == 0 {
+        // Without batch dims the recorded pieces read their rows from
+        // `indices` (`take_with`'s `from`), so a trace needs no guard even
+        // while a tape records.
+        super::trace_only("GatherV2", &[params, indices], &out, again);
+    } else {
+        super::trace_data_dependent("GatherV2", &[params, indices], &[indices], &out, again);
+    }
     Ok(out)
 }
 
@@ -365,8 +398,7 @@ fn gather_eager(
         .collect();
     if bd == 0 {
         // Along axis 0 the gradient is TensorFlow's IndexedSlices.
-        let sparse = (ax == 0).then(|| indices.dtype());
-        let taken = take_with(params, ax, Arc::new(vals), sparse)?;
+        let taken = take_with(params, ax, Arc::new(vals), Some(indices))?;
         return ops::reshape(&taken, &out_shape);
     }
     // Batched: fold the batch dims into the gathered axis with offsets.

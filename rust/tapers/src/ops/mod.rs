@@ -55,6 +55,7 @@ pub use decomp::{
     matrix_diag_part, matrix_transpose, pinv, qr, slogdet, solve, svd, triangular_solve,
 };
 pub use grad::{custom_op, identity, stop_gradient};
+pub(crate) use index::scatter_add_from;
 pub use index::{
     gather, gather_nd, index_first, pad, scatter_add, slice_ranges, strided_slice, take, SliceItem,
 };
