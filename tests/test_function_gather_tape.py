@@ -24,6 +24,12 @@ def bits(a, b):
     assert np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8))
 
 
+def same_results(eager, compiled):
+    """Every tensor `compiled` returned has the bits of eager's."""
+    for u, v in zip(eager, compiled):
+        bits(u.numpy(), v.numpy())
+
+
 def eager_and_compiled(step, args_list):
     """Runs `step` eagerly and compiled on fresh copies of its state; returns
     both results per call, and the compiled function."""
@@ -69,8 +75,7 @@ def test_an_embedding_training_step_traces_once_and_matches_eager(index_dtype, o
         for ids in IDS:
             i = tf.constant(ids, index_dtype)
             a, b = eager_step(i), f(i)
-            for x, y in zip(a, b):
-                bits(x.numpy(), y.numpy())
+            same_results(a, b)
             assert b[2].dtype == index_dtype
             np.testing.assert_array_equal(b[2].numpy(), ids)
     bits(e_emb.numpy(), c_emb.numpy())
@@ -89,8 +94,7 @@ def test_the_dense_gradient_of_a_gather_along_another_axis_uses_each_calls_indic
 
     out, f = eager_and_compiled(step, [(tf.constant(ids % 40),) for ids in IDS])
     for a, b in out:
-        for u, v in zip(a, b):
-            bits(u.numpy(), v.numpy())
+        same_results(a, b)
     assert f.experimental_get_tracing_count() == 1
 
 
@@ -123,8 +127,7 @@ def test_two_gathers_of_one_table_concatenate_their_rows():
     args = [(tf.constant(IDS[k]), tf.constant(IDS[k + 1][:5], tf.int64)) for k in range(5)]
     out, f = eager_and_compiled(step, args)
     for (a, b), (i, j) in zip(out, args):
-        for u, v in zip(a, b):
-            bits(u.numpy(), v.numpy())
+        same_results(a, b)
         # TF's aggregation order: the later gather's rows first (the
         # backward pass meets it first).
         np.testing.assert_array_equal(b[1].numpy(), np.concatenate([j.numpy(), i.numpy()]))
@@ -178,8 +181,7 @@ def test_a_second_order_gather_still_replays_correctly():
         warnings.simplefilter("ignore")
         for ids in IDS[:4]:
             i = tf.constant(ids % 10)
-            for u, v in zip(step(i), f(i)):
-                bits(u.numpy(), v.numpy())
+            same_results(step(i), f(i))
 
 
 def test_batch_dims_stay_correct():
@@ -196,8 +198,7 @@ def test_batch_dims_stay_correct():
         warnings.simplefilter("ignore")
         for _ in range(4):
             i = tf.constant(R.integers(0, 6, size=(4, 3)))
-            for u, v in zip(step(i), f(i)):
-                bits(u.numpy(), v.numpy())
+            same_results(step(i), f(i))
 
 
 def test_out_of_range_ids_at_replay_raise_and_leave_the_table_unchanged():
