@@ -664,6 +664,15 @@ fn a_gather_under_a_tape_replays_with_each_calls_indices() {
     let w = vals(12, 0.8, &[3, 4]);
     let (g, _) = graph::trace(&[ids(&[1, 2, 3]), w.clone()], f).unwrap();
     assert_eq!(g.num_guards(), 0);
+    // One gather and one scatter: the pieces with this trace's rows, told to
+    // the tracer first, are dead once the same values are defined again.
+    let names = g.op_names();
+    let count = |n: &str| names.iter().filter(|&&m| m == n).count();
+    assert_eq!(
+        (count("GatherV2"), count("ScatterAdd")),
+        (1, 1),
+        "{names:?}"
+    );
     for v in [[4, 4, 0], [9, 1, 9], [1, 2, 3]] {
         let want = f(&[ids(&v), w.clone()]).unwrap();
         let got = g.run(&[ids(&v), w.clone()]).unwrap();

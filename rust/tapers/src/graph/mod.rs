@@ -358,25 +358,34 @@ impl Graph {
             ..
         } = state;
         // Liveness, backwards: effects are live, and what outputs, guards
-        // and live nodes read.
+        // and live nodes read. A node defines its outputs: a value defined
+        // again later (an op that read an index tensor, told to the tracer
+        // once more as one op computing the same value from its inputs) is
+        // needed from the earlier node only by what reads it in between.
         let mut needed: FxHashSet<TensorId> = outputs.iter().map(Tensor::id).collect();
         needed.extend(guards.iter().map(Tensor::id));
         let mut live = vec![false; nodes.len()];
         for (i, n) in nodes.iter().enumerate().rev() {
-            let (is_live, ins): (bool, &[TensorId]) = match n {
+            let (is_live, defs, ins): (bool, &[TensorId], &[TensorId]) = match n {
                 Node::Op {
                     op,
                     inputs,
                     outputs,
                 } => (
                     op.has_effects() || outputs.iter().any(|o| needed.contains(o)),
+                    outputs,
                     inputs,
                 ),
-                Node::Read { output, .. } => (needed.contains(output), &[]),
-                Node::Effect { inputs, .. } => (true, inputs),
+                Node::Read { output, .. } => {
+                    (needed.contains(output), std::slice::from_ref(output), &[])
+                }
+                Node::Effect { inputs, .. } => (true, &[], inputs),
             };
             if is_live {
                 live[i] = true;
+                for d in defs {
+                    needed.remove(d);
+                }
                 needed.extend(ins.iter().copied());
             }
         }
