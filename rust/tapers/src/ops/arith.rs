@@ -213,7 +213,7 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             "Integers to negative integer powers are not allowed [Op:Pow]",
         ));
     }
-    // `x ** 2`, as TF users write squared errors: the square kernel, the
+    // `x ** 2`, as TF users write squared errors: `square`'s kernel, the
     // bits `Arith::pow` gives every element with exponent 2, without a libm
     // call per element.
     use crate::dtype::DType;
@@ -223,7 +223,7 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         && b.rank() <= a.rank()
         && b.to_f64_scalar().is_ok_and(|v| v == 2.0);
     let out = if square {
-        numeric_unary!("Pow", a, |v| Arith::mul(v, v))?
+        numeric_unary!("Pow", a, |v| ops::math::SquareFwd::at(v))?
     } else {
         match complex_binary!("Pow", a, b, |x, y| crate::kernels::complex::pow(x, y)) {
             Some(r) => r?,

@@ -58,28 +58,27 @@ where
         // transposed or gathered view is copied first): the bits never
         // depend on how the input is laid out in memory.
         let standard = a.as_standard_layout();
-        if let Some(flat) = standard.as_slice() {
-            // Fixed-size chunks summed in parallel, then the partial sums
-            // in order, so the result never depends on threads.
-            use rayon::prelude::*;
-            const CHUNK: usize = SUM_CHUNK;
-            let chunk_sum = T::sum_slice;
-            let partial: Vec<T> =
-                crate::kernels::parallel(flat.len(), crate::kernels::PAR_THRESHOLD, |par| {
-                    if par {
-                        flat.par_chunks(CHUNK).map(chunk_sum).collect()
-                    } else {
-                        flat.chunks(CHUNK).map(chunk_sum).collect()
-                    }
-                });
-            let total = partial.into_iter().fold(T::zero(), Arith::add);
-            let shape = if keepdims {
-                kept_shape(a.shape(), axes)
-            } else {
-                vec![]
-            };
-            return ndarray::ArrayD::from_elem(IxDyn(&shape), total).into_shared();
-        }
+        let flat = standard.as_slice().expect("standard layout is contiguous");
+        // Fixed-size chunks summed in parallel, then the partial sums in
+        // order, so the result never depends on threads.
+        use rayon::prelude::*;
+        const CHUNK: usize = SUM_CHUNK;
+        let chunk_sum = T::sum_slice;
+        let partial: Vec<T> =
+            crate::kernels::parallel(flat.len(), crate::kernels::PAR_THRESHOLD, |par| {
+                if par {
+                    flat.par_chunks(CHUNK).map(chunk_sum).collect()
+                } else {
+                    flat.chunks(CHUNK).map(chunk_sum).collect()
+                }
+            });
+        let total = partial.into_iter().fold(T::zero(), Arith::add);
+        let shape = if keepdims {
+            kept_shape(a.shape(), axes)
+        } else {
+            vec![]
+        };
+        return ndarray::ArrayD::from_elem(IxDyn(&shape), total).into_shared();
     }
     if let ([0], Some(flat)) = (axes, a.as_slice()) {
         // Over the leading axis of a row-major array (a bias gradient): the
