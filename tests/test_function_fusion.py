@@ -61,6 +61,19 @@ def test_value_and_gradient_replay_as_one_loop(dtype: Any) -> None:
     # Tanh, Neg, Mul, Exp, Mul, AddV2, Sum and the fused backward region.
     assert (s["loops"], s["ops"], s["sums"], s["joined_backward"]) == (1, 8, 1, 1), s
     assert s["not_materialized"] == 6, s
+    assert s["streamed"] == 0, s
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_outputs_far_larger_than_the_caches_stream_with_eager_bits(dtype: Any) -> None:
+    # 8 MiB and more: the gradient goes to memory with non-temporal stores,
+    # the same bits as eager's (whose fused backward streams it too).
+    n = (8 << 20) // np.dtype(dtype).itemsize + 37
+    g = same_as_eager(value_and_grad, [(n,)], dtype)
+    s = g.fusion_stats
+    assert (s["loops"], s["streamed"]) == (1, 1), s
+    g = same_as_eager(mixed, [(n,), (n,)], dtype)
+    assert g.fusion_stats["streamed"] == 1, g.fusion_stats
 
 
 def mixed(x: Any, w: Any) -> Any:

@@ -380,7 +380,8 @@ impl PyGraph {
 
     /// What the fusion pass made of the graph's elementwise ops: fused
     /// loops, the nodes they replaced, sums and backward regions computed
-    /// inside them, values they never write to memory.
+    /// inside them, values they never write to memory, loops whose outputs
+    /// are written with non-temporal stores.
     #[getter]
     fn fusion_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.graph.fusion_stats();
@@ -390,6 +391,7 @@ impl PyGraph {
         d.set_item("sums", s.sums)?;
         d.set_item("joined_backward", s.joined_backward)?;
         d.set_item("not_materialized", s.not_materialized)?;
+        d.set_item("streamed", s.streamed)?;
         Ok(d)
     }
 

@@ -90,6 +90,37 @@ fn value_and_gradient_are_one_loop_with_eager_bits() {
     }
 }
 
+#[test]
+fn outputs_far_larger_than_the_caches_stream_with_eager_bits() {
+    // 2^21 float32 elements (8 MiB) and more stream, and so do 2^20
+    // float64; an odd length leaves a short last chunk.
+    for (dtype, n, streamed) in [
+        (DType::F32, (1 << 21) + 37, 1),
+        (DType::F64, (1 << 20) + 37, 1),
+        (DType::F32, (1 << 20) + 37, 0),
+    ] {
+        let (stats, _) = check(value_and_grad, &[&[n]], dtype);
+        assert_eq!((stats.loops, stats.streamed), (1, streamed), "{stats:?}");
+        // A forward value read after the loop is streamed too.
+        let (stats, _) = check(mixed, &[&[n], &[n]], dtype);
+        assert_eq!(stats.streamed, streamed, "{stats:?}");
+    }
+    // Each gradient element depends on its own input alone, so a streamed
+    // gradient's elements are those of a short input's, which is not.
+    let long = vals(&[(1 << 21) + 37], DType::F32, 0.0);
+    let short = ops::slice_ranges(&long, &[(0, 1000)]).unwrap();
+    let (g, _) = graph::trace(std::slice::from_ref(&long), value_and_grad).unwrap();
+    assert_eq!(g.fusion_stats().streamed, 1);
+    let streamed = g.run(std::slice::from_ref(&long)).unwrap().remove(1);
+    let plain = value_and_grad(std::slice::from_ref(&short))
+        .unwrap()
+        .remove(1);
+    assert_eq!(
+        bits(&ops::slice_ranges(&streamed, &[(0, 1000)]).unwrap()),
+        bits(&plain)
+    );
+}
+
 /// Scalars broadcast (constants), a value used twice, an output read in the
 /// middle of the chain, and a gradient of two inputs.
 fn mixed(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {

@@ -337,9 +337,13 @@ impl TracedRegion {
     /// The region's program for a pass whose seed is (`ones`) or may not
     /// be all ones, with the wanted leaves' gradients written to
     /// `dst[output_of[leaf]]` (see [`output_of`]).
-    pub(crate) fn program(&self, ones: bool) -> Program {
-        self.rule
-            .program(ones, &self.saved, &output_of(self.rule.leaves, &self.needs))
+    pub(crate) fn program(&self, ones: bool, stream: bool) -> Program {
+        self.rule.program(
+            ones,
+            stream,
+            &self.saved,
+            &output_of(self.rule.leaves, &self.needs),
+        )
     }
 }
 
@@ -496,7 +500,8 @@ impl FusedRule {
             return vec![None; self.leaves];
         }
         let counts: Vec<usize> = self.steps.iter().map(|s| s.saved.len()).collect();
-        let program = self.program(seed.is_ones(), &counts, &output_of);
+        let stream = crate::kernels::uninit::streams::<T>(n);
+        let program = self.program(seed.is_ones(), stream, &counts, &output_of);
         let new_scratch = || program.scratch();
         let outs = parallel(n, PAR_THRESHOLD, |par| {
             crate::kernels::uninit::fill_chunked_many::<T, _, _, CHUNK>(
@@ -540,10 +545,17 @@ impl FusedRule {
     /// other operand, read in place). `saved[i]`: how many values step `i`
     /// reads (a traced region's steps hold none; their values are the
     /// node's inputs).
-    fn program(&self, ones: bool, saved: &[usize], output_of: &[Option<usize>]) -> Program {
+    fn program(
+        &self,
+        ones: bool,
+        stream: bool,
+        saved: &[usize],
+        output_of: &[Option<usize>],
+    ) -> Program {
         let mut p = Program {
             instrs: Vec::new(),
             bufs: 0,
+            stream,
         };
         // Buffers no slot holds any more, reused before new ones.
         let mut free: Vec<u16> = Vec::new();
@@ -643,7 +655,9 @@ impl FusedRule {
                 });
             }
         }
-        p.write_outputs_directly();
+        if !stream {
+            p.write_outputs_directly();
+        }
         p
     }
 }
@@ -704,6 +718,10 @@ enum Instr {
 pub(crate) struct Program {
     instrs: Vec<Instr>,
     bufs: usize,
+    /// Gradients are finished in buffers and streamed to their outputs
+    /// (outputs far larger than the caches), instead of written there by
+    /// their last contribution.
+    stream: bool,
 }
 
 impl Program {
@@ -810,6 +828,9 @@ impl Program {
                 Instr::Out { src, o } => {
                     let out = &mut dst[*o];
                     match src {
+                        Some(src) if self.stream => {
+                            out.stream_from_slice(read(*src, g, saved, bufs, len))
+                        }
                         Some(src) => out.extend_from_slice(read(*src, g, saved, bufs, len)),
                         None => out.extend(std::iter::repeat_n(T::zero(), len)),
                     }
@@ -861,7 +882,7 @@ fn read<'a, 's: 'a, T>(
 
 /// The element types a fused region runs in: each picks its local
 /// derivatives' chunk kernel.
-pub(crate) trait Fusible: Element + Float {
+pub(crate) trait Fusible: Element + Float + crate::kernels::uninit::Plain {
     fn chunk(p: &dyn Pointwise, k: usize, g: &[Self], v: [&[Self]; 2], acc: Acc<'_, Self>);
 }
 
@@ -951,12 +972,12 @@ mod tests {
         let all = [Some(0), Some(1), Some(2)];
         // Ones: the sum's and the add's gradients are the seed read in
         // place, the product's are its operands: no buffer, no kernel.
-        let ones = rule.program(true, &[0, 0, 2], &all);
+        let ones = rule.program(true, false, &[0, 0, 2], &all);
         assert_eq!(ones.bufs, 0);
         assert!(ones.instrs.iter().all(|i| matches!(i, Instr::Out { .. })));
         // Any other seed: one buffer per product contribution, each the
         // leaf's only one, so written straight to its output instead.
-        let other = rule.program(false, &[0, 0, 2], &all);
+        let other = rule.program(false, false, &[0, 0, 2], &all);
         assert_eq!(other.bufs, 2);
         let direct = other
             .instrs
@@ -1026,7 +1047,7 @@ mod tests {
             slots: 3,
             leaves: 1,
         };
-        let p = rule.program(false, &[0, 2], &[Some(0)]);
+        let p = rule.program(false, false, &[0, 2], &[Some(0)]);
         assert!(matches!(
             p.instrs[..],
             [

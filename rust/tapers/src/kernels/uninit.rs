@@ -8,11 +8,15 @@
 //! it wrote, and only marks the vector's length once every chunk has
 //! written all of its elements.
 //!
-//! This is the crate's only `unsafe`: one `Vec::set_len` per output (in
-//! [`fill_chunked_many`]; [`fill_chunked`] is its one-output case), after a
-//! check that does not trust the kernels (see the proof at the call). Its
+//! This module holds the crate's only `unsafe`: one `Vec::set_len` per
+//! output (in [`fill_chunked_many`]; [`fill_chunked`] is its one-output
+//! case), after a check that does not trust the kernels (see the proof at
+//! the call), and the non-temporal copy of [`ChunkOut::stream_from_slice`]
+//! (x86-64 only), with which outputs far larger than the caches are
+//! written. Its
 //! tests pass under miri (tree borrows; rayon's pool outlives `main`, and
-//! crossbeam's epoch GC trips stacked borrows):
+//! crossbeam's epoch GC trips stacked borrows; the non-temporal stores,
+//! inline assembly, become plain copies of the same ranges there):
 //! `MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks"
 //! cargo +nightly miri test -p tapers --lib uninit`.
 #![allow(unsafe_code)]
@@ -80,6 +84,28 @@ impl<C> ChunkOut<'_, C> {
         self.written += k;
     }
 
+    /// Appends a copy of `vals` (or as much as fits) as
+    /// [`ChunkOut::extend_from_slice`] does, with non-temporal stores on
+    /// x86-64: the bytes go to memory without the destination's cache lines
+    /// being read first and without evicting what the loop works on. For
+    /// outputs too large to be read back from cache (see [`streams`]); the
+    /// values are the same either way.
+    #[inline]
+    pub(crate) fn stream_from_slice(&mut self, vals: &[C])
+    where
+        C: Plain,
+    {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let rest = &mut self.slots[self.written..];
+            let k = rest.len().min(vals.len());
+            stream_copy(&mut rest[..k], &vals[..k]);
+            self.written += k;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.extend_from_slice(vals)
+    }
+
     /// The unwritten rest of the chunk, for a kernel that computes values
     /// by index ([`Tail::fill`]).
     #[inline(always)]
@@ -88,6 +114,118 @@ impl<C> ChunkOut<'_, C> {
             slots: &mut self.slots[self.written..],
             written: &mut self.written,
         }
+    }
+}
+
+/// Element types copied byte by byte with [`ChunkOut::stream_from_slice`]:
+/// every byte of a value is initialized (no padding), and any bytes copied
+/// from one are that same value.
+pub(crate) trait Plain: Copy {}
+impl Plain for f32 {}
+impl Plain for f64 {}
+
+/// Outputs of at least this many bytes are written with non-temporal stores
+/// where a kernel can ([`streams`]): far larger than the caches, they would
+/// only be read back from memory, and a plain store first reads each line.
+const STREAM_MIN_BYTES: usize = 8 << 20;
+
+/// Whether an output of `n` elements of `T` is written with
+/// [`ChunkOut::stream_from_slice`].
+pub(crate) fn streams<T>(n: usize) -> bool {
+    n.saturating_mul(std::mem::size_of::<T>()) >= STREAM_MIN_BYTES
+}
+
+/// Copies `src` into `dst` (the same length) with non-temporal stores
+/// where `dst` is aligned to the store's width (32 bytes with AVX, 16
+/// without), plain copies at the unaligned ends, then a store fence, so the
+/// bytes are ordered before any later store (such as the one telling
+/// another thread that this chunk is done).
+#[cfg(target_arch = "x86_64")]
+fn stream_copy<C: Plain>(dst: &mut [MaybeUninit<C>], src: &[C]) {
+    assert_eq!(dst.len(), src.len(), "a copy of the same length");
+    let bytes = std::mem::size_of_val(src);
+    let d = dst.as_mut_ptr().cast::<u8>();
+    let s = src.as_ptr().cast::<u8>();
+    let wide = std::arch::is_x86_feature_detected!("avx");
+    let width = if wide { 32 } else { 16 };
+    let head = d.align_offset(width).min(bytes);
+    let body = (bytes - head) / width * width;
+    // SAFETY: `dst` and `src` are distinct borrows (one `&mut`), so they
+    // do not overlap, and both span `bytes` bytes (equal lengths, asserted,
+    // of one element type). The plain copies cover `[0, head)` and
+    // `[head + body, bytes)`, and the streaming copy `[head, head + body)`
+    // (`head + body <= bytes`), all within both. Its stores start at `d +
+    // head`, aligned to `width` (`align_offset` made it so; when it could
+    // not, `head` is `bytes` and `body` is 0), as the non-temporal stores
+    // require; its loads take any alignment. AVX is used only when
+    // detected at run time; SSE2 is part of the x86-64 baseline. The bytes
+    // read are initialized (`C: Plain` has no padding), and writing a
+    // value's bytes into `MaybeUninit` slots leaves those slots holding the
+    // same values (`Plain`), byte for byte as `extend_from_slice` would.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s, d, head);
+        // Miri runs neither non-temporal store (inline assembly): a plain
+        // copy of the same range there, so it still checks every bound.
+        #[cfg(miri)]
+        std::ptr::copy_nonoverlapping(s.add(head), d.add(head), body);
+        #[cfg(not(miri))]
+        if wide {
+            stream_body_32(d.add(head), s.add(head), body);
+        } else {
+            stream_body_16(d.add(head), s.add(head), body);
+        }
+        let end = head + body;
+        std::ptr::copy_nonoverlapping(s.add(end), d.add(end), bytes - end);
+        // Non-temporal stores are not ordered with later stores without it.
+        #[cfg(not(miri))]
+        std::arch::x86_64::_mm_sfence();
+    }
+}
+
+/// `body` bytes (a multiple of 32) from `s` to the 32-byte aligned `d`,
+/// with 32-byte non-temporal stores (AVX).
+///
+/// # Safety
+///
+/// The CPU has AVX; `s` and `d` are valid for `body` bytes of reads and
+/// writes, do not overlap, and `d` is 32-byte aligned.
+#[cfg_attr(miri, allow(dead_code))]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn stream_body_32(d: *mut u8, s: *const u8, body: usize) {
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256};
+    let mut at = 0;
+    while at < body {
+        // SAFETY: `at + 32 <= body` (a multiple of 32), within both
+        // ranges; `d + at` keeps `d`'s 32-byte alignment.
+        unsafe {
+            let v = _mm256_loadu_si256(s.add(at).cast::<__m256i>());
+            _mm256_stream_si256(d.add(at).cast::<__m256i>(), v);
+        }
+        at += 32;
+    }
+}
+
+/// `body` bytes (a multiple of 16) from `s` to the 16-byte aligned `d`,
+/// with 16-byte non-temporal stores (SSE2).
+///
+/// # Safety
+///
+/// `s` and `d` are valid for `body` bytes of reads and writes, do not
+/// overlap, and `d` is 16-byte aligned.
+#[cfg_attr(miri, allow(dead_code))]
+#[cfg(target_arch = "x86_64")]
+unsafe fn stream_body_16(d: *mut u8, s: *const u8, body: usize) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+    let mut at = 0;
+    while at < body {
+        // SAFETY: `at + 16 <= body` (a multiple of 16), within both
+        // ranges; `d + at` keeps `d`'s 16-byte alignment.
+        unsafe {
+            let v = _mm_loadu_si128(s.add(at).cast::<__m128i>());
+            _mm_stream_si128(d.add(at).cast::<__m128i>(), v);
+        }
+        at += 16;
     }
 }
 
@@ -270,6 +408,65 @@ mod tests {
                 assert_eq!(v, (0..n as u64).collect::<Vec<_>>(), "n = {n}");
             }
         }
+    }
+
+    #[test]
+    fn a_streamed_copy_appends_the_same_values_at_every_alignment_and_length() {
+        // Every start offset (mod 16 bytes) within the output, lengths
+        // around the 16-byte body, appended after a plain piece and before
+        // one: the cursor counts what the copy wrote, and values keep their
+        // bits (a NaN payload, -0.0) as a plain copy's.
+        let vals: Vec<f32> = (0..67)
+            .map(|i| match i {
+                3 => f32::from_bits(0x7fc0_1234),
+                4 => -0.0,
+                _ => i as f32 * 0.5 - 7.0,
+            })
+            .collect();
+        for skip in 0..6usize {
+            for len in [0usize, 1, 3, 4, 5, 8, 17, 33, 64, 67] {
+                let n = skip + len + 2;
+                let v = fill_chunked::<f32, (), (), 128>(
+                    n,
+                    false,
+                    vec![(); 1],
+                    || (),
+                    |_, _, _, out| {
+                        out.extend_from_slice(&vals[..skip]);
+                        out.stream_from_slice(&vals[..len]);
+                        // More than fits: only what is left is taken.
+                        out.stream_from_slice(&[1.5, 2.5, 3.5]);
+                    },
+                );
+                let want: Vec<u32> = vals[..skip]
+                    .iter()
+                    .chain(&vals[..len])
+                    .chain(&[1.5, 2.5])
+                    .map(|x| x.to_bits())
+                    .collect();
+                let got: Vec<u32> = v.iter().map(|x| x.to_bits()).collect();
+                assert_eq!(got, want, "skip = {skip}, len = {len}");
+            }
+        }
+        // Float64 as well, in parallel chunks.
+        let vals: Vec<f64> = (0..1000).map(|i| i as f64 / 3.0).collect();
+        let v = fill_chunked::<f64, (), (), 96>(
+            vals.len(),
+            true,
+            vec![(); vals.len().div_ceil(96)],
+            || (),
+            |_, c, _, out| out.stream_from_slice(&vals[c * 96..]),
+        );
+        assert_eq!(v, vals);
+    }
+
+    #[test]
+    fn outputs_far_larger_than_the_caches_stream() {
+        assert!(!streams::<f32>(1 << 20));
+        assert!(streams::<f32>(2 << 20));
+        assert!(streams::<f64>(1 << 20));
+        assert!(!streams::<f64>(1 << 19));
+        assert!(streams::<f32>(usize::MAX));
     }
 
     #[test]
