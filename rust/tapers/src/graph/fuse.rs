@@ -28,7 +28,7 @@
 //! values only the group reads are never materialized. Outputs far larger
 //! than the caches are finished in chunk buffers and copied out with
 //! non-temporal stores (`kernels::uninit::streams`), which do not read the
-//! destination's cache lines first: a third of such a write's traffic. Sums and regions end
+//! destination's cache lines first (half of a plain write's traffic). Sums and regions end
 //! chains (their results are complete only after the loop), so no member
 //! reads them.
 //!
