@@ -28,9 +28,9 @@
 //! values only the group reads are never materialized. Outputs far larger
 //! than the caches are finished in chunk buffers and copied out with
 //! non-temporal stores (`kernels::uninit::streams`), which do not read the
-//! destination's cache lines first (half of a plain write's traffic). Sums and regions end
-//! chains (their results are complete only after the loop), so no member
-//! reads them.
+//! destination's cache lines first (half of a plain write's traffic). Sums
+//! and regions end chains (their results are complete only after the
+//! loop), so no member reads them.
 //!
 //! A group runs where its last member ran, so a member joins only when every
 //! node that reads the group's values and ran before it is in the group.
