@@ -46,7 +46,10 @@ def test_one_of_x_and_y_alone_is_tensorflows_value_error() -> None:
 
 
 def test_compiled_where_indices_follow_each_calls_condition() -> None:
-    """A data-dependent op: a replay computes the coordinates of its own call's values."""
+    """A data-dependent op: a replay computes the coordinates of its own call's values.
+    Its result's shape depends on them too: a call with another count of true elements
+    traces again (the graph was built for the traced shape), one with the same count
+    replays (``tests/test_function_value_shapes.py``)."""
 
     @tf.function
     def f(x):
@@ -55,8 +58,9 @@ def test_compiled_where_indices_follow_each_calls_condition() -> None:
     rng = np.random.default_rng(5)
     for _ in range(4):
         v = rng.normal(size=(6, 3)).astype(np.float32)
-        np.testing.assert_array_equal(f(tf.constant(v)).numpy(), np.argwhere(v > 0))
-    assert f.experimental_get_tracing_count() == 1
+        for w in (v, v[::-1].copy()):  # the same count, other coordinates
+            np.testing.assert_array_equal(f(tf.constant(w)).numpy(), np.argwhere(w > 0))
+    assert f.experimental_get_tracing_count() == 4
 
 
 def test_where_indices_gather_the_true_elements_under_a_tape() -> None:

@@ -15,7 +15,10 @@ Unlike TensorFlow, tracing runs on real values, so the function may read a tenso
 into Python (``bool(t)``, ``float(t)``, ``t.numpy()``, an ``if`` on a tensor). Each such
 read is a *guard*: the graph is valid only while the value read is the same, and a call
 whose guard fails traces again (after repeated failures, the function runs eagerly,
-with one warning). ``tapers.cond`` and ``tapers.while_loop`` compile data-dependent
+with one warning). Ops whose results' shapes depend on values (``tf.where(c)``,
+``tf.boolean_mask``, ``tf.unique``, ``segment_sum``, ``bincount``) guard those shapes
+the same way: later ops, and Python reading ``.shape``, were traced for them.
+``tapers.cond`` and ``tapers.while_loop`` compile data-dependent
 control flow without guards (``tapers._control``). Random draws are nodes that draw
 the next values of their generator at each replay. A function that runs an op a graph
 cannot replay (a ``custom_gradient`` whose forward is Python code) runs eagerly, with
@@ -457,7 +460,8 @@ class Function(_core._FunctionBase):
             if entry.guard_failures >= _GUARD_FAILURES_BEFORE_EAGER:
                 entry.eager = True
                 self._warn_eager(
-                    f"values it reads into Python (bool(t), float(t), t.numpy()) changed in "
+                    f"values it reads into Python (bool(t), float(t), t.numpy()), or the shapes of "
+                    f"results that depend on values (tf.where, tf.boolean_mask, tf.unique), changed in "
                     f"{entry.guard_failures} calls"
                 )
                 return self._python_function(*inputs.args, **inputs.kwargs)

@@ -65,6 +65,16 @@ pub trait Op: Send + Sync + 'static {
     fn has_effects(&self) -> bool {
         false
     }
+
+    /// Whether its outputs' shapes depend on its inputs' values, not only
+    /// on their shapes (`tf.where`, `tf.boolean_mask`, `tf.unique`). A
+    /// traced graph is built for the shapes its trace saw (later ops, and
+    /// Python reading `.shape`, used them), so a replay checks these
+    /// outputs' shapes and, when one differs, does not apply: the caller
+    /// traces again, as after a failed guard.
+    fn shape_from_values(&self) -> bool {
+        false
+    }
 }
 
 /// What [`Op::fusion`] reports: how a graph's fusion pass may run the op

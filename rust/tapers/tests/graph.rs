@@ -215,6 +215,35 @@ fn guards_fail_when_a_read_value_changes() {
 }
 
 /// `f(x)` and its first and second derivatives, by two nested tapes.
+#[test]
+fn a_shape_that_depends_on_values_is_checked_at_replay() {
+    // The mask's count becomes a reshape's target and a divisor: a replay
+    // whose mask has another count does not apply (and writes nothing); one
+    // with the traced count runs on the new mask.
+    let v = Variable::new(Tensor::scalar(0.0f32));
+    let x = Tensor::from_vec((0..6).map(|i| i as f32).collect(), &[6]).unwrap();
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let kept = ops::boolean_mask(&x, &i[0], 0)?;
+        let n = kept.shape()[0];
+        let rows = ops::reshape(&kept, &[n as isize, 1])?;
+        let mean = ops::reduce_sum(&rows, None, false)?.div(&Tensor::scalar(n as f32))?;
+        v.assign(&mean)?;
+        Ok(vec![mean])
+    };
+    let mask = |m: &[bool]| Tensor::from_vec(m.to_vec(), &[6]).unwrap();
+    let traced = mask(&[true, true, false, false, false, false]);
+    let (g, first) = graph::trace(std::slice::from_ref(&traced), f).unwrap();
+    assert_eq!(first[0].to_vec::<f32>().unwrap(), vec![0.5]);
+    let other = mask(&[false, false, false, false, true, true]);
+    let r = g.try_run(std::slice::from_ref(&other)).unwrap().unwrap();
+    assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![4.5]);
+    v.assign(&Tensor::scalar(-1.0f32)).unwrap();
+    let three = mask(&[true, true, true, false, false, false]);
+    assert!(g.try_run(std::slice::from_ref(&three)).unwrap().is_none());
+    assert_eq!(v.value().to_vec::<f32>().unwrap(), vec![-1.0]);
+    assert!(g.run(std::slice::from_ref(&three)).is_err());
+}
+
 fn with_two_derivatives(
     x: &Tensor,
     f: impl Fn(&Tensor) -> tapers::Result<Tensor>,

@@ -322,6 +322,10 @@ pub struct Graph {
     nodes: Vec<Node<Slot>>,
     outputs: Vec<Slot>,
     guards: Vec<(Slot, Tensor)>,
+    /// The traced shapes of the outputs of ops whose shapes depend on
+    /// values ([`crate::op::Op::shape_from_values`]), checked after each
+    /// such op runs.
+    shape_checks: FxHashMap<Slot, SmallVec<[usize; 4]>>,
     slots: usize,
     created: Vec<Variable>,
     unreplayable: Option<String>,
@@ -357,8 +361,10 @@ impl Graph {
             meta,
             ..
         } = state;
-        // Liveness, backwards: effects are live, and what outputs, guards
-        // and live nodes read. A node defines its outputs: a value defined
+        // Liveness, backwards: effects are live, ops whose output shapes
+        // depend on values (the caller may have read those shapes), and
+        // what outputs, guards and live nodes read. A node defines its
+        // outputs: a value defined
         // again later (an op that read an index tensor, told to the tracer
         // once more as one op computing the same value from its inputs) is
         // needed from the earlier node only by what reads it in between.
@@ -372,7 +378,9 @@ impl Graph {
                     inputs,
                     outputs,
                 } => (
-                    op.has_effects() || outputs.iter().any(|o| needed.contains(o)),
+                    op.has_effects()
+                        || op.shape_from_values()
+                        || outputs.iter().any(|o| needed.contains(o)),
                     outputs,
                     inputs,
                 ),
@@ -475,6 +483,7 @@ impl Graph {
             nodes: out_nodes,
             outputs: outs,
             guards,
+            shape_checks: FxHashMap::default(),
             slots: next as usize,
             created,
             unreplayable,
@@ -487,6 +496,16 @@ impl Graph {
         }
         fold_scaled_updates(&mut g, &slot_meta);
         g.fusion = fuse::fuse(&mut g, &slot_meta);
+        g.shape_checks = g
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Op { op, outputs, .. } if op.shape_from_values() => Some(outputs),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|&o| Some((o, slot_meta.get(o as usize)?.as_ref()?.shape.clone())))
+            .collect();
         g.plan = plan::Plan::new(&g);
         g.scalar = scalar::ScalarPlan::new(&g, &slot_meta);
         g
@@ -576,13 +595,15 @@ impl Graph {
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         self.try_run(inputs)?.ok_or_else(|| {
             Error::invalid(
-                "a value read while tracing differs in this call: the graph no longer applies (trace again)",
+                "a value read while tracing (or the shape of a value-dependent result such as tf.where's) differs in this call: the graph no longer applies (trace again)",
             )
         })
     }
 
     /// Replays the graph on `inputs`: `Ok(None)` when a guard failed (a value
-    /// the caller read while tracing differs now; nothing was written).
+    /// the caller read while tracing differs now, or an op whose output's
+    /// shape depends on values, such as `tf.where`, made another shape;
+    /// nothing was written).
     ///
     /// Nodes run in recorded order with the ops' own forwards, on the calling
     /// thread, under whatever tapes record there (a caller that records gets
@@ -660,6 +681,17 @@ impl Graph {
                             outs.len(),
                             outputs.len()
                         )));
+                    }
+                    // A shape the trace built on differs (nothing was
+                    // written yet): the graph does not apply to this call.
+                    if op.shape_from_values()
+                        && outputs.iter().zip(&outs).any(|(s, t)| {
+                            self.shape_checks
+                                .get(s)
+                                .is_some_and(|traced| t.shape() != &traced[..])
+                        })
+                    {
+                        return Ok(None);
                     }
                     for (&s, t) in outputs.iter().zip(outs) {
                         vals[s as usize] = Some(t);

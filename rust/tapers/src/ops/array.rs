@@ -253,7 +253,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
 /// `[count, rank]`. Not differentiable (TensorFlow's `Where`).
 pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
     let out = where_indices_eager(cond)?;
-    super::trace_data_dependent("Where", &[cond], &[cond], &out, |i| {
+    super::trace_sized_by_data("Where", &[cond], &[cond], &out, |i| {
         where_indices_eager(&i[0])
     });
     Ok(out)

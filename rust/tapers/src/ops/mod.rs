@@ -145,10 +145,33 @@ pub(crate) fn trace_only(
     out: &Tensor,
     again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 ) {
+    trace_untaped(name, inputs, out, again, false);
+}
+
+/// [`trace_only`] for an op whose output's shape depends on its inputs'
+/// values (`tf.unique`'s distinct values, a bincount sized by the largest
+/// value): see [`Op::shape_from_values`].
+pub(crate) fn trace_only_sized_by_values(
+    name: &'static str,
+    inputs: &[&Tensor],
+    out: &Tensor,
+    again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+) {
+    trace_untaped(name, inputs, out, again, true);
+}
+
+fn trace_untaped(
+    name: &'static str,
+    inputs: &[&Tensor],
+    out: &Tensor,
+    again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+    sized_by_values: bool,
+) {
     if record::is_tracing() {
         let op = OpRef::Shared(Arc::new(Untaped {
             name,
             again: Box::new(again),
+            sized_by_values,
         }));
         record::trace_op(&op, inputs, &[out]);
     }
@@ -168,6 +191,30 @@ pub(crate) fn trace_data_dependent(
     out: &Tensor,
     again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 ) {
+    data_dependent(name, inputs, data, out, again, false);
+}
+
+/// [`trace_data_dependent`] for an op whose output's shape depends on
+/// `data`'s values (`tf.where`, `tf.boolean_mask`, `segment_sum`): see
+/// [`Op::shape_from_values`].
+pub(crate) fn trace_sized_by_data(
+    name: &'static str,
+    inputs: &[&Tensor],
+    data: &[&Tensor],
+    out: &Tensor,
+    again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+) {
+    data_dependent(name, inputs, data, out, again, true);
+}
+
+fn data_dependent(
+    name: &'static str,
+    inputs: &[&Tensor],
+    data: &[&Tensor],
+    out: &Tensor,
+    again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+    sized_by_values: bool,
+) {
     if !record::is_tracing() {
         return;
     }
@@ -176,7 +223,7 @@ pub(crate) fn trace_data_dependent(
             record::trace_guard(d);
         }
     } else {
-        trace_only(name, inputs, out, again);
+        trace_untaped(name, inputs, out, again, sized_by_values);
     }
 }
 
@@ -185,6 +232,7 @@ struct Untaped {
     name: &'static str,
     #[allow(clippy::type_complexity)]
     again: Box<dyn Fn(&[Tensor]) -> Result<Tensor> + Send + Sync>,
+    sized_by_values: bool,
 }
 
 impl Op for Untaped {
@@ -194,6 +242,10 @@ impl Op for Untaped {
 
     fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         Ok(vec![(self.again)(inputs)?])
+    }
+
+    fn shape_from_values(&self) -> bool {
+        self.sized_by_values
     }
 }
 

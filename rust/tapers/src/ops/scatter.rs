@@ -137,7 +137,7 @@ pub fn repeat(x: &Tensor, repeats: &[i64], axis: Option<isize>) -> Result<Tensor
 /// which the result flattens into one.
 pub fn boolean_mask(x: &Tensor, mask: &Tensor, axis: isize) -> Result<Tensor> {
     let out = boolean_mask_eager(x, mask, axis)?;
-    super::trace_data_dependent("BooleanMask", &[x, mask], &[mask], &out, move |i| {
+    super::trace_sized_by_data("BooleanMask", &[x, mask], &[mask], &out, move |i| {
         boolean_mask(&i[0], &i[1], axis)
     });
     Ok(out)

@@ -101,7 +101,7 @@ fn unsorted_segment_sum_eager(data: &Tensor, ids: &Tensor, num_segments: i64) ->
 /// non-negative, one per row of `data`; there are `last id + 1` segments.
 pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
     let out = segment_sum_eager(data, ids)?;
-    super::trace_data_dependent("SegmentSum", &[data, ids], &[ids], &out, move |i| {
+    super::trace_sized_by_data("SegmentSum", &[data, ids], &[ids], &out, move |i| {
         segment_sum(&i[0], &i[1])
     });
     Ok(out)

@@ -282,7 +282,7 @@ fn unique_keys(x: &Tensor) -> Vec<Option<u64>> {
 pub fn unique(x: &Tensor, out_idx: DType) -> Result<(Tensor, Tensor)> {
     let (first, idx) = unique_positions(x, out_idx)?;
     let trace = |name, out: &Tensor, second: bool| {
-        super::trace_only(name, &[x], out, move |i| {
+        super::trace_only_sized_by_values(name, &[x], out, move |i| {
             let (first, idx) = unique_positions(&i[0], out_idx)?;
             Ok(if second { idx } else { first })
         })
@@ -433,7 +433,7 @@ pub fn bincount(arr: &Tensor, opts: &Bincount<'_>) -> Result<Tensor> {
     let (per_row, binary) = (opts.per_row, opts.binary);
     let mut inputs = vec![arr];
     inputs.extend(opts.weights);
-    super::trace_only("DenseBincount", &inputs, &out, move |i| {
+    super::trace_only_sized_by_values("DenseBincount", &inputs, &out, move |i| {
         let opts = Bincount {
             weights: i.get(1),
             minlength,
