@@ -364,10 +364,10 @@ impl Graph {
         // Liveness, backwards: effects are live, ops whose output shapes
         // depend on values (the caller may have read those shapes), and
         // what outputs, guards and live nodes read. A node defines its
-        // outputs: a value defined
-        // again later (an op that read an index tensor, told to the tracer
-        // once more as one op computing the same value from its inputs) is
-        // needed from the earlier node only by what reads it in between.
+        // outputs: a value defined again later (an op that read an index
+        // tensor, told to the tracer once more as one op computing the same
+        // value from its inputs) is needed from the earlier node only by
+        // what reads it in between.
         let mut needed: FxHashSet<TensorId> = outputs.iter().map(Tensor::id).collect();
         needed.extend(guards.iter().map(Tensor::id));
         let mut live = vec![false; nodes.len()];
