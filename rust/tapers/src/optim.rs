@@ -16,6 +16,7 @@ use num_traits::{Float, One, Zero};
 
 use crate::dtype::{bf16, c128, c64, f16};
 use crate::error::{Error, Result};
+use crate::kernels::{update_in_chunks, PAR_THRESHOLD, PAR_THRESHOLD_MEMORY};
 use crate::shape::ShapeDisplay;
 use crate::tensor::{Storage, Tensor};
 use crate::variable::Variable;
@@ -486,19 +487,28 @@ fn kernel<T: Elem>(
     if wd != 0.0 {
         // Keras: variable - variable * wd * lr, in that order.
         let wd_t = T::of(wd);
-        var.map_inplace(|v| *v = *v - *v * wd_t * lr_t);
+        let f = move |v: &mut T| *v = *v - *v * wd_t * lr_t;
+        match var.as_slice_mut() {
+            Some(v) => update_in_chunks([v], [], PAR_THRESHOLD_MEMORY, move |[v], []| {
+                v.iter_mut().for_each(f)
+            }),
+            None => var.map_inplace(f),
+        }
     }
     let mut slots: Vec<&mut ndarray::ArcArray<T, ndarray::IxDyn>> =
         slot_s.iter_mut().map(T::get).collect();
     match *rule {
         Rule::Sgd { momentum, nesterov } => {
             if momentum == 0.0 {
-                let f = |v: &mut T, &g: &T| *v = *v - g * lr_t;
-                // Contiguous buffers (the usual case): a plain slice loop,
-                // which vectorizes; `Zip` otherwise. Same formula, same bits.
+                let f = move |v: &mut T, &g: &T| *v = *v - g * lr_t;
+                // Contiguous buffers (the usual case): slice loops under SIMD
+                // dispatch, split across the pool when large; `Zip`
+                // otherwise. Same formula, same bits.
                 let done = match (var.as_slice_mut(), g.as_slice()) {
                     (Some(v), Some(gs)) => {
-                        v.iter_mut().zip(gs).for_each(|(v, g)| f(v, g));
+                        update_in_chunks([v], [gs], PAR_THRESHOLD_MEMORY, move |[v], [g]| {
+                            v.iter_mut().zip(g.iter()).for_each(|(v, g)| f(v, g))
+                        });
                         true
                     }
                     _ => false,
@@ -509,7 +519,7 @@ fn kernel<T: Elem>(
             } else {
                 let mo = T::of(momentum);
                 let m = &mut slots[0];
-                let f = |v: &mut T, m: &mut T, &g: &T| {
+                let f = move |v: &mut T, m: &mut T, &g: &T| {
                     *m = *m * mo - g * lr_t;
                     *v = if nesterov {
                         *v + (*m * mo - g * lr_t)
@@ -519,10 +529,17 @@ fn kernel<T: Elem>(
                 };
                 let done = match (var.as_slice_mut(), m.as_slice_mut(), g.as_slice()) {
                     (Some(v), Some(ms), Some(gs)) => {
-                        v.iter_mut()
-                            .zip(ms.iter_mut())
-                            .zip(gs)
-                            .for_each(|((v, m), g)| f(v, m, g));
+                        update_in_chunks(
+                            [v, ms],
+                            [gs],
+                            PAR_THRESHOLD_MEMORY,
+                            move |[v, m], [g]| {
+                                v.iter_mut()
+                                    .zip(m.iter_mut())
+                                    .zip(g.iter())
+                                    .for_each(|((v, m), g)| f(v, m, g))
+                            },
+                        );
                         true
                     }
                     _ => false,
@@ -548,22 +565,65 @@ fn kernel<T: Elem>(
             let (one_b1, one_b2) = (T::of(1.0 - beta_1), T::of(1.0 - beta_2));
             let (ms, rest) = slots.split_at_mut(1);
             let (vs, hat) = rest.split_at_mut(1);
+            let step_m = move |m: &mut T, g: T| *m = *m + (g - *m) * one_b1;
+            let step_s = move |s: &mut T, g: T| *s = *s + (g * g - *s) * one_b2;
+            let step_v = move |v: &mut T, m: T, s: T| *v = *v - (m * alpha) / (T::sqrt(s) + eps);
+            // Contiguous buffers (the usual case): slice loops under SIMD
+            // dispatch, split across the pool when large; `Zip` otherwise.
+            // Same formulas, same bits.
+            let contiguous = (
+                var.as_slice_mut(),
+                ms[0].as_slice_mut(),
+                vs[0].as_slice_mut(),
+                g.as_slice(),
+            );
+            if let (Some(v), Some(m), Some(s), Some(gs)) = contiguous {
+                if amsgrad {
+                    if let Some(h) = hat[0].as_slice_mut() {
+                        update_in_chunks(
+                            [v, m, s, h],
+                            [gs],
+                            PAR_THRESHOLD,
+                            move |[v, m, s, h], [g]| {
+                                let vms = v.iter_mut().zip(m.iter_mut()).zip(s.iter_mut());
+                                for (((v, m), s), (h, &g)) in vms.zip(h.iter_mut().zip(g.iter())) {
+                                    step_m(m, g);
+                                    step_s(s, g);
+                                    *h = T::max(*h, *s);
+                                    step_v(v, *m, *h);
+                                }
+                            },
+                        );
+                        return Ok(());
+                    }
+                } else {
+                    update_in_chunks([v, m, s], [gs], PAR_THRESHOLD, move |[v, m, s], [g]| {
+                        let vms = v.iter_mut().zip(m.iter_mut()).zip(s.iter_mut());
+                        for (((v, m), s), &g) in vms.zip(g.iter()) {
+                            step_m(m, g);
+                            step_s(s, g);
+                            step_v(v, *m, *s);
+                        }
+                    });
+                    return Ok(());
+                }
+            }
             let z = Zip::from(var.view_mut())
                 .and(ms[0].view_mut())
                 .and(vs[0].view_mut())
                 .and(g);
             if amsgrad {
                 z.and(hat[0].view_mut()).for_each(|v, m, s, &g, h| {
-                    *m = *m + (g - *m) * one_b1;
-                    *s = *s + (g * g - *s) * one_b2;
+                    step_m(m, g);
+                    step_s(s, g);
                     *h = T::max(*h, *s);
-                    *v = *v - (*m * alpha) / (T::sqrt(*h) + eps);
+                    step_v(v, *m, *h);
                 });
             } else {
                 z.for_each(|v, m, s, &g| {
-                    *m = *m + (g - *m) * one_b1;
-                    *s = *s + (g * g - *s) * one_b2;
-                    *v = *v - (*m * alpha) / (T::sqrt(*s) + eps);
+                    step_m(m, g);
+                    step_s(s, g);
+                    step_v(v, *m, *s);
                 });
             }
         }
@@ -580,7 +640,77 @@ fn kernel<T: Elem>(
             let vel = it.next().expect("velocity slot");
             let mom = if momentum > 0.0 { it.next() } else { None };
             let avg = if centered { it.next() } else { None };
-            // Denominator and increment per element, then the momentum branch.
+            // Per element: the velocity (and average), the increment, then
+            // the momentum branch.
+            let step_s = move |s: &mut T, g: T| *s = r * *s + one_r * (g * g);
+            let step_a = move |a: &mut T, g: T| *a = r * *a + one_r * g;
+            let inc_centered = move |s: T, a: T, g: T| lr_t * g / T::sqrt(s - a * a + eps);
+            let inc_plain = move |s: T, g: T| lr_t * g / T::sqrt(s + eps);
+            let step_v = move |v: &mut T, m: Option<&mut T>, i: T| match m {
+                Some(m) => {
+                    *m = mo * *m + i;
+                    *v = *v - *m;
+                }
+                None => *v = *v - i,
+            };
+            // Contiguous buffers (the usual case): one pass under SIMD
+            // dispatch, split across the pool when large. Same formulas,
+            // same bits.
+            let contiguous = (
+                var.as_slice_mut(),
+                vel.as_slice_mut(),
+                g.as_slice(),
+                mom.is_none() || mom.as_ref().is_some_and(|m| m.is_standard_layout()),
+                avg.is_none() || avg.as_ref().is_some_and(|a| a.is_standard_layout()),
+            );
+            if let (Some(v), Some(vel), Some(gs), true, true) = contiguous {
+                // Standard layout (checked above): a slice.
+                let m = mom.map(|m| m.as_slice_mut().expect("standard layout"));
+                let a = avg.map(|a| a.as_slice_mut().expect("standard layout"));
+                match (m, a) {
+                    (Some(m), Some(a)) => update_in_chunks(
+                        [v, vel, m, a],
+                        [gs],
+                        PAR_THRESHOLD,
+                        move |[v, s, m, a], [g]| {
+                            let vsm = v.iter_mut().zip(s.iter_mut()).zip(m.iter_mut());
+                            for (((v, s), m), (a, &g)) in vsm.zip(a.iter_mut().zip(g.iter())) {
+                                step_s(s, g);
+                                step_a(a, g);
+                                step_v(v, Some(m), inc_centered(*s, *a, g));
+                            }
+                        },
+                    ),
+                    (Some(m), None) => {
+                        update_in_chunks([v, vel, m], [gs], PAR_THRESHOLD, move |[v, s, m], [g]| {
+                            let vsm = v.iter_mut().zip(s.iter_mut()).zip(m.iter_mut());
+                            for (((v, s), m), &g) in vsm.zip(g.iter()) {
+                                step_s(s, g);
+                                step_v(v, Some(m), inc_plain(*s, g));
+                            }
+                        })
+                    }
+                    (None, Some(a)) => {
+                        update_in_chunks([v, vel, a], [gs], PAR_THRESHOLD, move |[v, s, a], [g]| {
+                            let vsa = v.iter_mut().zip(s.iter_mut()).zip(a.iter_mut());
+                            for (((v, s), a), &g) in vsa.zip(g.iter()) {
+                                step_s(s, g);
+                                step_a(a, g);
+                                step_v(v, None, inc_centered(*s, *a, g));
+                            }
+                        })
+                    }
+                    (None, None) => {
+                        update_in_chunks([v, vel], [gs], PAR_THRESHOLD, move |[v, s], [g]| {
+                            for ((v, s), &g) in v.iter_mut().zip(s.iter_mut()).zip(g.iter()) {
+                                step_s(s, g);
+                                step_v(v, None, inc_plain(*s, g));
+                            }
+                        })
+                    }
+                }
+                return Ok(());
+            }
             let mut inc = ndarray::ArrayD::<T>::zeros(g.raw_dim());
             match avg {
                 Some(avg) => Zip::from(vel.view_mut())
@@ -588,31 +718,199 @@ fn kernel<T: Elem>(
                     .and(g)
                     .and(inc.view_mut())
                     .for_each(|s, a, &g, i| {
-                        *s = r * *s + one_r * (g * g);
-                        *a = r * *a + one_r * g;
-                        *i = lr_t * g / T::sqrt(*s - *a * *a + eps);
+                        step_s(s, g);
+                        step_a(a, g);
+                        *i = inc_centered(*s, *a, g);
                     }),
                 None => Zip::from(vel.view_mut())
                     .and(g)
                     .and(inc.view_mut())
                     .for_each(|s, &g, i| {
-                        *s = r * *s + one_r * (g * g);
-                        *i = lr_t * g / T::sqrt(*s + eps);
+                        step_s(s, g);
+                        *i = inc_plain(*s, g);
                     }),
             }
             match mom {
                 Some(m) => Zip::from(var.view_mut())
                     .and(m.view_mut())
                     .and(&inc)
-                    .for_each(|v, m, &i| {
-                        *m = mo * *m + i;
-                        *v = *v - *m;
-                    }),
+                    .for_each(|v, m, &i| step_v(v, Some(m), i)),
                 None => Zip::from(var.view_mut())
                     .and(&inc)
-                    .for_each(|v, &i| *v = *v - i),
+                    .for_each(|v, &i| step_v(v, None, i)),
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sizes around the pool's split (a partial last chunk) and below it.
+    const SIZES: [usize; 3] = [1000, (1 << 16) + 37, (1 << 19) + 5];
+
+    fn vals(n: usize, seed: u64) -> Vec<f32> {
+        (0..n)
+            .map(|i| (((i as u64 * 2_654_435_761 + seed) % 1999) as f32 - 999.0) / 311.0)
+            .collect()
+    }
+
+    fn var(v: &[f32]) -> Variable {
+        Variable::new(Tensor::from_vec(v.to_vec(), &[v.len()]).unwrap())
+    }
+
+    fn bits(v: &Variable) -> Vec<u32> {
+        v.value()
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect()
+    }
+
+    fn same(v: &Variable, want: &[f32]) {
+        let w: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
+        assert!(bits(v) == w, "differs from the per-element formula");
+    }
+
+    /// Chunked, dispatched and split updates give the per-element formula's
+    /// bits at every size (Keras' formulas, written out one element at a time).
+    #[test]
+    fn updates_are_the_per_element_formulas_at_every_size() {
+        let (lr, b1, b2, eps) = (0.01f32, 0.9f32, 0.999f32, 1e-7f32);
+        for n in SIZES {
+            let (w0, g0) = (vals(n, 1), vals(n, 7));
+            let grad = Tensor::from_vec(g0.clone(), &[n]).unwrap();
+            // SGD.
+            let v = var(&w0);
+            let sgd = Rule::Sgd {
+                momentum: 0.0,
+                nesterov: false,
+            };
+            apply(&sgd, &v, &grad, &[], lr.into(), 1, 0.0).unwrap();
+            let want: Vec<f32> = w0
+                .iter()
+                .zip(&g0)
+                .map(|(w, g)| w - g * (lr as f64) as f32)
+                .collect();
+            same(&v, &want);
+            // SGD with Nesterov momentum, two steps.
+            let (v, m) = (var(&w0), var(&vec![0.0; n]));
+            let nes = Rule::Sgd {
+                momentum: 0.9,
+                nesterov: true,
+            };
+            let (mut wv, mut mv) = (w0.clone(), vec![0.0f32; n]);
+            for step in 1..=2 {
+                apply(
+                    &nes,
+                    &v,
+                    &grad,
+                    std::slice::from_ref(&m),
+                    lr.into(),
+                    step,
+                    0.0,
+                )
+                .unwrap();
+                for i in 0..n {
+                    mv[i] = mv[i] * 0.9 - g0[i] * lr;
+                    wv[i] += mv[i] * 0.9 - g0[i] * lr;
+                }
+            }
+            same(&v, &wv);
+            same(&m, &mv);
+            // Adam and AMSGrad, two steps.
+            for amsgrad in [false, true] {
+                let rule = Rule::Adam {
+                    beta_1: b1.into(),
+                    beta_2: b2.into(),
+                    epsilon: eps.into(),
+                    amsgrad,
+                };
+                let slots: Vec<Variable> = (0..rule.slots()).map(|_| var(&vec![0.0; n])).collect();
+                let v = var(&w0);
+                let (mut wv, mut mv, mut sv, mut hv) = (
+                    w0.clone(),
+                    vec![0.0f32; n],
+                    vec![0.0f32; n],
+                    vec![0.0f32; n],
+                );
+                for step in 1..=2u64 {
+                    apply(&rule, &v, &grad, &slots, lr.into(), step, 0.0).unwrap();
+                    let t = step as f32;
+                    let alpha = lr * (1.0 - b2.powf(t)).sqrt() / (1.0 - b1.powf(t));
+                    let (o1, o2) = ((1.0 - f64::from(b1)) as f32, (1.0 - f64::from(b2)) as f32);
+                    for i in 0..n {
+                        let g = g0[i];
+                        mv[i] += (g - mv[i]) * o1;
+                        sv[i] += (g * g - sv[i]) * o2;
+                        hv[i] = hv[i].max(sv[i]);
+                        let d = if amsgrad { hv[i] } else { sv[i] };
+                        wv[i] -= (mv[i] * alpha) / (d.sqrt() + eps);
+                    }
+                }
+                same(&v, &wv);
+                same(&slots[0], &mv);
+                same(&slots[1], &sv);
+            }
+            // RMSprop with and without momentum and centering, two steps.
+            let (rho, mo) = (0.9f32, 0.5f32);
+            for (momentum, centered) in [(0.0, false), (0.5, false), (0.0, true), (0.5, true)] {
+                let rule = Rule::RmsProp {
+                    rho: rho.into(),
+                    momentum,
+                    epsilon: eps.into(),
+                    centered,
+                };
+                let slots: Vec<Variable> = (0..rule.slots()).map(|_| var(&vec![0.0; n])).collect();
+                let v = var(&w0);
+                let (mut wv, mut sv, mut mv, mut av) = (
+                    w0.clone(),
+                    vec![0.0f32; n],
+                    vec![0.0f32; n],
+                    vec![0.0f32; n],
+                );
+                let one_r = (1.0 - f64::from(rho)) as f32;
+                for step in 1..=2u64 {
+                    apply(&rule, &v, &grad, &slots, lr.into(), step, 0.0).unwrap();
+                    for i in 0..n {
+                        let g = g0[i];
+                        sv[i] = rho * sv[i] + one_r * (g * g);
+                        av[i] = rho * av[i] + one_r * g;
+                        let inc = if centered {
+                            lr * g / (sv[i] - av[i] * av[i] + eps).sqrt()
+                        } else {
+                            lr * g / (sv[i] + eps).sqrt()
+                        };
+                        if momentum > 0.0 {
+                            mv[i] = mo * mv[i] + inc;
+                            wv[i] -= mv[i];
+                        } else {
+                            wv[i] -= inc;
+                        }
+                    }
+                }
+                same(&v, &wv);
+                same(&slots[0], &sv);
+                if centered {
+                    same(slots.last().unwrap(), &av);
+                }
+            }
+            // Decoupled weight decay first, then the rule.
+            let v = var(&w0);
+            apply(&sgd, &v, &grad, &[], lr.into(), 1, 0.004).unwrap();
+            let wd = (0.004f64) as f32;
+            let want: Vec<f32> = w0
+                .iter()
+                .zip(&g0)
+                .map(|(&w, g)| {
+                    let w = w - w * wd * lr;
+                    w - g * lr
+                })
+                .collect();
+            same(&v, &want);
+        }
+    }
 }

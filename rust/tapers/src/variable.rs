@@ -145,7 +145,11 @@ impl Effect for ScaledUpdate {
         let (c, x, sub) = (c.clone(), x.clone(), self.0.sub);
         // Per element `v - c * x` (or `x * c`, in the traced order) with the
         // two roundings of `ops::mul` then `ops::sub`/`add`.
-        fn step<T: Arith>(sub: bool, c_first: bool, c: T) -> impl Fn(T, T) -> T + Sync + Send {
+        fn step<T: Arith>(
+            sub: bool,
+            c_first: bool,
+            c: T,
+        ) -> impl Fn(T, T) -> T + Copy + Sync + Send {
             move |v, x| {
                 let p = if c_first {
                     Arith::mul(c, x)

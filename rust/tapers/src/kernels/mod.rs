@@ -178,6 +178,60 @@ fn parallel_section(work: usize, threshold: usize) -> Option<ParallelSection> {
     })
 }
 
+/// Runs `body` under pulp's runtime SIMD dispatch: the loops it inlines are
+/// compiled for the best instruction set the CPU has (the wheels' baseline
+/// x86-64 target has only SSE2). Nothing is contracted into fused
+/// multiply-adds, so a loop gives the bits it gives without dispatch.
+#[inline(always)]
+pub(crate) fn simd<R>(body: impl FnOnce() -> R) -> R {
+    struct Job<F>(F);
+    impl<R, F: FnOnce() -> R> pulp::WithSimd for Job<F> {
+        type Output = R;
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _simd: S) -> R {
+            (self.0)()
+        }
+    }
+    pulp::Arch::new().dispatch(Job(body))
+}
+
+/// Elements per chunk of an in-place update split across the pool.
+const UPDATE_CHUNK: usize = 1 << 12;
+
+/// `body` over matching chunks of equally long buffers, `muts` updated in
+/// place and `reads` only read (an optimizer's variable and slots, its
+/// gradient): under SIMD dispatch ([`simd`]), split across the pool from
+/// `threshold` elements. An elementwise body gives the same bits at any
+/// split.
+pub(crate) fn update_in_chunks<T: Send + Sync, const M: usize, const R: usize>(
+    muts: [&mut [T]; M],
+    reads: [&[T]; R],
+    threshold: usize,
+    body: impl Fn(&mut [&mut [T]; M], [&[T]; R]) + Sync + Send,
+) {
+    use rayon::prelude::*;
+    let n = muts.first().map_or(0, |s| s.len());
+    debug_assert!(muts.iter().all(|s| s.len() == n) && reads.iter().all(|s| s.len() == n));
+    parallel(n, threshold, move |par| {
+        let mut muts = muts;
+        if !par {
+            return simd(|| body(&mut muts, reads));
+        }
+        let mut parts = muts.map(|s| s.chunks_mut(UPDATE_CHUNK));
+        let chunks: Vec<_> = (0..n.div_ceil(UPDATE_CHUNK))
+            .map(|c| {
+                let lo = c * UPDATE_CHUNK;
+                let hi = (lo + UPDATE_CHUNK).min(n);
+                let m = std::array::from_fn(|j| parts[j].next().expect("same lengths"));
+                (m, reads.map(|r| &r[lo..hi]))
+            })
+            .collect();
+        chunks
+            .into_par_iter()
+            .for_each(|(mut m, r)| simd(|| body(&mut m, r)));
+    });
+}
+
 /// An owned, row-major copy of any view (broadcast, permuted or sliced).
 ///
 /// ndarray's `to_owned`/`as_standard_layout` walk a non-contiguous view
@@ -556,7 +610,7 @@ pub(crate) fn tiles_onto<T: Copy>(a: &ArcArray<T, IxDyn>, shape: &[usize]) -> bo
 pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
     dst: &mut ArcArray<T, IxDyn>,
     src: &ArcArray<T, IxDyn>,
-    f: impl Fn(T, T) -> T + Sync + Send,
+    f: impl Fn(T, T) -> T + Copy + Sync + Send,
 ) -> bool {
     use rayon::prelude::*;
     const K: usize = 1 << 12;
@@ -568,7 +622,10 @@ pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
     let t = Tiled::of(src, &shape).expect("the caller checked that src tiles onto dst");
     let d = dst.as_slice_mut().expect("standard layout");
     let n = d.len();
-    let body = |(c, chunk): (usize, &mut [T])| {
+    // `move`: a copy of `f` of its own, so that what `f` captures stays in
+    // registers instead of being read back through a reference at every
+    // element (which also keeps the loop from vectorizing).
+    let body = move |(c, chunk): (usize, &mut [T])| {
         let (mut pos, mut at) = (c * K, 0);
         while at < chunk.len() {
             let (y, r) = t.at(pos);
@@ -587,9 +644,11 @@ pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
     };
     parallel(n, PAR_THRESHOLD_MEMORY, |par| {
         if par {
-            d.par_chunks_mut(K).enumerate().for_each(body);
+            d.par_chunks_mut(K)
+                .enumerate()
+                .for_each(|c| simd(|| body(c)));
         } else {
-            d.chunks_mut(K).enumerate().for_each(body);
+            simd(|| d.chunks_mut(K).enumerate().for_each(body));
         }
     });
     unique
