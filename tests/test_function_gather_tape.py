@@ -218,3 +218,31 @@ def test_out_of_range_ids_at_replay_raise_and_leave_the_table_unchanged():
         step(tf.constant([2, 9]))
     np.testing.assert_array_equal(table.numpy(), before)
     assert step.experimental_get_tracing_count() == 1
+
+
+def test_a_returned_sparse_gradient_holds_each_calls_rows():
+    # The IndexedSlices itself is returned (alone, in a tuple, and one built
+    # without a dense shape): a replay rebuilds it from that call's parts
+    # instead of returning the traced call's object.
+    table = tf.Variable(R.normal(size=(12, 3)).astype(np.float32))
+
+    def grad(ids):
+        with tf.GradientTape() as t:
+            y = tf.reduce_sum(tf.gather(table, ids) ** 2)
+        return t.gradient(y, table)
+
+    def pair(ids):
+        g = grad(ids)
+        return g, tf.IndexedSlices(g.values * 2.0, ids)
+
+    f, fp = tf.function(grad), tf.function(pair)
+    for ids in IDS[:4]:
+        i = tf.constant(ids % 12)
+        a, b = grad(i), f(i)
+        assert isinstance(b, tf.IndexedSlices)
+        same_results((a.values, a.indices, a.dense_shape), (b.values, b.indices, b.dense_shape))
+        (a, a2), (b, b2) = pair(i), fp(i)
+        same_results((a.values, a.indices, a2.values, a2.indices), (b.values, b.indices, b2.values, b2.indices))
+        assert b2.dense_shape is None and b.dense_shape is not None
+    assert f.experimental_get_tracing_count() == 1
+    assert fp.experimental_get_tracing_count() == 1

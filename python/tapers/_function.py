@@ -36,12 +36,13 @@ import functools
 import inspect
 import warnings
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from . import _core, _nest
 from ._core import Tensor, Variable
+from ._indexed_slices import IndexedSlices
 from ._spec import TensorSpec
 
 __all__ = ["function", "Function", "ConcreteFunction"]
@@ -198,8 +199,10 @@ class _Entry:
     def __init__(self, graph: Any, structure: Any, flat: list[Any]) -> None:
         self.graph = graph
         self.structure = structure
-        # For each flat output: None (a graph output) or the Python value itself.
-        self.fixed: list[Any] = [None if isinstance(v, Tensor) else (v,) for v in flat]
+        # For each flat output: None (a graph output), a `_Slices` (an
+        # IndexedSlices, rebuilt from the graph outputs its parts are) or
+        # (the Python value itself,).
+        self.fixed: list[Any] = [_kind(v) for v in flat]
         self.guard_failures = 0
         self.eager = False
         # The result is the graph's one output itself (no structure to rebuild).
@@ -207,13 +210,54 @@ class _Entry:
 
     def rebuild(self, outputs: Sequence[Tensor]) -> Any:
         it = iter(outputs)
-        flat = [next(it) if f is None else f[0] for f in self.fixed]
+        flat = [_rebuilt(f, it) for f in self.fixed]
         if self.structure is _LEAF:
             return flat[0]
         return _nest.pack_sequence_as(self.structure, flat)
 
 
 _LEAF = object()
+
+
+class _Slices:
+    """`_Entry.fixed`'s mark for an IndexedSlices, with or without a dense shape."""
+
+    def __init__(self, shaped: bool) -> None:
+        self.shaped = shaped
+
+
+def _kind(v: Any) -> Any:
+    """How `_Entry.rebuild` gets a flat result `v` back (see `_Entry.fixed`)."""
+    if isinstance(v, Tensor):
+        return None
+    if isinstance(v, IndexedSlices):
+        return _Slices(v.dense_shape is not None)
+    return (v,)
+
+
+def _graph_outputs(flat: list[Any]) -> list[Tensor]:
+    """The tensors a graph returns for a flat result: an IndexedSlices (a
+    sparse gradient) as its values, indices and dense shape, so that a replay
+    returns that call's rows (TensorFlow returns composites from their parts)."""
+    out: list[Tensor] = []
+    for v in flat:
+        if isinstance(v, Tensor):
+            out.append(v)
+        elif isinstance(v, IndexedSlices):
+            out.extend((v.values, v.indices))
+            if v.dense_shape is not None:
+                out.append(v.dense_shape)
+    return out
+
+
+def _rebuilt(kind: Any, outputs: Iterator[Tensor]) -> Any:
+    """One flat result from the graph's outputs (see `_graph_outputs`)."""
+    if kind is None:
+        return next(outputs)
+    if isinstance(kind, _Slices):
+        values, indices = next(outputs), next(outputs)
+        return IndexedSlices(values, indices, next(outputs) if kind.shaped else None)
+    return kind[0]
 
 
 class ConcreteFunction:
@@ -502,7 +546,7 @@ class Function(_core._FunctionBase):
         else:
             structure = _LEAF
             flat = [result]
-        graph = tracing.finish([v for v in flat if isinstance(v, Tensor)])
+        graph = tracing.finish(_graph_outputs(flat))
         if count:
             self._tracing_count += 1
         if graph.created_variables and (self._tracing_count > 1 or not count):
