@@ -264,14 +264,12 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Any = None, 
             f'GatherNd[bad_indices_policy="{bad_indices_policy}"]'
         )
     b = int(batch_dims)
-    if bad_indices_policy != "IGNORE" and b == 0:
-        return _core.gather_nd(params, indices)
     params = _core.convert_to_tensor(params)
-    idx = np.asarray(_core.convert_to_tensor(indices))
     if b:
-        idx = _with_batch_coordinates(idx, b, tuple(params.shape))
+        indices = _with_batch_coordinates(_core.convert_to_tensor(indices), b, tuple(params.shape))
     if bad_indices_policy != "IGNORE":
-        return _core.gather_nd(params, idx)
+        return _core.gather_nd(params, indices)
+    idx = np.asarray(_core.convert_to_tensor(indices))
     valid = _valid_rows(idx, tuple(params.shape))
     if valid.all():
         return _core.gather_nd(params, idx)
@@ -281,18 +279,20 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Any = None, 
     return _core.where(mask, out, _core.zeros_like(out))
 
 
-def _with_batch_coordinates(idx: Any, b: int, params_shape: tuple[int, ...]) -> Any:
+def _with_batch_coordinates(idx: Tensor, b: int, params_shape: tuple[int, ...]) -> Tensor:
     """Indices for ``batch_dims=b`` rewritten for ``batch_dims=0``: each index
-    row gets its position in the ``b`` leading (batch) dims prepended."""
-    if b < 0 or b >= idx.ndim or b > len(params_shape):
+    row gets its position in the ``b`` leading (batch) dims prepended. Built
+    from the shapes alone (a traced step reads each call's indices)."""
+    shape = tuple(idx.shape)
+    if b < 0 or b >= len(shape) or b > len(params_shape):
         raise ValueError(
-            f"batch_dims={b} must be in [0, {min(idx.ndim - 1, len(params_shape))}] for indices of rank "
-            f"{idx.ndim} and params of rank {len(params_shape)}"
+            f"batch_dims={b} must be in [0, {min(len(shape) - 1, len(params_shape))}] for indices of rank "
+            f"{len(shape)} and params of rank {len(params_shape)}"
         )
-    if tuple(idx.shape[:b]) != tuple(params_shape[:b]):
+    if shape[:b] != tuple(params_shape[:b]):
         raise errors.InvalidArgumentError(
-            f"Batch dimensions of params {list(params_shape[:b])} and indices {list(idx.shape[:b])} must be equal"
+            f"Batch dimensions of params {list(params_shape[:b])} and indices {list(shape[:b])} must be equal"
         )
-    grids = np.meshgrid(*[np.arange(n, dtype=idx.dtype) for n in idx.shape[:-1]], indexing="ij")
-    batch = np.stack(grids[:b], axis=-1) if b else np.zeros(idx.shape[:-1] + (0,), idx.dtype)
-    return np.concatenate([batch, idx], axis=-1)
+    grids = np.meshgrid(*[np.arange(n, dtype=np.int64) for n in shape[:-1]], indexing="ij")
+    batch = _core.cast(_core.constant(np.stack(grids[:b], axis=-1)), idx.dtype)
+    return _core.concat([batch, idx], axis=-1)

@@ -717,3 +717,100 @@ fn a_gather_under_a_tape_replays_with_each_calls_indices() {
         "{err}"
     );
 }
+
+/// The index ops whose gradients hold positions read from an index tensor
+/// or mask (`gather_nd`, batched `gather`, `boolean_mask`, the segment sums,
+/// `scatter_nd`, `tensor_scatter_nd_add`) trace under a tape with no guard:
+/// their recorded pieces read positions the replay computes from that
+/// call's indices, so a replay with other indices gives eager's bits.
+#[test]
+fn index_ops_under_a_tape_replay_with_each_calls_indices() {
+    type IndexOp = fn(&Tensor, &Tensor) -> tapers::Result<Tensor>;
+    let i32s = |v: &[i32], shape: &[usize]| Tensor::from_vec(v.to_vec(), shape).unwrap();
+    let mask = |v: &[bool]| Tensor::from_vec(v.to_vec(), &[v.len()]).unwrap();
+    let cases: Vec<(&str, IndexOp, Vec<Tensor>)> = vec![
+        (
+            "gather_nd",
+            |x, i| ops::gather_nd(x, i),
+            vec![
+                i32s(&[0, 1, 5, 3, 2, 0], &[3, 2]),
+                i32s(&[5, 3, 5, 3, 0, 0], &[3, 2]),
+                i32s(&[1, 0, 4, 2, 3, 3], &[3, 2]),
+            ],
+        ),
+        (
+            "gather with batch dims",
+            |x, i| ops::gather(x, i, 1, 1),
+            vec![
+                i32s(&[0, 1, 3, 2, 2, 2, 1, 0, 3, 3, 0, 1], &[6, 2]),
+                i32s(&[3, 3, 0, 0, 1, 2, 2, 1, 0, 3, 3, 0], &[6, 2]),
+            ],
+        ),
+        (
+            "boolean_mask",
+            |x, m| ops::boolean_mask(x, m, 0),
+            vec![
+                mask(&[true, false, true, false, false, true]),
+                mask(&[false, true, true, true, false, false]),
+                mask(&[true, false, false, false, true, true]),
+            ],
+        ),
+        (
+            "unsorted_segment_sum",
+            |x, i| ops::unsorted_segment_sum(x, i, 3),
+            vec![
+                // One dropped (negative) id in each: the same count of rows.
+                i32s(&[0, 1, 2, 0, -1, 2], &[6]),
+                i32s(&[2, 2, 2, 0, -1, 1], &[6]),
+                i32s(&[1, -1, 0, 0, 1, 1], &[6]),
+            ],
+        ),
+        (
+            "unsorted_segment_max",
+            |x, i| ops::unsorted_segment_max(x, i, 3),
+            vec![
+                i32s(&[0, 1, 2, 0, 1, 2], &[6]),
+                i32s(&[2, 2, -1, 0, 2, 1], &[6]),
+            ],
+        ),
+        (
+            "scatter_nd",
+            |x, i| ops::scatter_nd(i, x, &[9, 4]),
+            vec![
+                i32s(&[0, 1, 2, 3, 4, 5], &[6, 1]),
+                i32s(&[8, 8, 0, 3, 3, 7], &[6, 1]),
+            ],
+        ),
+        (
+            "tensor_scatter_nd_add",
+            |x, i| ops::tensor_scatter_nd_add(&ops::reshape(x, &[6, 4])?, i, &ops::neg(x)?),
+            vec![
+                i32s(&[0, 1, 2, 3, 4, 5], &[6, 1]),
+                i32s(&[5, 5, 1, 1, 0, 2], &[6, 1]),
+            ],
+        ),
+    ];
+    for (name, op, indices) in cases {
+        let table = Variable::new(vals(24, 0.3, &[6, 4]));
+        let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+            let tape = GradientTape::new();
+            let y = {
+                let _r = tape.record()?;
+                let picked = op(&table.read(), &i[0])?;
+                ops::reduce_sum(&picked.tanh()?.mul(&picked)?, None, false)?
+            };
+            let g = tape.gradient(std::slice::from_ref(&y), &[(&table).into()])?;
+            let g = g[0].clone().expect("connected");
+            Ok(vec![y, g])
+        };
+        let (g, _) = graph::trace(&indices[..1], f).unwrap();
+        assert_eq!(g.num_guards(), 0, "{name}");
+        for i in &indices {
+            let want = f(std::slice::from_ref(i)).unwrap();
+            let got = g.run(std::slice::from_ref(i)).unwrap();
+            for (a, b) in got.iter().zip(&want) {
+                assert_eq!(bits(a), bits(b), "{name}: {:?}", i.to_vec::<i64>());
+            }
+        }
+    }
+}

@@ -253,9 +253,9 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
 /// `[count, rank]`. Not differentiable (TensorFlow's `Where`).
 pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
     let out = where_indices_eager(cond)?;
-    super::trace_sized_by_data("Where", &[cond], &[cond], &out, |i| {
-        where_indices_eager(&i[0])
-    });
+    // No tape records the coordinates: a trace recomputes them, with no
+    // guard even while a tape records.
+    super::trace_only_sized_by_values("Where", &[cond], &out, |i| where_indices_eager(&i[0]));
     Ok(out)
 }
 

@@ -49,8 +49,10 @@ pub(crate) struct GatherV2 {
     axis: usize,
     idx: Arc<Vec<usize>>,
     n: usize,
-    /// The user's index tensor `idx` was read from (see [`take_with`]).
+    /// The tensor `idx` was read from (see [`take_with`]).
     from: Option<Tensor>,
+    /// Whether the gradient stays sparse (`tf.gather` along axis 0).
+    sparse: bool,
 }
 
 impl crate::op::Op for GatherV2 {
@@ -65,12 +67,13 @@ impl crate::op::Op for GatherV2 {
             self.axis,
             self.idx.clone(),
             self.from.as_ref(),
+            self.sparse,
         )?])
     }
 
     fn sparse_rows(&self) -> Option<crate::op::SparseRows> {
         let from = self.from.as_ref()?;
-        (self.axis == 0).then(|| crate::op::SparseRows {
+        (self.sparse && self.axis == 0).then(|| crate::op::SparseRows {
             idx: self.idx.clone(),
             n: self.n,
             index_dtype: from.dtype(),
@@ -176,18 +179,51 @@ pub fn pad(x: &Tensor, paddings: &[(usize, usize)], value: f64) -> Result<Tensor
 
 /// Takes positions `idx` along `axis` (repeats allowed).
 pub fn take(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>) -> Result<Tensor> {
-    take_with(x, axis, idx, None)
+    take_with(x, axis, idx, None, false)
 }
 
-/// [`take`] of the rows a user's index tensor `from` holds (`idx` are its
-/// values): along axis 0 the backward pass keeps the gradient sparse
-/// ([`crate::op::Op::sparse_rows`]), and the gradient's pieces read the
-/// rows from `from`, so a traced step reads each call's rows.
+/// [`take`] of the positions the integer tensor `from` holds, when there is
+/// one (`idx` are its values): the gradient's recorded pieces read them from
+/// `from`, so a traced step reads each call's positions (a forward piece of
+/// an op the trace records whole, e.g. with `ops::traced_positions`).
+pub(crate) fn take_from(
+    x: &Tensor,
+    axis: usize,
+    idx: Arc<Vec<usize>>,
+    from: Option<&Tensor>,
+) -> Result<Tensor> {
+    take_with(x, axis, idx, from, false)
+}
+
+/// [`take_from`] for a gradient rule: with `from`, a trace records one op
+/// reading `from` (so a replay takes that call's positions) instead of the
+/// positions this call took.
+pub(crate) fn take_traced(
+    x: &Tensor,
+    axis: usize,
+    idx: Arc<Vec<usize>>,
+    from: Option<&Tensor>,
+) -> Result<Tensor> {
+    let out = take_from(x, axis, idx, from)?;
+    if let Some(f) = from {
+        let n = x.shape()[axis];
+        super::trace_data_dependent("GatherV2", &[x, f], &[f], &out, move |i| {
+            let idx = index_values(&i[1], n, "GatherV2")?;
+            take(&i[0], axis, Arc::new(idx))
+        });
+    }
+    Ok(out)
+}
+
+/// [`take_from`]; `sparse`: along axis 0 the backward pass keeps the
+/// gradient sparse ([`crate::op::Op::sparse_rows`]: `tf.gather`'s rows of
+/// the user's index tensor `from`).
 fn take_with(
     x: &Tensor,
     axis: usize,
     idx: Arc<Vec<usize>>,
     from: Option<&Tensor>,
+    sparse: bool,
 ) -> Result<Tensor> {
     if axis >= x.rank() {
         return Err(Error::invalid(format!(
@@ -213,6 +249,7 @@ fn take_with(
         idx: idx.clone(),
         n,
         from: from.clone(),
+        sparse,
     };
     record(op, &[x], &[&out], || {
         let idx = idx.clone();
@@ -234,7 +271,7 @@ pub(crate) fn scatter_add_from(
     n: usize,
     from: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let out = scatter_add(x, axis, idx, n)?;
+    let out = scatter_add_with(x, axis, idx, n, from)?;
     if let Some(f) = from {
         super::trace_data_dependent("ScatterAdd", &[x, f], &[f], &out, move |i| {
             let idx = index_values(&i[1], n, "ScatterAdd")?;
@@ -247,6 +284,19 @@ pub(crate) fn scatter_add_from(
 /// The gradient of [`take`]: a tensor with `n` positions along `axis`, where
 /// slice `k` of `x` is added at position `idx[k]`.
 pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> Result<Tensor> {
+    scatter_add_with(x, axis, idx, n, None)
+}
+
+/// [`scatter_add`] at the positions the integer tensor `from` holds, when
+/// there is one (`idx` are its values): the gradient's recorded pieces read
+/// them from `from` (as [`take_from`]).
+pub(crate) fn scatter_add_with(
+    x: &Tensor,
+    axis: usize,
+    idx: Arc<Vec<usize>>,
+    n: usize,
+    from: Option<&Tensor>,
+) -> Result<Tensor> {
     if axis >= x.rank() || x.shape()[axis] != idx.len() {
         return Err(Error::invalid(format!(
             "scatter_add: {} indices for axis {axis} of shape {}",
@@ -302,9 +352,13 @@ pub fn scatter_add(x: &Tensor, axis: usize, idx: Arc<Vec<usize>>, n: usize) -> R
         idx: idx.clone(),
         n,
     };
+    let from = from.cloned();
     record(op, &[x], &[&out], || {
         let idx = idx.clone();
-        rule(move |g, _| Ok(vec![Some(take(&g[0], axis, idx.clone())?)]))
+        rule(move |g, _| {
+            let back = take_traced(&g[0], axis, idx.clone(), from.as_ref())?;
+            Ok(vec![Some(back)])
+        })
     });
     Ok(out)
 }
@@ -340,15 +394,12 @@ fn index_values(indices: &Tensor, n: usize, op: &'static str) -> Result<Vec<usiz
 /// `tf.gather(params, indices, axis, batch_dims)`.
 pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: isize) -> Result<Tensor> {
     let out = gather_eager(params, indices, axis, batch_dims)?;
-    let again = move |i: &[Tensor]| gather(&i[0], &i[1], axis, batch_dims);
-    if batch_dims == 0 || batch_dims + indices.rank() as isize == 0 {
-        // Without batch dims the recorded pieces read their rows from
-        // `indices` (`take_with`'s `from`), so a trace needs no guard even
-        // while a tape records.
-        super::trace_only("GatherV2", &[params, indices], &out, again);
-    } else {
-        super::trace_data_dependent("GatherV2", &[params, indices], &[indices], &out, again);
-    }
+    // The recorded pieces read their rows from `indices` (`take_with`'s
+    // `from`), or from positions computed from it, so a trace needs no guard
+    // even while a tape records.
+    super::trace_only("GatherV2", &[params, indices], &out, move |i| {
+        gather(&i[0], &i[1], axis, batch_dims)
+    });
     Ok(out)
 }
 
@@ -398,7 +449,7 @@ fn gather_eager(
         .collect();
     if bd == 0 {
         // Along axis 0 the gradient is TensorFlow's IndexedSlices.
-        let taken = take_with(params, ax, Arc::new(vals), Some(indices))?;
+        let taken = take_with(params, ax, Arc::new(vals), Some(indices), true)?;
         return ops::reshape(&taken, &out_shape);
     }
     // Batched: fold the batch dims into the gathered axis with offsets.
@@ -415,12 +466,17 @@ fn gather_eager(
         &ops::transpose(&p4, Some(&[1, 0, 2, 3]))?,
         &[mid as isize, (b * n) as isize, rest as isize],
     )?;
-    let flat: Vec<usize> = vals
-        .iter()
-        .enumerate()
-        .map(|(k, &v)| (k / per_batch.max(1)) * n + v)
-        .collect();
-    let g = take(&p3, 1, Arc::new(flat))?; // [mid, b*k, rest]
+    let batched = move |vals: &[usize]| -> Vec<usize> {
+        vals.iter()
+            .enumerate()
+            .map(|(k, &v)| (k / per_batch.max(1)) * n + v)
+            .collect()
+    };
+    let flat = batched(&vals);
+    let from = super::traced_positions("GatherV2", &[indices], &flat, move |i| {
+        Ok(batched(&index_values(&i[0], n, "GatherV2")?))
+    });
+    let g = take_from(&p3, 1, Arc::new(flat), from.as_ref())?; // [mid, b*k, rest]
     let g4 = ops::reshape(
         &g,
         &[mid as isize, b as isize, per_batch as isize, rest as isize],
@@ -433,25 +489,47 @@ fn gather_eager(
 /// leading axes of `params`.
 pub fn gather_nd(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
     let out = gather_nd_eager(params, indices)?;
-    super::trace_data_dependent("GatherNd", &[params, indices], &[indices], &out, move |i| {
+    // The recorded pieces read their rows from positions computed from
+    // `indices`: no guard while a tape records.
+    super::trace_only("GatherNd", &[params, indices], &out, move |i| {
         gather_nd(&i[0], &i[1])
     });
     Ok(out)
 }
 
 fn gather_nd_eager(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
+    let (flat, r) = gather_nd_rows(params.shape(), indices)?;
+    let total: usize = params.shape()[..r].iter().product();
+    let pshape = params.shape().to_vec();
+    let from = super::traced_positions("GatherNd", &[indices], &flat, move |i| {
+        Ok(gather_nd_rows(&pshape, &i[0])?.0)
+    });
+    let mut flat_shape: Vec<isize> = vec![total as isize];
+    flat_shape.extend(params.shape()[r..].iter().map(|&d| d as isize));
+    let p = ops::reshape(params, &flat_shape)?;
+    let taken = take_from(&p, 0, Arc::new(flat), from.as_ref())?;
+    let out_shape: Vec<isize> = indices.shape()[..indices.rank() - 1]
+        .iter()
+        .chain(&params.shape()[r..])
+        .map(|&d| d as isize)
+        .collect();
+    ops::reshape(&taken, &out_shape)
+}
+
+/// The rows of `params` (of `shape`, its leading `r` dims folded into one)
+/// that `tf.gather_nd`'s index rows address, and `r`.
+fn gather_nd_rows(shape: &[usize], indices: &Tensor) -> Result<(Vec<usize>, usize)> {
     let r = *indices
         .shape()
         .last()
         .ok_or_else(|| Error::invalid("indices must have rank >= 1 [Op:GatherNd]"))?;
-    if r > params.rank() {
+    if r > shape.len() {
         return Err(Error::invalid(format!(
             "index innermost dimension length must be <= params rank; saw: {r} vs. {} [Op:GatherNd]",
-            params.rank()
+            shape.len()
         )));
     }
-    let lead = &params.shape()[..r];
-    let total: usize = lead.iter().product();
+    let lead = &shape[..r];
     let raw: Vec<i64> = match indices.storage() {
         Storage::I32(a) => a.iter().map(|&v| v as i64).collect(),
         Storage::I64(a) => a.iter().copied().collect(),
@@ -463,10 +541,13 @@ fn gather_nd_eager(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
             })
         }
     };
-    let mut flat = Vec::with_capacity(raw.len() / r.max(1));
-    for (k, chunk) in raw.chunks(r.max(1)).enumerate() {
+    // One row per index tuple (an empty tuple addresses the whole tensor).
+    let tuples: usize = indices.shape()[..indices.rank() - 1].iter().product();
+    let mut flat = Vec::with_capacity(tuples);
+    for k in 0..tuples {
+        let chunk = &raw[k * r..(k + 1) * r];
         let mut off = 0usize;
-        for (j, &v) in chunk.iter().enumerate().take(r) {
+        for (j, &v) in chunk.iter().enumerate() {
             if v < 0 || v as usize >= lead[j] {
                 return Err(Error::invalid(format!(
                     "indices[{k}] = [{}] does not index into param shape {} [Op:GatherNd]",
@@ -475,23 +556,14 @@ fn gather_nd_eager(params: &Tensor, indices: &Tensor) -> Result<Tensor> {
                         .map(|v| v.to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    ShapeDisplay::of(params.shape())
+                    ShapeDisplay::of(shape)
                 )));
             }
             off = off * lead[j] + v as usize;
         }
         flat.push(off);
     }
-    let mut pshape: Vec<isize> = vec![total as isize];
-    pshape.extend(params.shape()[r..].iter().map(|&d| d as isize));
-    let p = ops::reshape(params, &pshape)?;
-    let taken = take(&p, 0, Arc::new(flat))?;
-    let out_shape: Vec<isize> = indices.shape()[..indices.rank() - 1]
-        .iter()
-        .chain(&params.shape()[r..])
-        .map(|&d| d as isize)
-        .collect();
-    ops::reshape(&taken, &out_shape)
+    Ok((flat, r))
 }
 
 /// One item of a NumPy/TF-style index expression.

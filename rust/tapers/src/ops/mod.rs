@@ -55,10 +55,10 @@ pub use decomp::{
     matrix_diag_part, matrix_transpose, pinv, qr, slogdet, solve, svd, triangular_solve,
 };
 pub use grad::{custom_op, identity, stop_gradient};
-pub(crate) use index::scatter_add_from;
 pub use index::{
     gather, gather_nd, index_first, pad, scatter_add, slice_ranges, strided_slice, take, SliceItem,
 };
+pub(crate) use index::{scatter_add_from, scatter_add_with, take_from, take_traced};
 pub use linalg::{einsum, norm, tensordot, trace, NormOrd};
 pub use math::{
     abs, acos, asin, atan, atan2, cos, cosh, erf, exp, expm1, is_finite, is_inf, is_nan, log,
@@ -177,6 +177,32 @@ fn trace_untaped(
     }
 }
 
+/// Positions `vals` an op computed from the values of `inputs` (a mask's
+/// true entries, index rows' offsets into a tensor), as an int64 tensor a
+/// traced graph computes again from `inputs` at each replay (`again`), for
+/// the op's recorded pieces to read their positions from (the `from` of
+/// `index::take_from`/`scatter_add_with`): the trace then needs no guard on
+/// `inputs` while a tape records. Its length may depend on the values (a
+/// replay with another count traces again, [`Op::shape_from_values`]).
+/// `None` unless a tracer is active and a tape records: nothing else reads
+/// it.
+pub(crate) fn traced_positions(
+    name: &'static str,
+    inputs: &[&Tensor],
+    vals: &[usize],
+    again: impl Fn(&[Tensor]) -> Result<Vec<usize>> + Send + Sync + 'static,
+) -> Option<Tensor> {
+    if !(record::is_tracing() && record::tapes_recording()) {
+        return None;
+    }
+    fn positions(v: &[usize]) -> Result<Tensor> {
+        Tensor::from_vec(v.iter().map(|&p| p as i64).collect(), &[v.len()])
+    }
+    let t = positions(vals).ok()?;
+    trace_untaped(name, inputs, &t, move |i| positions(&again(i)?), true);
+    Some(t)
+}
+
 /// Tells an active tracer about an op whose recorded pieces hold values it
 /// read from `data` (positions from an index tensor, a mask): replayed as
 /// they were recorded, they would use the traced call's values. With no tape
@@ -191,30 +217,6 @@ pub(crate) fn trace_data_dependent(
     out: &Tensor,
     again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 ) {
-    data_dependent(name, inputs, data, out, again, false);
-}
-
-/// [`trace_data_dependent`] for an op whose output's shape depends on
-/// `data`'s values (`tf.where`, `tf.boolean_mask`, `segment_sum`): see
-/// [`Op::shape_from_values`].
-pub(crate) fn trace_sized_by_data(
-    name: &'static str,
-    inputs: &[&Tensor],
-    data: &[&Tensor],
-    out: &Tensor,
-    again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
-) {
-    data_dependent(name, inputs, data, out, again, true);
-}
-
-fn data_dependent(
-    name: &'static str,
-    inputs: &[&Tensor],
-    data: &[&Tensor],
-    out: &Tensor,
-    again: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
-    sized_by_values: bool,
-) {
     if !record::is_tracing() {
         return;
     }
@@ -223,7 +225,7 @@ fn data_dependent(
             record::trace_guard(d);
         }
     } else {
-        trace_untaped(name, inputs, out, again, sized_by_values);
+        trace_untaped(name, inputs, out, again, false);
     }
 }
 

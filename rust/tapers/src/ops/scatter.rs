@@ -137,7 +137,9 @@ pub fn repeat(x: &Tensor, repeats: &[i64], axis: Option<isize>) -> Result<Tensor
 /// which the result flattens into one.
 pub fn boolean_mask(x: &Tensor, mask: &Tensor, axis: isize) -> Result<Tensor> {
     let out = boolean_mask_eager(x, mask, axis)?;
-    super::trace_sized_by_data("BooleanMask", &[x, mask], &[mask], &out, move |i| {
+    // The recorded pieces read the kept positions from a tensor computed
+    // from `mask`: no guard while a tape records.
+    super::trace_only_sized_by_values("BooleanMask", &[x, mask], &out, move |i| {
         boolean_mask(&i[0], &i[1], axis)
     });
     Ok(out)
@@ -165,21 +167,8 @@ fn boolean_mask_eager(x: &Tensor, mask: &Tensor, axis: isize) -> Result<Tensor> 
             ShapeDisplay::of(mask.shape())
         )));
     }
-    let keep: Vec<usize> = match mask.storage() {
-        Storage::Bool(m) => m
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b)
-            .map(|(i, _)| i)
-            .collect(),
-        _ => ops::cast(mask, DType::Bool)?
-            .to_vec::<bool>()?
-            .into_iter()
-            .enumerate()
-            .filter(|(_, b)| *b)
-            .map(|(i, _)| i)
-            .collect(),
-    };
+    let keep = mask_positions(mask)?;
+    let from = super::traced_positions("BooleanMask", &[mask], &keep, |i| mask_positions(&i[0]));
     let flat: Vec<isize> = x.shape()[..ax]
         .iter()
         .map(|&d| d as isize)
@@ -190,7 +179,21 @@ fn boolean_mask_eager(x: &Tensor, mask: &Tensor, axis: isize) -> Result<Tensor> 
     let mut flat = flat;
     flat[ax] = mask.numel() as isize;
     let folded = ops::reshape(x, &flat)?;
-    ops::take(&folded, ax, Arc::new(keep))
+    ops::take_from(&folded, ax, Arc::new(keep), from.as_ref())
+}
+
+/// The row-major positions of `mask`'s true (for numbers, nonzero) entries.
+fn mask_positions(mask: &Tensor) -> Result<Vec<usize>> {
+    let true_at = |(i, b): (usize, bool)| b.then_some(i);
+    Ok(match mask.storage() {
+        Storage::Bool(m) => m.iter().copied().enumerate().filter_map(true_at).collect(),
+        _ => ops::cast(mask, DType::Bool)?
+            .to_vec::<bool>()?
+            .into_iter()
+            .enumerate()
+            .filter_map(true_at)
+            .collect(),
+    })
 }
 
 /// Row offsets of `indices` (`[..., r]`) into a tensor of `shape`, and the
@@ -242,6 +245,20 @@ fn nd_offsets(indices: &Tensor, shape: &[usize], op: &'static str) -> Result<(Ve
     Ok((offsets, r))
 }
 
+/// [`nd_offsets`] as a tensor a trace computes again from `indices`
+/// ([`super::traced_positions`]).
+fn traced_offsets(
+    indices: &Tensor,
+    shape: &[usize],
+    op: &'static str,
+    offsets: &[usize],
+) -> Option<Tensor> {
+    let shape = shape.to_vec();
+    super::traced_positions(op, &[indices], offsets, move |i| {
+        Ok(nd_offsets(&i[0], &shape, op)?.0)
+    })
+}
+
 /// A shape as TF's kernels print it: `[2,1]`.
 fn compact(d: &[usize]) -> String {
     let parts: Vec<String> = d.iter().map(|v| v.to_string()).collect();
@@ -284,19 +301,22 @@ fn check_updates(
     }))
 }
 
-/// `updates` as `[tuples, *slice]` rows, scattered (added) into `shape`.
+/// `updates` as `[tuples, *slice]` rows, scattered (added) into `shape`;
+/// `from`: the offsets as a tensor a trace recomputes
+/// ([`super::traced_positions`]), which the recorded pieces read.
 fn scatter_rows(
     updates: &Tensor,
     offsets: Vec<usize>,
     shape: &[usize],
     r: usize,
+    from: Option<&Tensor>,
 ) -> Result<Tensor> {
     let rows: usize = shape[..r].iter().product();
     let slice = &shape[r..];
     let mut ushape: Vec<isize> = vec![offsets.len() as isize];
     ushape.extend(as_shape(slice));
     let u = ops::reshape(updates, &ushape)?;
-    let s = ops::scatter_add(&u, 0, Arc::new(offsets), rows)?;
+    let s = ops::scatter_add_with(&u, 0, Arc::new(offsets), rows, from)?;
     ops::reshape(&s, &as_shape(shape))
 }
 
@@ -306,13 +326,11 @@ fn scatter_rows(
 pub fn scatter_nd(indices: &Tensor, updates: &Tensor, shape: &[usize]) -> Result<Tensor> {
     let out = scatter_nd_eager(indices, updates, shape)?;
     let shape = shape.to_vec();
-    super::trace_data_dependent(
-        "ScatterNd",
-        &[indices, updates],
-        &[indices],
-        &out,
-        move |i| scatter_nd(&i[0], &i[1], &shape),
-    );
+    // The recorded pieces read the offsets from a tensor computed from
+    // `indices`: no guard while a tape records.
+    super::trace_only("ScatterNd", &[indices, updates], &out, move |i| {
+        scatter_nd(&i[0], &i[1], &shape)
+    });
     Ok(out)
 }
 
@@ -324,23 +342,21 @@ fn scatter_nd_eager(indices: &Tensor, updates: &Tensor, shape: &[usize]) -> Resu
     if updates.dtype() == DType::Bool {
         // Bool scatters are a logical OR (TF's ScatterNd on bool).
         let u = ops::cast(updates, DType::I32)?;
-        let s = scatter_rows(&u, offsets, shape, r)?;
+        let s = scatter_rows(&u, offsets, shape, r, None)?;
         return ops::not_equal(&s, &Tensor::scalar_of(DType::I32, 0.0));
     }
-    scatter_rows(updates, offsets, shape, r)
+    let from = traced_offsets(indices, shape, op, &offsets);
+    scatter_rows(updates, offsets, shape, r, from.as_ref())
 }
 
 /// `tf.tensor_scatter_nd_add(tensor, indices, updates)`: `tensor` with
 /// `updates` added at `indices`.
 pub fn tensor_scatter_nd_add(x: &Tensor, indices: &Tensor, updates: &Tensor) -> Result<Tensor> {
     let out = tensor_scatter_nd_add_eager(x, indices, updates)?;
-    super::trace_data_dependent(
-        "TensorScatterAdd",
-        &[x, indices, updates],
-        &[indices],
-        &out,
-        move |i| tensor_scatter_nd_add(&i[0], &i[1], &i[2]),
-    );
+    // As `scatter_nd`: no guard while a tape records.
+    super::trace_only("TensorScatterAdd", &[x, indices, updates], &out, move |i| {
+        tensor_scatter_nd_add(&i[0], &i[1], &i[2])
+    });
     Ok(out)
 }
 
@@ -356,7 +372,11 @@ fn tensor_scatter_nd_add_eager(x: &Tensor, indices: &Tensor, updates: &Tensor) -
             actual: updates.dtype(),
         });
     }
-    ops::add(x, &scatter_rows(updates, offsets, x.shape(), r)?)
+    let from = traced_offsets(indices, x.shape(), op, &offsets);
+    ops::add(
+        x,
+        &scatter_rows(updates, offsets, x.shape(), r, from.as_ref())?,
+    )
 }
 
 /// `tf.tensor_scatter_nd_update(tensor, indices, updates)`: `tensor` with the
@@ -367,14 +387,39 @@ fn tensor_scatter_nd_add_eager(x: &Tensor, indices: &Tensor, updates: &Tensor) -
 /// it that position's gradient too).
 pub fn tensor_scatter_nd_update(x: &Tensor, indices: &Tensor, updates: &Tensor) -> Result<Tensor> {
     let out = tensor_scatter_nd_update_eager(x, indices, updates)?;
-    super::trace_data_dependent(
+    // The recorded pieces read positions and the mask computed from
+    // `indices`: no guard while a tape records.
+    super::trace_only(
         "TensorScatterUpdate",
         &[x, indices, updates],
-        &[indices],
         &out,
         move |i| tensor_scatter_nd_update(&i[0], &i[1], &i[2]),
     );
     Ok(out)
+}
+
+/// Which updates land where: for each of `rows` positions hit by the
+/// `offsets`, in position order, the last update to it (TF's CPU order) and
+/// the position.
+fn last_updates(offsets: &[usize], rows: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut last: Vec<Option<usize>> = vec![None; rows];
+    for (k, &o) in offsets.iter().enumerate() {
+        last[o] = Some(k);
+    }
+    let winners: Vec<usize> = last.iter().flatten().copied().collect();
+    let targets = winners.iter().map(|&k| offsets[k]).collect();
+    (winners, targets)
+}
+
+/// The elements of `shape` in the rows `targets` (of `shape[..r]`).
+fn rows_hit(targets: &[usize], shape: &[usize], r: usize) -> Result<Tensor> {
+    let rows: usize = shape[..r].iter().product();
+    let per_row: usize = shape[r..].iter().product();
+    let mut hit = vec![false; rows * per_row];
+    for &t in targets {
+        hit[t * per_row..(t + 1) * per_row].fill(true);
+    }
+    Tensor::from_vec(hit, shape)
 }
 
 fn tensor_scatter_nd_update_eager(
@@ -393,30 +438,39 @@ fn tensor_scatter_nd_update_eager(
             actual: updates.dtype(),
         });
     }
-    // The last update of each position.
     let rows: usize = x.shape()[..r].iter().product();
-    let mut last: Vec<Option<usize>> = vec![None; rows];
-    for (k, &o) in offsets.iter().enumerate() {
-        last[o] = Some(k);
-    }
-    let winners: Vec<usize> = last.iter().flatten().copied().collect();
-    let targets: Vec<usize> = winners.iter().map(|&k| offsets[k]).collect();
+    let (winners, targets) = last_updates(&offsets, rows);
+    // What the recorded pieces read, computed again from `indices` by a
+    // trace (the counts change with the number of distinct positions).
+    let shape = x.shape().to_vec();
+    let plan = move |i: &[Tensor]| -> Result<(Vec<usize>, Vec<usize>)> {
+        Ok(last_updates(&nd_offsets(&i[0], &shape, op)?.0, rows))
+    };
+    let (p1, p2) = (plan.clone(), plan.clone());
+    let from_winners = super::traced_positions(op, &[indices], &winners, move |i| Ok(p1(i)?.0));
+    let from_targets = super::traced_positions(op, &[indices], &targets, move |i| Ok(p2(i)?.1));
     let slice: Vec<usize> = x.shape()[r..].to_vec();
     let mut ushape: Vec<isize> = vec![offsets.len() as isize];
     ushape.extend(as_shape(&slice));
-    let u = ops::take(&ops::reshape(updates, &ushape)?, 0, Arc::new(winners))?;
+    let rows_u = ops::reshape(updates, &ushape)?;
+    let u = ops::take_from(&rows_u, 0, Arc::new(winners), from_winners.as_ref())?;
     let placed = if x.dtype() == DType::Bool {
-        let s = scatter_rows(&ops::cast(&u, DType::I32)?, targets.clone(), x.shape(), r)?;
+        let s = scatter_rows(
+            &ops::cast(&u, DType::I32)?,
+            targets.clone(),
+            x.shape(),
+            r,
+            None,
+        )?;
         ops::not_equal(&s, &Tensor::scalar_of(DType::I32, 0.0))?
     } else {
-        scatter_rows(&u, targets.clone(), x.shape(), r)?
+        scatter_rows(&u, targets.clone(), x.shape(), r, from_targets.as_ref())?
     };
-    let per_row: usize = slice.iter().product();
-    let mut hit = vec![false; rows * per_row];
-    for &t in &targets {
-        hit[t * per_row..(t + 1) * per_row].fill(true);
-    }
-    let mask = Tensor::from_vec(hit, x.shape())?;
+    let mask = rows_hit(&targets, x.shape(), r)?;
+    let shape = x.shape().to_vec();
+    super::trace_only(op, &[indices], &mask, move |i| {
+        rows_hit(&plan(i)?.1, &shape, r)
+    });
     ops::where_(&mask, &placed, x)
 }
 

@@ -21,7 +21,20 @@ use crate::tensor::{Storage, Tensor};
 
 /// The segment ids as i64 (row-major), checked to be a prefix of `data`'s shape.
 fn segment_ids(data: &Tensor, ids: &Tensor, op: &'static str) -> Result<Vec<i64>> {
-    let vals: Vec<i64> = match ids.storage() {
+    let vals = id_values(ids, op)?;
+    if ids.rank() > data.rank() || data.shape()[..ids.rank()] != *ids.shape() {
+        return Err(Error::invalid(format!(
+            "data.shape = {} does not start with segment_ids.shape = {} [Op:{op}]",
+            ShapeDisplay::of(data.shape()),
+            ShapeDisplay::of(ids.shape())
+        )));
+    }
+    Ok(vals)
+}
+
+/// The segment ids as i64 (row-major).
+fn id_values(ids: &Tensor, op: &'static str) -> Result<Vec<i64>> {
+    Ok(match ids.storage() {
         Storage::I32(a) => a.iter().map(|&v| v as i64).collect(),
         Storage::I64(a) => a.iter().copied().collect(),
         _ => {
@@ -31,15 +44,7 @@ fn segment_ids(data: &Tensor, ids: &Tensor, op: &'static str) -> Result<Vec<i64>
                 allowed: "int32, int64 (segment_ids)",
             })
         }
-    };
-    if ids.rank() > data.rank() || data.shape()[..ids.rank()] != *ids.shape() {
-        return Err(Error::invalid(format!(
-            "data.shape = {} does not start with segment_ids.shape = {} [Op:{op}]",
-            ShapeDisplay::of(data.shape()),
-            ShapeDisplay::of(ids.shape())
-        )));
-    }
-    Ok(vals)
+    })
 }
 
 /// Checks `num_segments` and every id below it (negative ids are dropped, as
@@ -67,16 +72,40 @@ fn rows_of(data: &Tensor, id_rank: usize) -> Result<Tensor> {
     ops::reshape(data, &shape)
 }
 
-fn segment_sum_of(data: &Tensor, vals: &[i64], id_rank: usize, num: usize) -> Result<Tensor> {
-    let rows = rows_of(data, id_rank)?;
-    let keep: Vec<usize> = (0..vals.len()).filter(|&i| vals[i] >= 0).collect();
+/// The sums of `data`'s rows by their ids `vals` (read from `ids`; negative
+/// ones dropped) into `num` segments. The recorded pieces read the rows kept
+/// and their segments from tensors a trace computes from `ids`
+/// ([`super::traced_positions`]), so a traced step needs no guard on them.
+fn segment_sum_of(
+    data: &Tensor,
+    ids: &Tensor,
+    vals: &[i64],
+    num: usize,
+    op: &'static str,
+) -> Result<Tensor> {
+    let rows = rows_of(data, ids.rank())?;
+    fn kept(vals: &[i64]) -> Vec<usize> {
+        (0..vals.len()).filter(|&i| vals[i] >= 0).collect()
+    }
+    fn segments(vals: &[i64]) -> Vec<usize> {
+        vals.iter()
+            .filter(|&&v| v >= 0)
+            .map(|&v| v as usize)
+            .collect()
+    }
+    let keep = kept(vals);
     let rows = if keep.len() == vals.len() {
         rows
     } else {
-        ops::take(&rows, 0, Arc::new(keep.clone()))?
+        let from =
+            super::traced_positions(op, &[ids], &keep, move |i| Ok(kept(&id_values(&i[0], op)?)));
+        ops::take_from(&rows, 0, Arc::new(keep), from.as_ref())?
     };
-    let idx: Vec<usize> = keep.iter().map(|&i| vals[i] as usize).collect();
-    ops::scatter_add(&rows, 0, Arc::new(idx), num)
+    let idx = segments(vals);
+    let from = super::traced_positions(op, &[ids], &idx, move |i| {
+        Ok(segments(&id_values(&i[0], op)?))
+    });
+    ops::scatter_add_with(&rows, 0, Arc::new(idx), num, from.as_ref())
 }
 
 /// `tf.math.unsorted_segment_sum(data, segment_ids, num_segments)`: row `i`
@@ -84,7 +113,9 @@ fn segment_sum_of(data: &Tensor, vals: &[i64], id_rank: usize, num: usize) -> Re
 /// shape is a prefix of `data`'s; negative ids are dropped).
 pub fn unsorted_segment_sum(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
     let out = unsorted_segment_sum_eager(data, ids, num_segments)?;
-    super::trace_data_dependent("UnsortedSegmentSum", &[data, ids], &[ids], &out, move |i| {
+    // The recorded pieces read positions computed from `ids`
+    // (`segment_sum_of`): no guard while a tape records.
+    super::trace_only("UnsortedSegmentSum", &[data, ids], &out, move |i| {
         unsorted_segment_sum(&i[0], &i[1], num_segments)
     });
     Ok(out)
@@ -94,14 +125,15 @@ fn unsorted_segment_sum_eager(data: &Tensor, ids: &Tensor, num_segments: i64) ->
     let op = "UnsortedSegmentSum";
     let vals = segment_ids(data, ids, op)?;
     let num = check_range(&vals, num_segments, op)?;
-    segment_sum_of(data, &vals, ids.rank(), num)
+    segment_sum_of(data, ids, &vals, num, op)
 }
 
 /// `tf.math.segment_sum(data, segment_ids)`: ids are sorted and
 /// non-negative, one per row of `data`; there are `last id + 1` segments.
 pub fn segment_sum(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
     let out = segment_sum_eager(data, ids)?;
-    super::trace_sized_by_data("SegmentSum", &[data, ids], &[ids], &out, move |i| {
+    // As `unsorted_segment_sum`; the count of segments is the last id's.
+    super::trace_only_sized_by_values("SegmentSum", &[data, ids], &out, move |i| {
         segment_sum(&i[0], &i[1])
     });
     Ok(out)
@@ -132,20 +164,41 @@ fn segment_sum_eager(data: &Tensor, ids: &Tensor) -> Result<Tensor> {
             "segment ids are not increasing [Op:{op}]"
         )));
     }
-    segment_sum_of(data, &vals, 1, num as usize)
+    segment_sum_of(data, ids, &vals, num as usize, op)
+}
+
+/// The number of ids of each segment (`shape`: the segments, then ones) as
+/// float64, counted as TF counts in `dtype` (a narrow integer count wraps)
+/// and clipped at 1. `vals` are below `shape[0]` ([`check_range`]).
+fn segment_sizes(vals: &[i64], shape: &[usize], dtype: DType) -> Result<Tensor> {
+    let mut count = vec![0i64; shape[0]];
+    for &v in vals.iter().filter(|&&v| v >= 0) {
+        count[v as usize] += 1;
+    }
+    let narrow = |c: i64| -> f64 {
+        match dtype {
+            DType::U8 => c as u8 as f64,
+            DType::I8 => c as i8 as f64,
+            DType::I16 => c as i16 as f64,
+            DType::U16 => c as u16 as f64,
+            _ => c as f64,
+        }
+    };
+    Tensor::from_vec(
+        count.into_iter().map(|c| narrow(c).max(1.0)).collect(),
+        shape,
+    )
 }
 
 /// `tf.math.unsorted_segment_mean`: the sum over the segment's size (0 for
 /// an empty segment). Integer data gives float64, as TF's true division does.
 pub fn unsorted_segment_mean(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
     let out = unsorted_segment_mean_eager(data, ids, num_segments)?;
-    super::trace_data_dependent(
-        "UnsortedSegmentMean",
-        &[data, ids],
-        &[ids],
-        &out,
-        move |i| unsorted_segment_mean(&i[0], &i[1], num_segments),
-    );
+    // The recorded pieces read positions and counts computed from `ids`: no
+    // guard while a tape records.
+    super::trace_only("UnsortedSegmentMean", &[data, ids], &out, move |i| {
+        unsorted_segment_mean(&i[0], &i[1], num_segments)
+    });
     Ok(out)
 }
 
@@ -163,28 +216,17 @@ fn unsorted_segment_mean_eager(data: &Tensor, ids: &Tensor, num_segments: i64) -
     }
     let vals = segment_ids(data, ids, op)?;
     let num = check_range(&vals, num_segments, op)?;
-    let sum = segment_sum_of(data, &vals, ids.rank(), num)?;
-    let mut count = vec![0i64; num];
-    for &v in vals.iter().filter(|&&v| v >= 0) {
-        count[v as usize] += 1;
-    }
-    // TF counts in the data's dtype (a narrow integer count wraps) and clips
-    // the count at 1.
-    let narrow = |c: i64| -> f64 {
-        match data.dtype() {
-            DType::U8 => c as u8 as f64,
-            DType::I8 => c as i8 as f64,
-            DType::I16 => c as i16 as f64,
-            DType::U16 => c as u16 as f64,
-            _ => c as f64,
-        }
-    };
+    let sum = segment_sum_of(data, ids, &vals, num, op)?;
     let mut shape = vec![num];
     shape.extend(std::iter::repeat_n(1, data.rank() - ids.rank()));
-    let n = Tensor::from_vec(
-        count.into_iter().map(|c| narrow(c).max(1.0)).collect(),
-        &shape,
-    )?;
+    let dtype = data.dtype();
+    let n = segment_sizes(&vals, &shape, dtype)?;
+    // What the division's recorded pieces read: computed again from `ids`.
+    super::trace_only(op, &[ids], &n, move |i| {
+        let vals = id_values(&i[0], op)?;
+        check_range(&vals, shape[0] as i64, op)?;
+        segment_sizes(&vals, &shape, dtype)
+    });
     if data.dtype().is_integer() {
         // TF's true division of integers: float32 for 8- and 16-bit ones,
         // float64 for the rest.
@@ -216,7 +258,9 @@ describe_attr_op!(
 /// Differentiable: TF's rule, shared equally among an segment's maxima.
 pub fn unsorted_segment_max(data: &Tensor, ids: &Tensor, num_segments: i64) -> Result<Tensor> {
     let out = unsorted_segment_max_eager(data, ids, num_segments)?;
-    super::trace_data_dependent("UnsortedSegmentMax", &[data, ids], &[ids], &out, move |i| {
+    // The gradient rule computes its positions from `ids` with ops: no
+    // guard while a tape records.
+    super::trace_only("UnsortedSegmentMax", &[data, ids], &out, move |i| {
         unsorted_segment_max(&i[0], &i[1], num_segments)
     });
     Ok(out)
@@ -281,19 +325,28 @@ fn unsorted_segment_max_eager(data: &Tensor, ids: &Tensor, num_segments: i64) ->
     };
     record(desc, &[data], &[&out], || {
         let (x, y, ids) = (data.clone(), out.clone(), ids.clone());
-        let vals = vals.clone();
+        let clipped: Vec<usize> = vals.iter().map(|&v| v.max(0) as usize).collect();
         rule(move |g, _| {
-            // TF's _UnsortedSegmentMinOrMaxGrad with _GatherDropNegatives.
-            let clipped: Vec<usize> = vals.iter().map(|&v| v.max(0) as usize).collect();
-            let id_rank = ids.rank();
+            // TF's _UnsortedSegmentMinOrMaxGrad with _GatherDropNegatives,
+            // the positions computed from `ids` with ops (so a trace reads
+            // each call's ids): `clipped` are `clipped_ids`' values.
+            let zero = Tensor::scalar_of(ids.dtype(), 0.0);
+            let clipped_ids = ops::maximum(&ids, &zero)?;
+            let shape: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
             let gather = |t: &Tensor| -> Result<Tensor> {
-                let taken = ops::take(t, 0, Arc::new(clipped.clone()))?;
-                let shape: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
+                let idx = Arc::new(clipped.clone());
+                let taken = ops::take_traced(t, 0, idx, Some(&clipped_ids))?;
                 ops::reshape(&taken, &shape)
             };
-            let rest: usize = x.shape()[id_rank..].iter().product();
-            let positive: Vec<bool> = (0..x.numel()).map(|i| vals[i / rest.max(1)] >= 0).collect();
-            let positive = Tensor::from_vec(positive, x.shape())?;
+            // `ids >= 0` with a one for each slice dim: broadcasts onto `x`.
+            let ones = std::iter::repeat_n(1, x.rank() - ids.rank());
+            let kept: Vec<isize> = ids
+                .shape()
+                .iter()
+                .map(|&d| d as isize)
+                .chain(ones)
+                .collect();
+            let positive = ops::reshape(&ops::greater_equal(&ids, &zero)?, &kept)?;
             let selected = ops::logical_and(&ops::equal(&x, &gather(&y)?)?, &positive)?;
             let count =
                 unsorted_segment_sum(&ops::cast(&selected, g[0].dtype())?, &ids, num as i64)?;
