@@ -106,3 +106,26 @@ def test_a_result_only_its_shape_is_read_of_is_still_checked() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert [float(f(tf.constant(m))) for m in counts(3, 6)] == [3.0, 6.0]
+
+
+def test_a_changed_count_inside_cond_or_while_loop_traces_the_function_again():
+    # The branch and body graphs check their value-dependent shapes too; one
+    # that no longer applies makes the whole function trace again (it raised
+    # "the graph no longer applies" before).
+    def in_cond(m, p):
+        return tf.cond(p, lambda: tf.reduce_mean(tf.boolean_mask(X, m)), lambda: tf.constant(0.0))
+
+    def in_loop(m, p):
+        def body(i, acc):
+            return i + 1, acc + tf.reduce_mean(tf.boolean_mask(X, m)) * tf.cast(i, tf.float32)
+
+        return tf.while_loop(lambda i, acc: i < 3, body, [tf.constant(0), tf.constant(0.0)])[1]
+
+    yes = tf.constant(True)
+    for step in (in_cond, in_loop):
+        f = tf.function(step)
+        for k in (3, 3, 5, 7):
+            m = tf.constant(np.arange(12) < k)
+            assert bits(f(m, yes)) == bits(step(m, yes)), (step.__name__, k)
+        # Counts 3, 3, 5, 7: the second call replays, each new count traces.
+        assert f.experimental_get_tracing_count() == 3, step.__name__

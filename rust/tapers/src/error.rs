@@ -66,6 +66,13 @@ pub enum Error {
     /// `Tile` on uint16).
     #[error("{0}")]
     UnimplementedOp(String),
+    /// A traced graph does not apply to this call: a value the caller read
+    /// while tracing differs now, or a result whose shape depends on values
+    /// (`tf.where`'s) has another shape, here or in a `cond` branch or loop
+    /// body the graph runs. Nothing was written; the caller traces again
+    /// ([`crate::graph::Graph::try_run`] reports it as `Ok(None)`).
+    #[error("a value read while tracing (or the shape of a value-dependent result such as tf.where's) differs in this call: the graph no longer applies (trace again)")]
+    StaleGraph,
     /// A non-persistent tape was asked for a second set of gradients.
     #[error("A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)")]
     TapeSpent,
@@ -135,7 +142,8 @@ impl Error {
             Error::IncompatibleShapes { .. }
             | Error::DTypeMismatch { .. }
             | Error::UnsupportedDType { .. }
-            | Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
+            | Error::InvalidArgument(_)
+            | Error::StaleGraph => ErrorKind::InvalidArgument,
             Error::TapeSpent | Error::NotRecording => ErrorKind::Runtime,
             Error::TapeState(_) | Error::VariableMismatch(_) | Error::Value(_) => ErrorKind::Value,
             Error::Unimplemented(_) => ErrorKind::Unimplemented,

@@ -814,3 +814,32 @@ fn index_ops_under_a_tape_replay_with_each_calls_indices() {
         }
     }
 }
+
+/// A `cond` branch whose value-dependent shape changes makes the whole
+/// graph not apply (`try_run` gives `None`, `run` the typed error), as one
+/// in the graph itself does: the caller traces again.
+#[test]
+fn a_changed_shape_inside_a_branch_makes_the_graph_not_apply() {
+    let f = |i: &[Tensor]| -> tapers::Result<Vec<Tensor>> {
+        let m = i[0].clone();
+        graph::cond_fn(
+            &Tensor::scalar(true),
+            || {
+                let rows = ops::where_indices(&m)?;
+                Ok(vec![ops::cast(
+                    &ops::reduce_sum(&rows, None, false)?,
+                    DType::F64,
+                )?])
+            },
+            || Ok(vec![Tensor::scalar(0.0f64)]),
+        )
+    };
+    let mask = |v: &[bool]| Tensor::from_vec(v.to_vec(), &[v.len()]).unwrap();
+    let (g, _) = graph::trace(&[mask(&[true, false, true])], f).unwrap();
+    // The same count replays with the new positions; another does not apply.
+    let got = g.run(&[mask(&[false, true, true])]).unwrap();
+    assert_eq!(got[0].to_vec::<f64>().unwrap(), vec![3.0]);
+    assert!(g.try_run(&[mask(&[true, true, true])]).unwrap().is_none());
+    let err = g.run(&[mask(&[true, false, false])]).unwrap_err();
+    assert!(matches!(err, tapers::Error::StaleGraph), "{err}");
+}

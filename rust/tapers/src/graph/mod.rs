@@ -593,11 +593,7 @@ impl Graph {
     /// caller read while tracing that differs now is an error (see
     /// [`Graph::try_run`]); on any error, variables are unchanged.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        self.try_run(inputs)?.ok_or_else(|| {
-            Error::invalid(
-                "a value read while tracing (or the shape of a value-dependent result such as tf.where's) differs in this call: the graph no longer applies (trace again)",
-            )
-        })
+        self.try_run(inputs)?.ok_or(Error::StaleGraph)
     }
 
     /// Replays the graph on `inputs`: `Ok(None)` when a guard failed (a value
@@ -673,7 +669,12 @@ impl Graph {
                     outputs,
                 } => {
                     let ins: Vec<Tensor> = inputs.iter().map(|&s| get(&vals, s)).collect();
-                    let outs = op.forward(&ins)?;
+                    let outs = match op.forward(&ins) {
+                        // A `cond` branch or loop body graph that does not
+                        // apply: neither does this one (nothing written yet).
+                        Err(Error::StaleGraph) => return Ok(None),
+                        outs => outs?,
+                    };
                     if outs.len() != outputs.len() {
                         return Err(Error::invalid(format!(
                             "{} gave {} outputs on replay, {} when traced",
