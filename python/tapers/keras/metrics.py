@@ -36,6 +36,9 @@ __all__ = [
     "MSLE", "kld", "kullback_leibler_divergence", "logcosh", "mae", "mape", "mse", "msle", "FalseNegatives",
     "FalsePositives", "Precision", "Recall", "SparseTopKCategoricalAccuracy", "TopKCategoricalAccuracy",
     "TrueNegatives", "TruePositives", "sparse_top_k_categorical_accuracy", "top_k_categorical_accuracy",
+    "AUC", "BinaryIoU", "ConcordanceCorrelation", "F1Score", "FBetaScore", "IoU", "MeanIoU", "OneHotIoU",
+    "OneHotMeanIoU", "PearsonCorrelation", "PrecisionAtRecall", "R2Score", "RecallAtPrecision",
+    "SensitivityAtSpecificity", "SpecificityAtSensitivity", "concordance_correlation", "pearson_correlation",
 ]  # fmt: skip
 
 # The per-sample loss functions are metric functions too (``keras.metrics.mean_squared_error`` etc.).
@@ -931,6 +934,27 @@ from ._confusion import (  # noqa: E402
     top_k_categorical_accuracy,
 )
 
+# AUC, X-at-Y, F-scores, R2, IoU and correlations subclass them too.
+from ._metrics_extra import (  # noqa: E402
+    AUC,
+    BinaryIoU,
+    ConcordanceCorrelation,
+    F1Score,
+    FBetaScore,
+    IoU,
+    MeanIoU,
+    OneHotIoU,
+    OneHotMeanIoU,
+    PearsonCorrelation,
+    PrecisionAtRecall,
+    R2Score,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+    concordance_correlation,
+    pearson_correlation,
+)
+
 # --------------------------------------------------------------------------- lookup
 
 _CLASSES: list[type[Metric]] = [
@@ -939,7 +963,9 @@ _CLASSES: list[type[Metric]] = [
     SparseCategoricalAccuracy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError, LogCoshError, KLDivergence,
     Poisson, Hinge, SquaredHinge, CategoricalHinge, CosineSimilarity, RootMeanSquaredError, TruePositives,
     FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall, TopKCategoricalAccuracy,
-    SparseTopKCategoricalAccuracy,
+    SparseTopKCategoricalAccuracy, AUC, PrecisionAtRecall, RecallAtPrecision, SensitivityAtSpecificity,
+    SpecificityAtSensitivity, FBetaScore, F1Score, R2Score, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU,
+    PearsonCorrelation, ConcordanceCorrelation,
 ]  # fmt: skip
 _BY_NAME: dict[str, Any] = {c.__name__: c for c in _CLASSES}
 _BY_NAME.update({_losses._to_snake_case(c.__name__): c for c in _CLASSES})
