@@ -1,12 +1,32 @@
 """``keras.layers``: the layers of Keras 3 that tapers implements, over tapers' ops and Variables."""
 
-# Layer families added one module each; a module's `__all__` says what it exports.
-from . import _activation_layers, _attention, _conv_extra, _pooling, _reshaping, _rnn
-from ._activation_layers import *  # noqa: F403
-from ._attention import *  # noqa: F403
+from ._activation_layers import (
+    ELU,
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    Lambda,
+    LeakyReLU,
+    PReLU,
+    Rescaling,
+    Softmax,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    UnitNormalization,
+)
+from ._attention import AdditiveAttention, Attention, Dot, EinsumDense, MultiHeadAttention
 from ._base import Input, InputLayer, KerasTensor, Layer
 from ._conv import AveragePooling2D, Conv2D, MaxPooling2D
-from ._conv_extra import *  # noqa: F403
+from ._conv_extra import (
+    Conv1D,
+    Conv1DTranspose,
+    Conv2DTranspose,
+    DepthwiseConv1D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+)
 from ._core_layers import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
 from ._merging import (
     Add,
@@ -25,9 +45,36 @@ from ._merging import (
     subtract,
 )  # fmt: skip
 from ._normalization import BatchNormalization, LayerNormalization
-from ._pooling import *  # noqa: F403
-from ._reshaping import *  # noqa: F403
-from ._rnn import *  # noqa: F403
+from ._pooling import (
+    AveragePooling1D,
+    AvgPool1D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
+    MaxPool1D,
+    MaxPooling1D,
+)
+from ._reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Identity,
+    Permute,
+    RepeatVector,
+    UpSampling1D,
+    UpSampling2D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+)
+from ._rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, StackedRNNCells
 
 AvgPool2D = AveragePooling2D
 MaxPool2D = MaxPooling2D
@@ -38,8 +85,14 @@ __all__ = [
     "Activation", "AvgPool2D", "AveragePooling2D", "BatchNormalization", "Conv2D", "Dense", "Dropout", "Embedding",
     "Flatten", "Input", "InputLayer", "KerasTensor", "Layer", "LayerNormalization", "MaxPool2D", "MaxPooling2D",
     "ReLU", "Reshape",
-]  # fmt: skip
-__all__ += [
-    *_activation_layers.__all__, *_attention.__all__, *_conv_extra.__all__, *_pooling.__all__, *_reshaping.__all__,
-    *_rnn.__all__,
+    "ActivityRegularization", "AdditiveAttention", "AlphaDropout", "Attention", "AveragePooling1D", "AvgPool1D",
+    "Bidirectional", "Conv1D", "Conv1DTranspose", "Conv2DTranspose", "Cropping1D", "Cropping2D", "DepthwiseConv1D",
+    "DepthwiseConv2D", "Dot", "ELU", "EinsumDense", "GRU", "GRUCell", "GaussianDropout", "GaussianNoise",
+    "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAveragePooling3D", "GlobalAvgPool1D",
+    "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
+    "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D", "Identity", "LSTM", "LSTMCell", "Lambda",
+    "LeakyReLU", "MaxPool1D", "MaxPooling1D", "MultiHeadAttention", "PReLU", "Permute", "RNN", "RepeatVector",
+    "Rescaling", "SeparableConv1D", "SeparableConv2D", "SimpleRNN", "SimpleRNNCell", "Softmax", "SpatialDropout1D",
+    "SpatialDropout2D", "StackedRNNCells", "UnitNormalization", "UpSampling1D", "UpSampling2D", "ZeroPadding1D",
+    "ZeroPadding2D",
 ]  # fmt: skip
