@@ -16,6 +16,7 @@ from . import (
     distribute,
     errors,
     experimental,
+    image,
     keras,
     linalg,
     math,
@@ -87,7 +88,7 @@ __all__ = [
     "DType", "GradientTape", "TensorShape", "UnconnectedGradients", "as_dtype", "bool", "clip_by_global_norm",
     "clip_by_norm", "clip_by_value", "custom_gradient", "double", "errors", "experimental", "float32", "float64",
     "int32", "int64", "linalg", "math", "mod", "newaxis", "nn", "optimizers", "random", "realdiv", "train",
-    "truediv", "Module", "keras", "name_scope", "distribute", "Function", "function",
+    "truediv", "Module", "keras", "image", "name_scope", "distribute", "Function", "function",
 ]  # fmt: skip
 # `print` stays out of __all__ so that `from tapers import *` does not shadow the builtin.
 __all__ += ["case", "cond", "switch_case", "while_loop"]
