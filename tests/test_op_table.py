@@ -178,6 +178,10 @@ NOT_IN_TABLE = {
         "bool results, no gradient: test_op_library.py::test_logical_and_predicates, test_properties.py",
     ),
     **dict.fromkeys(["conv2d", "max_pool2d", "avg_pool2d"], "windows: test_op_library.py::test_conv2d, test_pooling"),
+    **dict.fromkeys(
+        ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d"],
+        "3-D windows: test_nn3d.py (TF fixtures, float64 finite differences)",
+    ),
     "dropout": "random: test_op_library.py::test_bias_add_errors_and_dropout",
     "embedding_lookup": "integer ids, sparse gradient: test_sparse_grad.py (TF fixtures, float64 finite differences)",
     "sparse_softmax_cross_entropy_with_logits": "integer labels: test_op_library.py::test_sparse_softmax_*",

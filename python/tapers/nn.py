@@ -441,3 +441,8 @@ __all__ += [
     "convolution", "local_response_normalization", "lrn", "pool", "atrous_conv2d_transpose", "conv_transpose",
 ]  # fmt: skip
 lrn = local_response_normalization
+
+# 3-D convolution and pooling (python/tapers/_nn3d.py).
+from ._nn3d import avg_pool3d, conv3d, conv3d_transpose, max_pool3d  # noqa: E402
+
+__all__ += ["avg_pool3d", "conv3d", "conv3d_transpose", "max_pool3d"]
