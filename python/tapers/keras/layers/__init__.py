@@ -28,6 +28,17 @@ from ._conv_extra import (
     SeparableConv2D,
 )
 from ._core_layers import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
+from ._layers3d import (
+    AveragePooling3D,
+    AvgPool3D,
+    Conv3D,
+    Cropping3D,
+    MaxPool3D,
+    MaxPooling3D,
+    SpatialDropout3D,
+    UpSampling3D,
+    ZeroPadding3D,
+)
 from ._merging import (
     Add,
     Average,
@@ -63,6 +74,7 @@ from ._pooling import (
     MaxPool1D,
     MaxPooling1D,
 )
+from ._preprocessing import CategoryEncoding, Discretization, GroupNormalization, Normalization, TimeDistributed
 from ._reshaping import (
     Cropping1D,
     Cropping2D,
@@ -95,4 +107,7 @@ __all__ = [
     "Rescaling", "SeparableConv1D", "SeparableConv2D", "SimpleRNN", "SimpleRNNCell", "Softmax", "SpatialDropout1D",
     "SpatialDropout2D", "StackedRNNCells", "UnitNormalization", "UpSampling1D", "UpSampling2D", "ZeroPadding1D",
     "ZeroPadding2D",
+    "AveragePooling3D", "AvgPool3D", "CategoryEncoding", "Conv3D", "Cropping3D", "Discretization",
+    "GroupNormalization", "MaxPool3D", "MaxPooling3D", "Normalization", "SpatialDropout3D", "TimeDistributed",
+    "UpSampling3D", "ZeroPadding3D",
 ]  # fmt: skip
