@@ -70,7 +70,7 @@ pub enum Error {
     /// while tracing differs now, or a result whose shape depends on values
     /// (`tf.where`'s) has another shape, here or in a `cond` branch or loop
     /// body the graph runs. Nothing was written; the caller traces again
-    /// ([`crate::graph::Graph::try_run`] reports it as `Ok(None)`).
+    /// (`Graph::try_run` in the graph layer reports it as `Ok(None)`).
     #[error("a value read while tracing (or the shape of a value-dependent result such as tf.where's) differs in this call: the graph no longer applies (trace again)")]
     StaleGraph,
     /// A non-persistent tape was asked for a second set of gradients.
