@@ -14,20 +14,26 @@ from . import (
     activations,
     backend,
     callbacks,
+    config,
     constraints,
     initializers,
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
+    ops,
     optimizers,
+    random,
     regularizers,
+    utils,
 )
 from .layers import Input, Layer
 from .models import Model, Sequential
 from .regularizers import Regularizer
 
 __all__ = [
-    "Input", "Layer", "Model", "Regularizer", "Sequential", "activations", "backend", "callbacks", "constraints",
-    "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
+    "Input", "Layer", "Model", "Regularizer", "Sequential", "activations", "backend", "callbacks", "config",
+    "constraints", "initializers", "layers", "losses", "metrics", "mixed_precision", "models", "ops", "optimizers",
+    "random", "regularizers", "utils",
 ]  # fmt: skip

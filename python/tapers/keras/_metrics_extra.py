@@ -19,14 +19,15 @@ import numpy as np
 
 from .. import _core
 from .._core import Tensor, Variable
+from . import backend
 from . import losses as _losses
 from .backend import floatx
 from .metrics import MeanMetricWrapper, Metric  # (imported at the end of metrics.py)
 
 
 def epsilon() -> float:
-    """Keras' fuzz factor (``keras.config.epsilon()``), 1e-7."""
-    return 1e-7
+    """Keras' fuzz factor (``keras.config.epsilon()``), read at each call."""
+    return backend.epsilon()
 
 
 _CURVES = {"pr": "PR", "PR": "PR", "roc": "ROC", "ROC": "ROC", "prgain": "PRGAIN", "PRGAIN": "PRGAIN"}

@@ -6,6 +6,7 @@ Keras 3's ``EarlyStopping``, ``ReduceLROnPlateau``, ``LearningRateScheduler``, `
 from __future__ import annotations
 
 import csv
+import logging
 import math
 import os
 import sys
@@ -142,6 +143,18 @@ class History(Callback):
             self.model.history = self
 
 
+def _print_msg(message: str, line_break: bool = True) -> None:
+    """Progress output: to stdout, or to the ``tapers.keras`` logger at INFO level after
+    ``keras.config.disable_interactive_logging()`` (Keras sends it to absl logging then)."""
+    from . import config
+
+    if config.is_interactive_logging_enabled():
+        sys.stdout.write(f"{message}\n" if line_break else message)
+        sys.stdout.flush()
+    else:
+        logging.getLogger("tapers.keras").info(message)
+
+
 class Progbar:
     """Keras' progress bar: ``12/32 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step - loss: 0.1234``.
 
@@ -260,16 +273,14 @@ class Progbar:
                 message += " " * (self._prev_total_width - total_width)
             if finalize:
                 message += "\n"
-            sys.stdout.write(message)
-            sys.stdout.flush()
+            _print_msg(message, line_break=False)
             self._prev_total_width = total_width
         elif self.verbose == 2 and finalize and self.target:
             numdigits = int(math.log10(self.target)) + 1
             info = f"{current:{numdigits}d}/{self.target} - {now - self._start:.0f}s"
             info += f" -{self._format_time(time_per_unit, self.unit_name)}"
             info += self._values_text()
-            sys.stdout.write(info + "\n")
-            sys.stdout.flush()
+            _print_msg(info)
         self._last_update = now
 
     def _values_text(self) -> str:
@@ -335,8 +346,7 @@ class ProgbarLogger(Callback):
         self._reset()
         self._maybe_init()
         if self.verbose and self.epochs > 1:
-            sys.stdout.write(f"Epoch {epoch + 1}/{self.epochs}\n")
-            sys.stdout.flush()
+            _print_msg(f"Epoch {epoch + 1}/{self.epochs}")
 
     def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Updates the bar."""

@@ -14,6 +14,7 @@ from typing import Any
 from .. import _core
 from .._core import Tensor
 from .._ops import clip_by_value
+from . import backend
 from ._lookup import from_table, resolve, to_config
 
 __all__ = [
@@ -21,7 +22,6 @@ __all__ = [
     "min_max_norm", "non_neg", "serialize", "unit_norm",
 ]  # fmt: skip
 
-_EPSILON = 1e-7
 
 
 def _norms(w: Tensor, axis: Any) -> Tensor:
@@ -72,7 +72,7 @@ class MaxNorm(Constraint):
         w = _core.convert_to_tensor(w)
         norms = _norms(w, self.axis)
         desired = clip_by_value(norms, _core.cast(0, norms.dtype), _core.cast(self.max_value, norms.dtype))
-        return _core.cast(w, norms.dtype) * (desired / (_EPSILON + norms))
+        return _core.cast(w, norms.dtype) * (desired / (backend.epsilon() + norms))
 
     def get_config(self) -> dict[str, Any]:
         return {"max_value": self.max_value, "axis": self.axis}
@@ -107,7 +107,7 @@ class UnitNorm(Constraint):
     def __call__(self, w: Any) -> Tensor:
         w = _core.convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        return _core.cast(w, norms.dtype) / (_EPSILON + norms)
+        return _core.cast(w, norms.dtype) / (backend.epsilon() + norms)
 
     def get_config(self) -> dict[str, Any]:
         return {"axis": self.axis}
@@ -140,7 +140,7 @@ class MinMaxNorm(Constraint):
         dt = norms.dtype
         clipped = clip_by_value(norms, _core.cast(self.min_value, dt), _core.cast(self.max_value, dt))
         desired = _core.cast(self.rate, dt) * clipped + _core.cast(1 - self.rate, dt) * norms
-        return _core.cast(w, dt) * (desired / (_EPSILON + norms))
+        return _core.cast(w, dt) * (desired / (backend.epsilon() + norms))
 
     def get_config(self) -> dict[str, Any]:
         return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate, "axis": self.axis}

@@ -37,7 +37,7 @@ from .._core import Tensor
 from .._ops import clip_by_value
 from ._lookup import from_table, resolve, to_config
 from .activations import _logits_of
-from .backend import floatx, unique_name
+from .backend import epsilon, floatx, unique_name
 
 __all__ = [
     "BinaryCrossentropy", "CategoricalCrossentropy", "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber",
@@ -50,8 +50,6 @@ __all__ = [
     "kullback_leibler_divergence", "logcosh", "mape", "msle",
 ]  # fmt: skip
 
-EPSILON = 1e-7
-"""Keras' fuzz factor (``keras.config.epsilon()``): probabilities are clipped to ``[EPSILON, 1 - EPSILON]``."""
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight")
 
@@ -298,7 +296,7 @@ def mean_absolute_percentage_error(y_true: Any, y_pred: Any) -> Tensor:
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-    diff = _core.abs((y_true - y_pred) / _core.maximum(_core.abs(y_true), _const(EPSILON, y_pred)))
+    diff = _core.abs((y_true - y_pred) / _core.maximum(_core.abs(y_true), _const(epsilon(), y_pred)))
     return _const(100.0, y_pred) * _core.reduce_mean(diff, axis=-1)
 
 
@@ -320,7 +318,7 @@ def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Tensor:
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-    eps, one = _const(EPSILON, y_pred), _const(1.0, y_pred)
+    eps, one = _const(epsilon(), y_pred), _const(1.0, y_pred)
     first = _math.log(_core.maximum(y_pred, eps) + one)
     second = _math.log(_core.maximum(y_true, eps) + one)
     return _core.reduce_mean(_core.square(first - second), axis=-1)
@@ -329,7 +327,7 @@ def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Tensor:
 def _l2_normalize(x: Tensor, axis: int) -> Tensor:
     """Keras' ``normalize(x, axis)``: ``x * min(rsqrt(sum(x**2, axis)), 1 / epsilon)``."""
     inv = _math.rsqrt(_core.reduce_sum(_core.square(x), axis, keepdims=True))
-    out: Tensor = x * _core.minimum(inv, _const(1.0 / EPSILON, x))
+    out: Tensor = x * _core.minimum(inv, _const(1.0 / epsilon(), x))
     return out
 
 
@@ -423,7 +421,7 @@ def kl_divergence(y_true: Any, y_pred: Any) -> Tensor:
     """
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
-    eps, one = _const(EPSILON, y_pred), _const(1.0, y_pred)
+    eps, one = _const(epsilon(), y_pred), _const(1.0, y_pred)
     y_true = clip_by_value(y_true, eps, one)
     y_pred = clip_by_value(y_pred, eps, one)
     return _core.reduce_sum(y_true * _math.log(y_true / y_pred), axis=-1)
@@ -446,7 +444,7 @@ def poisson(y_true: Any, y_pred: Any) -> Tensor:
     """
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true, y_pred.dtype)
-    return _core.reduce_mean(y_pred - y_true * _math.log(y_pred + _const(EPSILON, y_pred)), axis=-1)
+    return _core.reduce_mean(y_pred - y_true * _math.log(y_pred + _const(epsilon(), y_pred)), axis=-1)
 
 
 def _hinge_labels(y_true: Tensor) -> Tensor:
@@ -539,7 +537,7 @@ def _backend_binary_crossentropy(target: Tensor, output: Tensor, from_logits: bo
         output, from_logits = logits, True
     if from_logits:
         return _nn.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
-    output = clip_by_value(output, _const(EPSILON, output), _const(1.0 - EPSILON, output))
+    output = clip_by_value(output, _const(epsilon(), output), _const(1.0 - epsilon(), output))
     one = _const(1.0, output)
     bce = target * _math.log(output)
     bce = bce + (one - target) * _math.log(one - output)
@@ -596,7 +594,7 @@ def _backend_categorical_crossentropy(target: Tensor, output: Tensor, from_logit
     if from_logits:
         return _nn.softmax_cross_entropy_with_logits(labels=target, logits=output, axis=axis)
     output = output / _core.reduce_sum(output, axis, keepdims=True)
-    output = clip_by_value(output, _const(EPSILON, output), _const(1.0 - EPSILON, output))
+    output = clip_by_value(output, _const(epsilon(), output), _const(1.0 - epsilon(), output))
     return -_core.reduce_sum(target * _math.log(output), axis)
 
 
@@ -663,7 +661,7 @@ def _backend_sparse_categorical_crossentropy(target: Tensor, output: Tensor, fro
             f"target.shape={_shape(target)}, output.shape={_shape(output)}"
         )
     if not from_logits:
-        output = _math.log(clip_by_value(output, _const(EPSILON, output), _const(1.0 - EPSILON, output)))
+        output = _math.log(clip_by_value(output, _const(epsilon(), output), _const(1.0 - epsilon(), output)))
     return _nn.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
 
 

@@ -118,10 +118,20 @@ class _EpochData:
         batch_size: int | None = None,
         shuffle: bool = False,
         steps: int | None = None,
+        class_weight: Mapping[int, float] | None = None,
     ) -> None:
+        steps = backend._capped_steps(steps)
         self.steps_limit = steps
         self.shuffle = shuffle
+        self.class_weight = dict(class_weight) if class_weight is not None else None
         if _is_array_structure(x) and x is not None:
+            if self.class_weight is not None:
+                if sample_weight is not None:
+                    raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+                if isinstance(y, (list, tuple, dict)):
+                    raise ValueError("`class_weight` is only supported for Models with a single output.")
+                if y is not None:
+                    sample_weight = _class_weights(_to_numpy(y), self.class_weight)
             self.arrays: tuple[Any, Any, Any] | None = (_to_numpy(x), _to_numpy(y), _to_numpy(sample_weight))
             self.n = _num_samples(tuple(a for a in self.arrays if a is not None))
             self.batch_size = 32 if batch_size is None else int(batch_size)
@@ -166,6 +176,13 @@ class _EpochData:
                 )
         else:
             for batch in self.source:  # type: ignore[union-attr]
+                if self.class_weight is not None:
+                    bx, by, bw = unpack_x_y_sample_weight(batch)
+                    if bw is not None:
+                        raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+                    if isinstance(by, (list, tuple, dict)):
+                        raise ValueError("`class_weight` is only supported for Models with a single output.")
+                    batch = (bx, by, _class_weights(_to_numpy(by), self.class_weight))
                 yield _to_tensor(batch)
 
     def __iter__(self) -> Any:
@@ -187,6 +204,16 @@ class _EpochData:
             yield batch
         if self._total is not None and self._seen >= self._total:
             self._iterator = None
+
+
+def _class_weights(y: Any, class_weight: Mapping[int, float]) -> np.ndarray:
+    """Keras' per-sample weights from ``class_weight``: each sample's class is ``y`` rounded (rank 1 or a
+    trailing axis of 1) or its argmax (one-hot rows); classes not in the map weigh 1."""
+    y = np.asarray(y)
+    if y.ndim > 1:
+        y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else np.squeeze(y, axis=-1)
+    classes = np.round(y).astype("int32").reshape(-1)
+    return np.array([class_weight.get(int(c), 1.0) for c in classes], dtype=backend.floatx())
 
 
 def _cardinality(x: Any) -> int | None:
@@ -709,11 +736,13 @@ class Model(Layer):
         batches, default 32, reshuffled each epoch with numpy's global
         generator when ``shuffle``), or ``x`` is an iterable of batches such as
         a ``tapers.data.Dataset``. ``validation_data`` is ``(x_val, y_val)`` or
-        an iterable; its results are logged with a ``val_`` prefix.
+        an iterable; its results are logged with a ``val_`` prefix. ``class_weight``
+        (``{class: weight}``) weighs each sample by its class (``y`` rounded, or its
+        argmax for one-hot rows), as Keras does, for arrays and datasets alike.
+        ``keras.config.set_max_epochs`` / ``set_max_steps_per_epoch`` cap the run.
         """
         self._assert_compiled()
-        if class_weight is not None:
-            raise NotImplementedError("tapers.keras: class_weight is not implemented")
+        epochs = backend._capped_epochs(epochs)
         if validation_split and validation_data is None:
             if not _is_array_structure(x):
                 raise ValueError("`validation_split` is only supported for numpy arrays and tensors.")
@@ -729,7 +758,9 @@ class Model(Layer):
 
             validation_data = (tail(x_np), tail(y_np)) if w_np is None else (tail(x_np), tail(y_np), tail(w_np))
             x, y, sample_weight = head(x_np), head(y_np), head(w_np)
-        data = _EpochData(x, y, sample_weight, batch_size, shuffle=shuffle, steps=steps_per_epoch)
+        data = _EpochData(
+            x, y, sample_weight, batch_size, shuffle=shuffle, steps=steps_per_epoch, class_weight=class_weight
+        )
         val_data = None
         if validation_data is not None:
             vx, vy, vw = unpack_x_y_sample_weight(validation_data)
@@ -858,7 +889,12 @@ class Model(Layer):
         """One ``train_step`` on one batch; returns its logs as ``evaluate`` does."""
         self._assert_compiled()
         if class_weight is not None:
-            raise NotImplementedError("tapers.keras: class_weight is not implemented")
+            if sample_weight is not None:
+                raise ValueError(
+                    "Arguments `sample_weight` and `class_weight` cannot be specified at the same time. "
+                    f"Received: sample_weight={sample_weight}, class_weight={class_weight}"
+                )
+            sample_weight = _class_weights(_to_numpy(y), class_weight)
         self.reset_metrics()
         logs = pythonify_logs(
             self.train_step(pack_x_y_sample_weight(_to_tensor(x), _to_tensor(y), _to_tensor(sample_weight)))

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _core
 from .._core import Tensor
+from . import backend
 from ._lookup import from_table, resolve, to_config
 
 __all__ = [
@@ -165,7 +166,7 @@ class OrthogonalRegularizer(Regularizer):
         # Keras' `normalize`: x * min(rsqrt(sum(x^2)), 1 / epsilon).
         inv_norm = _core.minimum(
             _core.math.rsqrt(_core.reduce_sum(_core.square(x), axis=axis, keepdims=True)),
-            _core.cast(1.0 / 1e-7, x.dtype),
+            _core.cast(1.0 / backend.epsilon(), x.dtype),
         )
         x = x * inv_norm
         if self.mode == "rows":

@@ -15,8 +15,8 @@ from ._activation_layers import (
     SpatialDropout2D,
     UnitNormalization,
 )
-from ._attention import AdditiveAttention, Attention, Dot, EinsumDense, MultiHeadAttention
-from ._base import Input, InputLayer, KerasTensor, Layer
+from ._attention import AdditiveAttention, Attention, Dot, EinsumDense, MultiHeadAttention, dot
+from ._base import Input, InputLayer, InputSpec, KerasTensor, Layer, Wrapper
 from ._conv import AveragePooling2D, Conv2D, MaxPooling2D
 from ._conv_extra import (
     Conv1D,
@@ -27,7 +27,12 @@ from ._conv_extra import (
     SeparableConv1D,
     SeparableConv2D,
 )
+
+# Families being built this session (explicit imports replace these at integration).
+from ._conv_rnn import *  # noqa: E402,F403
 from ._core_layers import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
+from ._image_color import *  # noqa: E402,F403
+from ._image_preprocessing import *  # noqa: E402,F403
 from ._layers3d import (
     AveragePooling3D,
     AvgPool3D,
@@ -39,6 +44,7 @@ from ._layers3d import (
     UpSampling3D,
     ZeroPadding3D,
 )
+from ._layers_more import *  # noqa: E402,F403
 from ._merging import (
     Add,
     Average,
@@ -87,9 +93,18 @@ from ._reshaping import (
     ZeroPadding2D,
 )
 from ._rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, StackedRNNCells
+from ._serialization import deserialize, serialize
 
 AvgPool2D = AveragePooling2D
 MaxPool2D = MaxPooling2D
+# Keras' long names for the convolutions.
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution3D = Conv3D
+Convolution1DTranspose = Conv1DTranspose
+Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution1D = SeparableConv1D
+SeparableConvolution2D = SeparableConv2D
 
 __all__ = [
     "Add", "Average", "Concatenate", "Maximum", "Minimum", "Multiply", "Subtract", "add", "average", "concatenate",
@@ -110,4 +125,6 @@ __all__ = [
     "AveragePooling3D", "AvgPool3D", "CategoryEncoding", "Conv3D", "Cropping3D", "Discretization",
     "GroupNormalization", "MaxPool3D", "MaxPooling3D", "Normalization", "SpatialDropout3D", "TimeDistributed",
     "UpSampling3D", "ZeroPadding3D",
+    "Convolution1D", "Convolution1DTranspose", "Convolution2D", "Convolution2DTranspose", "Convolution3D",
+    "InputSpec", "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper", "deserialize", "dot", "serialize",
 ]  # fmt: skip

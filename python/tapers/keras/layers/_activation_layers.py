@@ -746,7 +746,9 @@ class Lambda(Layer):
     ) -> Lambda:
         """Recreates the layer; a lambda's code is only loaded with ``safe_mode=False`` (as in Keras)."""
         config = dict(config)
-        safe = safe_mode is not False
+        from .. import config as keras_config
+
+        safe = safe_mode if safe_mode is not None else not keras_config._unsafe_deserialization
         config["function"] = _deserialize_function(config["function"], custom_objects, safe)
         for key in ("output_shape", "mask"):
             if key in config and isinstance(config[key], dict):

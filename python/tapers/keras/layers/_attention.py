@@ -6,17 +6,18 @@ import contextlib
 import math
 import re
 import string
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ... import _core, nn
 from ..._module import _current_scope
-from .. import constraints, regularizers
+from .. import backend, constraints, regularizers
 from ._base import KerasTensor, Layer, _serialized
 from ._core_layers import _activation, _activation_name, _initializer_config
 
-__all__ = ["AdditiveAttention", "Attention", "Dot", "EinsumDense", "MultiHeadAttention"]
+__all__ = ["AdditiveAttention", "Attention", "Dot", "EinsumDense", "MultiHeadAttention", "dot"]
 
 Tensor = _core.Tensor
 
@@ -911,7 +912,7 @@ class AdditiveAttention(Attention):
 def _l2_normalize(x: Tensor, axis: int) -> Tensor:
     # Keras' ops.nn.normalize(order=2): x * min(rsqrt(sum(x^2)), 1 / epsilon).
     ss = _core.reduce_sum(x * x, axis=axis, keepdims=True)
-    inv = _core.minimum(_core.math.rsqrt(ss), _core.constant(1.0 / 1e-7, dtype=x.dtype))
+    inv = _core.minimum(_core.math.rsqrt(ss), _core.constant(1.0 / backend.epsilon(), dtype=x.dtype))
     return x * inv
 
 
@@ -1028,3 +1029,22 @@ class Dot(Layer):
     def get_config(self) -> dict[str, Any]:
         """Keras 3's keys for Dot."""
         return {**super().get_config(), "axes": self.axes, "normalize": self.normalize}
+
+
+def dot(inputs: Sequence[Any], axes: Any = -1, **kwargs: Any) -> Any:
+    """``Dot(axes, **kwargs)(inputs)`` (``keras.layers.dot``).
+
+    Parameters
+    ----------
+    inputs : list of two tensors or KerasTensors
+        The operands.
+    axes : int or (int, int)
+        The contracted axis of each input.
+    **kwargs
+        ``Dot``'s other arguments (``normalize``, ``name``, ...).
+
+    Returns
+    -------
+    Tensor or KerasTensor
+    """
+    return Dot(axes=axes, **kwargs)(inputs)

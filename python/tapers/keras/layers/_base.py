@@ -23,7 +23,7 @@ from ...dtypes import as_dtype
 from .. import backend, constraints, regularizers
 from .._lookup import to_config
 
-__all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "Node"]
+__all__ = ["Input", "InputLayer", "InputSpec", "KerasTensor", "Layer", "Node", "Wrapper"]
 
 Variable = _core.Variable
 Tensor = _core.Tensor
@@ -225,6 +225,173 @@ def _convert_inputs(x: Any, dtype: str, autocast: bool) -> Any:
 # ----------------------------------------------------------------------------- Layer
 
 
+class InputSpec:
+    """The rank, dtype and shape a layer accepts (``keras.layers.InputSpec``).
+
+    A layer that sets ``self.input_spec`` (one spec, or a list with one per
+    input) has each call's inputs checked against it before ``build`` and
+    ``call``, eager and symbolic, with Keras 3's messages.
+
+    Parameters
+    ----------
+    dtype : str, optional
+        The dtype every input must have.
+    shape : tuple, optional
+        The full shape, batch included; ``None`` entries match any size. Sets ``ndim``.
+    ndim, max_ndim, min_ndim : int, optional
+        The exact, largest and smallest rank.
+    axes : dict, optional
+        ``{axis: size}`` for single axes (negative axes count from the end).
+    allow_last_axis_squeeze : bool
+        Whether a trailing axis of size 1 may be missing on either side when
+        comparing ``shape`` (the rank is then not checked).
+    name : str, optional
+        The key of this input when inputs come as a dict.
+    optional : bool
+        Whether the input may be ``None``.
+    """
+
+    def __init__(
+        self,
+        dtype: Any = None,
+        shape: Any = None,
+        ndim: int | None = None,
+        max_ndim: int | None = None,
+        min_ndim: int | None = None,
+        axes: Mapping[Any, int | None] | None = None,
+        allow_last_axis_squeeze: bool = False,
+        name: str | None = None,
+        optional: bool = False,
+    ) -> None:
+        self.dtype = _dtype_name(dtype) if dtype is not None else None
+        if shape is not None:
+            self.shape: tuple[int | None, ...] | None = standardize_shape(shape)
+            self.ndim: int | None = len(self.shape)
+        else:
+            self.shape = None
+            self.ndim = ndim
+        self.max_ndim = max_ndim
+        self.min_ndim = min_ndim
+        self.name = name
+        self.optional = optional
+        self.allow_last_axis_squeeze = allow_last_axis_squeeze
+        try:
+            given = axes or {}
+            self.axes = {int(k): given[k] for k in given}
+        except (ValueError, TypeError):
+            raise TypeError(f"Argument `axes` must be a dict with integer keys. Received: axes={axes}") from None
+        if self.axes and (self.ndim is not None or self.max_ndim is not None):
+            max_dim = (self.ndim if self.ndim else self.max_ndim or 0) - 1
+            max_axis = max(self.axes)
+            if max_axis > max_dim:
+                raise ValueError(f"Axis {max_axis} is greater than the maximum allowed value: {max_dim}")
+
+    def __repr__(self) -> str:
+        parts = [
+            f"dtype={self.dtype}" if self.dtype else "",
+            f"shape={self.shape}" if self.shape else "",
+            f"ndim={self.ndim}" if self.ndim else "",
+            f"max_ndim={self.max_ndim}" if self.max_ndim else "",
+            f"min_ndim={self.min_ndim}" if self.min_ndim else "",
+            f"axes={self.axes}" if self.axes else "",
+        ]
+        return f"InputSpec({', '.join(p for p in parts if p)})"
+
+    def get_config(self) -> dict[str, Any]:
+        """Keras 3's keys (``from_config`` recreates the spec)."""
+        return {
+            "dtype": self.dtype,
+            "shape": self.shape,
+            "ndim": self.ndim,
+            "max_ndim": self.max_ndim,
+            "min_ndim": self.min_ndim,
+            "axes": self.axes,
+            "optional": self.optional,
+        }
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> InputSpec:
+        """The spec ``get_config`` describes."""
+        return cls(**config)
+
+
+def assert_input_compatibility(input_spec: Any, inputs: Any, layer_name: str) -> None:
+    """Raises Keras 3's ``ValueError`` when ``inputs`` do not meet ``input_spec`` (see :class:`InputSpec`).
+
+    Parameters
+    ----------
+    input_spec : InputSpec, list of them, or None
+        What the layer accepts (nothing is checked for None).
+    inputs : tensor, KerasTensor or nest of them
+        The first argument of the call.
+    layer_name : str
+        For the messages.
+
+    Returns
+    -------
+    None
+    """
+    if not input_spec:
+        return
+    specs = flatten(input_spec)
+    if isinstance(inputs, Mapping):
+        names = [s.name if s is not None else None for s in specs]
+        if all(names):
+            for n in names:
+                if n not in inputs:
+                    raise ValueError(
+                        f'Missing data for input "{n}". You passed a data dictionary with keys '
+                        f"{list(inputs.keys())}. Expected the following keys: {names}"
+                    )
+            inputs = [inputs[n] for n in names]
+    xs = flatten(inputs)
+    if len(xs) != len(specs):
+        raise ValueError(
+            f'Layer "{layer_name}" expects {len(specs)} input(s), but it received {len(xs)} input tensors. '
+            f"Inputs received: {xs}"
+        )
+    for i, (x, spec) in enumerate(zip(xs, specs)):
+        if spec is None or (x is None and spec.optional):
+            continue
+        if not hasattr(x, "shape"):
+            raise ValueError(
+                f"Inputs to a layer should be tensors. Got '{x}' (of type {type(x)}) as input for layer "
+                f"'{layer_name}'."
+            )
+        shape = standardize_shape(x.shape)
+        ndim = len(shape)
+        head = f"Input {i} with name '{spec.name}' of layer '{layer_name}' is incompatible with the layer: "
+        if spec.ndim is not None and not spec.allow_last_axis_squeeze and ndim != spec.ndim:
+            raise ValueError(f"{head}expected ndim={spec.ndim}, found ndim={ndim}. Full shape received: {shape}")
+        if spec.max_ndim is not None and ndim > spec.max_ndim:
+            raise ValueError(f"{head}expected max_ndim={spec.max_ndim}, found ndim={ndim}")
+        if spec.min_ndim is not None and ndim < spec.min_ndim:
+            raise ValueError(
+                f"{head}expected min_ndim={spec.min_ndim}, found ndim={ndim}. Full shape received: {shape}"
+            )
+        if spec.dtype is not None:
+            dtype = _dtype_name(x.dtype)
+            if dtype != spec.dtype:
+                raise ValueError(f"{head}expected dtype={spec.dtype}, found dtype={dtype}")
+        for axis, value in spec.axes.items():
+            if value is not None and -ndim <= axis < ndim and shape[axis] not in (value, None):
+                raise ValueError(
+                    f"{head}expected axis {axis} of input shape to have value {value}, "
+                    f"but received input with shape {shape}"
+                )
+        if spec.shape is not None:
+            spec_shape: tuple[int | None, ...] = spec.shape
+            got = shape
+            if spec.allow_last_axis_squeeze:
+                if got and got[-1] == 1:
+                    got = got[:-1]
+                if spec_shape and spec_shape[-1] == 1:
+                    spec_shape = spec_shape[:-1]
+            for want, have in zip(spec_shape, got):
+                if want is not None and have is not None and want != have:
+                    raise ValueError(f"{head}expected shape={spec.shape}, found shape={got}")
+
+
 class Layer(Module):
     """The base class of Keras layers (``keras.layers.Layer``).
 
@@ -248,6 +415,8 @@ class Layer(Module):
         ("_inbound_nodes", "_call_spec_cache", "_losses", "_tracked_cache", "_weight_regularizers")
     )
     _attr_order: dict[str, None]  # attribute names in assignment order: sublayers are tracked in it
+    #: What each call's first argument must look like (checked before build and call; see InputSpec).
+    input_spec: Any = None
 
     def __init__(
         self,
@@ -638,6 +807,7 @@ class Layer(Module):
             raise ValueError(f"Layer {self.name} was called without inputs.")
         inputs = _convert_inputs(args[0], self.compute_dtype, self.autocast)
         args = (inputs, *args[1:])
+        assert_input_compatibility(self.input_spec, inputs, self.name)
         training = kwargs.pop("training", None)
         outer = _context.stack[-1][1] if _context.stack else None
         if training is None:
@@ -684,6 +854,7 @@ class Layer(Module):
     def _symbolic_call(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.pop("training", None)
         inputs = args[0] if args else None
+        assert_input_compatibility(self.input_spec, inputs, self.name)
         shapes = map_structure(lambda x: x.shape if isinstance(x, KerasTensor) else x, inputs)
         if not self.built:
             self._build_shapes = shapes
@@ -733,6 +904,49 @@ class Layer(Module):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+
+class Wrapper(Layer):
+    """The base class of layers that wrap another layer (``keras.layers.Wrapper``): ``TimeDistributed``,
+    ``Bidirectional``.
+
+    Parameters
+    ----------
+    layer : Layer
+        The wrapped layer (``self.layer``), built with the wrapper's input shape by default.
+    **kwargs
+        ``Layer``'s arguments.
+    """
+
+    def __init__(self, layer: Any, **kwargs: Any) -> None:
+        if not isinstance(layer, Layer):
+            raise ValueError(
+                f"Layer {layer} supplied to Wrapper isn't a supported layer type. Please ensure wrapped layer is a "
+                "valid Keras layer."
+            )
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def build(self, input_shape: Any = None) -> None:
+        """Builds the wrapped layer with ``input_shape`` (if not built)."""
+        if not self.layer.built:
+            self.layer.build(input_shape)
+            self.layer.built = True
+        self.built = True
+
+    def get_config(self) -> dict[str, Any]:
+        """``Layer``'s keys and ``layer``: the wrapped layer serialized."""
+        return {**super().get_config(), "layer": to_config(self.layer)}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], custom_objects: Mapping[str, Any] | None = None) -> Layer:
+        """The wrapper ``get_config`` describes (the wrapped layer looked up in ``keras.layers``)."""
+        from . import deserialize
+
+        config = dict(config)
+        layer = deserialize(config.pop("layer"), custom_objects=custom_objects)
+        return cls(layer, **config)
 
 
 def _shape_tree(value: Any) -> Any:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ... import _core
 from ..._module import _current_scope
-from .. import constraints, regularizers
-from ._base import Layer, _dtype_name, _serialized
+from .. import backend, constraints, regularizers
+from ._base import Layer, Wrapper, _dtype_name, _serialized
 from ._core_layers import _initializer_config
 from ._normalization import _moments
 
@@ -26,7 +26,6 @@ __all__ = ["CategoryEncoding", "Discretization", "GroupNormalization", "Normaliz
 
 Tensor = _core.Tensor
 Variable = _core.Variable
-_EPSILON = 1e-7  # keras.backend.epsilon()
 
 
 def _tf() -> Any:
@@ -270,7 +269,7 @@ class Normalization(Layer):
         x = _core.cast(_core.convert_to_tensor(inputs), self.compute_dtype)
         self._check_shape(tuple(x.shape), "it is called on inputs")
         mean, variance = self._stats()
-        scale = _core.maximum(_core.sqrt(variance), _EPSILON)
+        scale = _core.maximum(_core.sqrt(variance), backend.epsilon())
         if self.invert:
             return mean + x * scale
         return (x - mean) / scale
@@ -578,7 +577,7 @@ class Discretization(Layer):
 # ----------------------------------------------------------------------------- TimeDistributed
 
 
-class TimeDistributed(Layer):
+class TimeDistributed(Wrapper):
     """Applies ``layer`` to every time slice of a ``(batch, time, ...)`` input
     (``keras.layers.TimeDistributed``).
 
@@ -598,8 +597,7 @@ class TimeDistributed(Layer):
             raise ValueError(
                 f"Please initialize `TimeDistributed` layer with a `keras.layers.Layer` instance. Received: {layer}"
             )
-        super().__init__(**kwargs)
-        self.layer = layer
+        super().__init__(layer, **kwargs)
         self.supports_masking = True
 
     @staticmethod
@@ -668,27 +666,26 @@ class TimeDistributed(Layer):
         }
 
     @classmethod
-    def from_config(cls, config: Any) -> TimeDistributed:
+    def from_config(cls, config: Mapping[str, Any], custom_objects: Mapping[str, Any] | None = None) -> Layer:
         """Recreates the wrapped layer from its serialized config, then the wrapper.
 
         Parameters
         ----------
         config : dict
             From :meth:`get_config`.
+        custom_objects : dict, optional
+            Custom layer classes by name.
 
         Returns
         -------
         TimeDistributed
         """
-        from .. import layers
+        from ._serialization import deserialize
 
         config = dict(config)
         inner = config.pop("layer")
-        if isinstance(inner, dict):
-            klass = getattr(layers, inner["class_name"], None)
-            if klass is None:
-                raise ValueError(f"Unknown layer class {inner['class_name']!r} in TimeDistributed config")
-            inner = klass.from_config(inner["config"])
+        if isinstance(inner, Mapping):
+            inner = deserialize(inner, custom_objects=custom_objects)
         return cls(inner, **config)
 
 

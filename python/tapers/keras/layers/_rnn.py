@@ -23,7 +23,7 @@ import numpy as np
 
 from ... import _core
 from .. import constraints, regularizers
-from ._base import KerasTensor, Layer, _serialized, flatten
+from ._base import KerasTensor, Layer, Wrapper, _serialized, flatten
 from ._core_layers import _activation, _activation_name, _initializer_config
 
 __all__ = [
@@ -1178,7 +1178,7 @@ def _remove_prefix(name: str, prefix: str) -> str:
     return name[len(prefix) :] if name.startswith(prefix) else name
 
 
-class Bidirectional(Layer):
+class Bidirectional(Wrapper):
     """Runs a recurrent layer forwards and a copy of it backwards and merges their outputs
     (``keras.layers.Bidirectional``).
 
@@ -1225,7 +1225,7 @@ class Bidirectional(Layer):
                 f"Invalid merge mode. Received: {merge_mode}. Merge mode should be one of "
                 '{"sum", "mul", "ave", "concat", None}'
             )
-        super().__init__(**kwargs)
+        super().__init__(layer, **kwargs)
         self.forward_layer: Any = self._copy(layer, f"forward_{_remove_prefix(layer.name, 'forward_')}", None)
         if backward_layer is None:
             backward_layer = self._copy(layer, f"backward_{_remove_prefix(layer.name, 'backward_')}", True)

@@ -1,0 +1,3 @@
+"""Keras 3 _image_preprocessing: being filled (empty for now)."""
+
+__all__: list[str] = []

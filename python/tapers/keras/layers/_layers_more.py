@@ -1,0 +1,3 @@
+"""Keras 3 _layers_more: being filled (empty for now)."""
+
+__all__: list[str] = []

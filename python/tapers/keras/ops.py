@@ -1,0 +1,3 @@
+"""Keras 3 ops: being filled (empty for now)."""
+
+__all__: list[str] = []

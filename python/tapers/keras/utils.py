@@ -1,0 +1,3 @@
+"""Keras 3 utils: being filled (empty for now)."""
+
+__all__: list[str] = []
