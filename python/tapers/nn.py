@@ -446,3 +446,7 @@ lrn = local_response_normalization
 from ._nn3d import avg_pool3d, conv3d, conv3d_transpose, max_pool3d  # noqa: E402
 
 __all__ += ["avg_pool3d", "conv3d", "conv3d_transpose", "max_pool3d"]
+
+from ._ctc import ctc_loss  # noqa: E402
+
+__all__ += ["ctc_loss"]

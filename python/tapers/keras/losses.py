@@ -48,6 +48,9 @@ __all__ = [
     "mean_squared_error", "mean_squared_logarithmic_error", "mse", "poisson", "serialize",
     "sparse_categorical_crossentropy", "squared_hinge", "KLD", "MAE", "MAPE", "MSE", "MSLE", "kld",
     "kullback_leibler_divergence", "logcosh", "mape", "msle",
+    "CTC", "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "CategoricalGeneralizedCrossEntropy", "Circle",
+    "Dice", "Tversky", "binary_focal_crossentropy", "categorical_focal_crossentropy",
+    "categorical_generalized_cross_entropy", "circle", "ctc", "dice", "tversky",
 ]  # fmt: skip
 
 
@@ -1261,12 +1264,30 @@ class Huber(LossFunctionWrapper):
 
 # --------------------------------------------------------------------------- lookup
 
+from ._losses_extra import (  # noqa: E402 - they build on the classes above
+    CTC,
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    CategoricalGeneralizedCrossEntropy,
+    Circle,
+    Dice,
+    Tversky,
+    binary_focal_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_generalized_cross_entropy,
+    circle,
+    ctc,
+    dice,
+    tversky,
+)
+
 _CLASSES: dict[str, type] = {
     c.__name__: c
     for c in (
         Loss, LossFunctionWrapper, MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy, CategoricalCrossentropy,
         SparseCategoricalCrossentropy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CosineSimilarity,
-        Huber, LogCosh, KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge,
+        Huber, LogCosh, KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge, BinaryFocalCrossentropy,
+        CategoricalFocalCrossentropy, CategoricalGeneralizedCrossEntropy, Circle, CTC, Dice, Tversky,
     )
 }  # fmt: skip
 _FUNCTIONS: dict[str, Callable[..., Tensor]] = {
@@ -1275,6 +1296,8 @@ _FUNCTIONS: dict[str, Callable[..., Tensor]] = {
         mean_squared_error, mean_absolute_error, binary_crossentropy, categorical_crossentropy,
         sparse_categorical_crossentropy, mean_absolute_percentage_error, mean_squared_logarithmic_error,
         cosine_similarity, huber, log_cosh, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge,
+        binary_focal_crossentropy, categorical_focal_crossentropy, categorical_generalized_cross_entropy, circle, ctc,
+        dice, tversky,
     )
 }  # fmt: skip
 _BY_NAME: dict[str, Any] = {**_CLASSES, **_FUNCTIONS}

@@ -39,6 +39,7 @@ __all__ = [
     "AUC", "BinaryIoU", "ConcordanceCorrelation", "F1Score", "FBetaScore", "IoU", "MeanIoU", "OneHotIoU",
     "OneHotMeanIoU", "PearsonCorrelation", "PrecisionAtRecall", "R2Score", "RecallAtPrecision",
     "SensitivityAtSpecificity", "SpecificityAtSensitivity", "concordance_correlation", "pearson_correlation",
+    "binary_focal_crossentropy", "categorical_focal_crossentropy",
 ]  # fmt: skip
 
 # The per-sample loss functions are metric functions too (``keras.metrics.mean_squared_error`` etc.).
@@ -51,6 +52,8 @@ mean_absolute_percentage_error = _losses.mean_absolute_percentage_error
 mean_squared_logarithmic_error = _losses.mean_squared_logarithmic_error
 kl_divergence = _losses.kl_divergence
 poisson = _losses.poisson
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
 log_cosh = _losses.log_cosh
 huber = _losses.huber
 hinge = _losses.hinge

@@ -29,7 +29,7 @@ from ._conv_extra import (
 )
 
 # Families being built this session (explicit imports replace these at integration).
-from ._conv_rnn import *  # noqa: E402,F403
+from ._conv_rnn import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from ._core_layers import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
 from ._image_color import *  # noqa: E402,F403
 from ._image_preprocessing import *  # noqa: E402,F403
@@ -37,6 +37,7 @@ from ._layers3d import (
     AveragePooling3D,
     AvgPool3D,
     Conv3D,
+    Conv3DTranspose,
     Cropping3D,
     MaxPool3D,
     MaxPooling3D,
@@ -103,6 +104,7 @@ Convolution2D = Conv2D
 Convolution3D = Conv3D
 Convolution1DTranspose = Conv1DTranspose
 Convolution2DTranspose = Conv2DTranspose
+Convolution3DTranspose = Conv3DTranspose
 SeparableConvolution1D = SeparableConv1D
 SeparableConvolution2D = SeparableConv2D
 
@@ -126,5 +128,6 @@ __all__ = [
     "GroupNormalization", "MaxPool3D", "MaxPooling3D", "Normalization", "SpatialDropout3D", "TimeDistributed",
     "UpSampling3D", "ZeroPadding3D",
     "Convolution1D", "Convolution1DTranspose", "Convolution2D", "Convolution2DTranspose", "Convolution3D",
+    "Conv3DTranspose", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Convolution3DTranspose",
     "InputSpec", "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper", "deserialize", "dot", "serialize",
 ]  # fmt: skip

@@ -1,6 +1,6 @@
-"""Keras 3's 3-D layers: Conv3D, 3-D pooling, padding, cropping, up-sampling, spatial dropout.
+"""Keras 3's 3-D layers: Conv3D, Conv3DTranspose, 3-D pooling, padding, cropping, up-sampling, spatial dropout.
 
-All run on tapers' NDHWC ops (``nn.conv3d``, ``nn.max_pool3d``,
+All run on tapers' NDHWC ops (``nn.conv3d``, ``nn.conv3d_transpose``, ``nn.max_pool3d``,
 ``nn.avg_pool3d``, built from the 2-D kernels in ``tapers._nn3d``) and on
 ``pad``/slicing/``repeat``, so they are differentiable with respect to their
 inputs and weights and trace inside ``tapers.function``. Each takes Keras'
@@ -18,13 +18,14 @@ from .. import constraints, regularizers
 from ._activation_layers import _SpatialDropout
 from ._base import Layer, _serialized
 from ._conv import _out_len
+from ._conv_extra import _TRANSPOSE_DOC, _ConvTranspose
 from ._core_layers import _activation, _activation_name, _initializer_config
 from ._pooling import check_ndim, standardize_data_format, standardize_tuple
 from ._reshaping import _crop, _cropped, _spatial_axes
 
 __all__ = [
-    "AveragePooling3D", "AvgPool3D", "Conv3D", "Cropping3D", "MaxPool3D", "MaxPooling3D", "SpatialDropout3D",
-    "UpSampling3D", "ZeroPadding3D",
+    "AveragePooling3D", "AvgPool3D", "Conv3D", "Conv3DTranspose", "Cropping3D", "MaxPool3D", "MaxPooling3D",
+    "SpatialDropout3D", "UpSampling3D", "ZeroPadding3D",
 ]  # fmt: skip
 
 Tensor = _core.Tensor
@@ -214,6 +215,36 @@ class Conv3D(Layer):
             "kernel_constraint": _serialized(self.kernel_constraint),
             "bias_constraint": _serialized(self.bias_constraint),
         }
+
+
+class Conv3DTranspose(_ConvTranspose):
+    __doc__ = _TRANSPOSE_DOC.format(what="volumes ``(batch, d1, d2, d3, channels)``", cls="Conv3DTranspose", rank=3,
+                                    ks="kd, kh, kw")  # fmt: skip
+
+    def __init__(self, filters: int, kernel_size: int | Sequence[int], strides: int | Sequence[int] = (1, 1, 1),
+                 padding: str = "valid", output_padding: int | Sequence[int] | None = None,
+                 data_format: str | None = None, dilation_rate: int | Sequence[int] = (1, 1, 1),
+                 **kwargs: Any) -> None:  # fmt: skip
+        super().__init__(3, filters, kernel_size, strides, padding, output_padding, data_format, dilation_rate,
+                         **kwargs)  # fmt: skip
+
+    def _forward(self, x: Any) -> Tensor:
+        """``nn.conv3d_transpose`` of the NDHWC input to the size given by Keras 3's formula."""
+        spatial = self._spatial_out([int(n) for n in x.shape[1:4]])
+        if any(n is not None and n <= 0 for n in spatial):
+            raise ValueError(
+                f'Layer "{self.name}": the transposed convolution of input shape {tuple(x.shape)} would have '
+                f"non-positive output size {tuple(spatial)}"
+            )
+        out_shape = [int(x.shape[0]), *spatial, self.filters]
+        return nn.conv3d_transpose(
+            x,
+            self.kernel,
+            out_shape,
+            strides=list(self.strides),
+            padding=self.padding.upper(),
+            dilations=list(self.dilation_rate),
+        )
 
 
 class _Pooling3D(Layer):
