@@ -182,6 +182,8 @@ NOT_IN_TABLE = {
         ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d"],
         "3-D windows: test_nn3d.py (TF fixtures, float64 finite differences)",
     ),
+    "ctc_loss": "integer labels and lengths: test_keras_losses_extra.py (TF fixtures, brute force, float64 "
+    "finite differences)",
     "dropout": "random: test_op_library.py::test_bias_add_errors_and_dropout",
     "embedding_lookup": "integer ids, sparse gradient: test_sparse_grad.py (TF fixtures, float64 finite differences)",
     "sparse_softmax_cross_entropy_with_logits": "integer labels: test_op_library.py::test_sparse_softmax_*",

@@ -24,6 +24,7 @@ from . import (
     models,
     ops,
     optimizers,
+    preprocessing,
     random,
     regularizers,
     utils,
@@ -35,5 +36,5 @@ from .regularizers import Regularizer
 __all__ = [
     "Input", "Layer", "Model", "Regularizer", "Sequential", "activations", "backend", "callbacks", "config",
     "constraints", "initializers", "layers", "losses", "metrics", "mixed_precision", "models", "ops", "optimizers",
-    "random", "regularizers", "utils",
+    "preprocessing", "random", "regularizers", "utils",
 ]  # fmt: skip

@@ -49,6 +49,8 @@ def resolve(
         obj = from_dict(identifier)
     elif isinstance(identifier, str):
         obj = table.get(identifier)
+        if obj is None:
+            obj = _registered().get(identifier)
     else:
         obj = identifier
     if callable(obj):
@@ -68,7 +70,8 @@ def from_table(
     table : dict
         The module's names.
     custom_objects : dict, optional
-        Extra names, which take precedence.
+        Extra names, which take precedence (with the active ``custom_object_scope`` and the classes
+        registered by ``register_keras_serializable``).
     what : str
         The kind of object, for the error message.
     base : type, optional
@@ -84,15 +87,24 @@ def from_table(
     ValueError
         ``Could not interpret {what} identifier: ...``.
     """
-    names = {**table, **(custom_objects or {})}
+    from .utils import _visible_custom_objects
+
+    names = {**table, **_visible_custom_objects(custom_objects)}
     if isinstance(config, dict):
-        found: Any = names.get(str(config.get("class_name")))
+        found: Any = names.get(str(config.get("registered_name")), names.get(str(config.get("class_name"))))
         if inspect.isclass(found) and (base is None or issubclass(found, base)):
             cls: Any = found  # (not narrowed to `type`, which has no from_config)
             return cls.from_config(config.get("config", {}))
     elif isinstance(config, str) and config in names:
         return names[config]
     raise ValueError(f"Could not interpret {what} identifier: {config}")
+
+
+def _registered() -> dict[str, Any]:
+    """``register_keras_serializable``'s registry and the active ``custom_object_scope``."""
+    from .utils import _visible_custom_objects
+
+    return _visible_custom_objects(None)
 
 
 def to_config(obj: Any) -> dict[str, Any]:

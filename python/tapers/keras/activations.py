@@ -800,7 +800,10 @@ def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Ca
     callable
         The activation function.
     """
-    if isinstance(config, str) and custom_objects and config in custom_objects:
-        fn: Callable[..., Any] = custom_objects[config]
+    from .utils import _visible_custom_objects
+
+    visible = _visible_custom_objects(custom_objects)
+    if isinstance(config, str) and config in visible:
+        fn: Callable[..., Any] = visible[config]
         return fn
     return get(config)

@@ -31,7 +31,25 @@ from ._conv_extra import (
 # Families being built this session (explicit imports replace these at integration).
 from ._conv_rnn import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from ._core_layers import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
-from ._image_color import *  # noqa: E402,F403
+from ._image_color import (
+    AutoContrast,
+    CutMix,
+    Equalization,
+    MixUp,
+    RandomBrightness,
+    RandomColorDegeneration,
+    RandomColorJitter,
+    RandomContrast,
+    RandomErasing,
+    RandomGaussianBlur,
+    RandomGrayscale,
+    RandomHue,
+    RandomInvert,
+    RandomPosterization,
+    RandomSaturation,
+    RandomSharpness,
+    Solarization,
+)
 from ._image_preprocessing import *  # noqa: E402,F403
 from ._layers3d import (
     AveragePooling3D,
@@ -129,5 +147,8 @@ __all__ = [
     "UpSampling3D", "ZeroPadding3D",
     "Convolution1D", "Convolution1DTranspose", "Convolution2D", "Convolution2DTranspose", "Convolution3D",
     "Conv3DTranspose", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Convolution3DTranspose",
+    "AutoContrast", "CutMix", "Equalization", "MixUp", "RandomBrightness", "RandomColorDegeneration",
+    "RandomColorJitter", "RandomContrast", "RandomErasing", "RandomGaussianBlur", "RandomGrayscale", "RandomHue",
+    "RandomInvert", "RandomPosterization", "RandomSaturation", "RandomSharpness", "Solarization",
     "InputSpec", "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper", "deserialize", "dot", "serialize",
 ]  # fmt: skip

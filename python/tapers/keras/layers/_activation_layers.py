@@ -649,9 +649,12 @@ def _deserialize_function(config: Any, custom_objects: dict[str, Any] | None, sa
             )
         return _func_load(config["config"])
     if isinstance(config, dict) and config.get("class_name") == "function":
+        from ..utils import _visible_custom_objects
+
         name = config.get("registered_name") or config["config"]
-        if custom_objects and name in custom_objects:
-            return custom_objects[name]
+        visible = _visible_custom_objects(custom_objects)
+        if name in visible:
+            return visible[name]
         module = config.get("module")
         if module:
             try:

@@ -937,7 +937,9 @@ class Wrapper(Layer):
 
     def get_config(self) -> dict[str, Any]:
         """``Layer``'s keys and ``layer``: the wrapped layer serialized."""
-        return {**super().get_config(), "layer": to_config(self.layer)}
+        from ._serialization import serialize
+
+        return {**super().get_config(), "layer": serialize(self.layer)}
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], custom_objects: Mapping[str, Any] | None = None) -> Layer:

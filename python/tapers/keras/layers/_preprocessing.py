@@ -655,15 +655,9 @@ class TimeDistributed(Wrapper):
 
     def get_config(self) -> dict[str, Any]:
         """Keras 3's keys: the wrapped ``layer`` serialized."""
-        return {
-            **super().get_config(),
-            "layer": {
-                "module": "keras.layers",
-                "class_name": type(self.layer).__name__,
-                "config": self.layer.get_config(),
-                "registered_name": None,
-            },
-        }
+        from ._serialization import serialize
+
+        return {**Layer.get_config(self), "layer": serialize(self.layer)}
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], custom_objects: Mapping[str, Any] | None = None) -> Layer:

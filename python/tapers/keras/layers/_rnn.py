@@ -695,20 +695,21 @@ def _call_cell(cell: Any, inputs: Any, states: Any, training: bool) -> tuple[Any
 
 
 def _serialize_layer(layer: Any) -> dict[str, Any]:
-    return {
-        "module": "keras.layers",
-        "class_name": type(layer).__name__,
-        "config": layer.get_config(),
-        "registered_name": None,
-    }
+    from ._serialization import serialize
+
+    return serialize(layer)
 
 
 def _deserialize_layer(config: Any, custom_objects: Mapping[str, Any] | None = None) -> Any:
     if isinstance(config, Layer) or not isinstance(config, Mapping):
         return config
-    name = config["class_name"]
+    from ..utils import _visible_custom_objects
+
+    name = config.get("registered_name") or config["class_name"]
     known: dict[str, Any] = {c.__name__: c for c in _SERIALIZABLE}
-    known.update(custom_objects or {})
+    known.update(_visible_custom_objects(dict(custom_objects or {})))
+    if name not in known:
+        name = config["class_name"]
     if name not in known:
         raise ValueError(f"Unknown layer {name!r}: pass it in custom_objects to deserialize it.")
     cls = known[name]

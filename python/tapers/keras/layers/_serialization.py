@@ -23,15 +23,18 @@ def serialize(layer: Layer) -> dict[str, Any]:
     -------
     dict
         ``{"module", "class_name", "config", "registered_name"}``; ``module`` is
-        ``"keras.layers"`` for tapers' own layers, the class's module otherwise.
+        ``"keras.layers"`` for tapers' own layers, the class's module otherwise, and
+        ``registered_name`` the name ``register_keras_serializable`` gave (else the class name).
     """
+    from ..utils import get_registered_name
+
     cls = type(layer)
     own = cls.__module__.startswith("tapers.keras.layers")
     return {
         "module": "keras.layers" if own else cls.__module__,
         "class_name": cls.__name__,
         "config": layer.get_config(),
-        "registered_name": None if own else cls.__name__,
+        "registered_name": None if own else get_registered_name(cls),
     }
 
 
@@ -43,7 +46,8 @@ def deserialize(config: Any, custom_objects: Mapping[str, Any] | None = None) ->
     config : dict
         From :func:`serialize` (or ``{"class_name", "config"}``).
     custom_objects : dict, optional
-        Classes by name, looked up before ``keras.layers``.
+        Classes by name, looked up before ``keras.layers`` (with the active ``custom_object_scope``
+        and the classes ``register_keras_serializable`` registered).
 
     Returns
     -------
@@ -59,7 +63,9 @@ def deserialize(config: Any, custom_objects: Mapping[str, Any] | None = None) ->
     if not isinstance(config, Mapping):
         raise ValueError(f"Could not interpret serialized layer: {config!r}")
     name = str(config.get("class_name"))
-    names = dict(custom_objects or {})
+    from ..utils import _visible_custom_objects
+
+    names = _visible_custom_objects(dict(custom_objects or {}))
     cls = names.get(name, names.get(str(config.get("registered_name")), getattr(layers, name, None)))
     if not (inspect.isclass(cls) and issubclass(cls, Layer)):
         raise ValueError(
