@@ -182,3 +182,12 @@ def test_unsafe_deserialization_allows_lambda_code(restore_settings):
         assert float(again(tf.constant(2.0))) == 6.0
     finally:
         config_module._unsafe_deserialization = False
+
+
+def test_layers_take_a_dtype_policy_object():
+    mp = K.mixed_precision
+    layer = K.layers.Dense(2, dtype=mp.Policy("float64"))
+    out = layer(tf.ones([1, 3], tf.float64))
+    assert out.dtype == tf.float64 and layer.dtype == "float64"
+    with pytest.raises(NotImplementedError, match="mixed_float16"):
+        K.layers.Dense(2, dtype=mp.Policy("mixed_float16"))

@@ -677,11 +677,13 @@ class Model(Layer):
         with GradientTape() as tape:
             y_pred = self._model_call(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True)
+            # As Keras 3: the optimizer may scale the loss (LossScaleOptimizer), and unscales the gradients.
+            scaled = self.optimizer.scale_loss(loss) if hasattr(self.optimizer, "scale_loss") else loss
         if self._loss_tracker is not None:
             self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         weights = self.trainable_weights
         if weights:
-            grads = tape.gradient(loss, weights)
+            grads = tape.gradient(scaled, weights)
             self.optimizer.apply_gradients(zip(grads, weights))
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 

@@ -4,16 +4,48 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..optimizers import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Ftrl, Lion, Nadam, Optimizer, RMSprop, schedules
+from ..optimizers import (
+    SGD,
+    Adadelta,
+    Adafactor,
+    Adagrad,
+    Adam,
+    Adamax,
+    AdamW,
+    Ftrl,
+    Lamb,
+    Lion,
+    LossScaleOptimizer,
+    Muon,
+    Nadam,
+    Optimizer,
+    RMSprop,
+    ScheduleFreeAdamW,
+    schedules,
+)
 
 __all__ = [
-    "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lion", "Nadam", "Optimizer", "RMSprop", "get",
-    "schedules",
+    "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lamb", "Lion", "LossScaleOptimizer",
+    "Muon", "Nadam", "Optimizer", "RMSprop", "ScheduleFreeAdamW", "get", "schedules",
 ]  # fmt: skip
 
-_BY_NAME = {
-    cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam, Adadelta, Lion, Ftrl)
-}
+# The names Keras 3.15's `get` knows (not "lamb").
+_GETTABLE = (
+    SGD,
+    Adam,
+    AdamW,
+    RMSprop,
+    Adagrad,
+    Adamax,
+    Nadam,
+    Adadelta,
+    Lion,
+    Ftrl,
+    Adafactor,
+    Muon,
+    ScheduleFreeAdamW,
+)
+_BY_NAME = {cls.__name__.lower(): cls for cls in _GETTABLE}
 
 
 def get(identifier: Any) -> Optimizer:
@@ -23,7 +55,8 @@ def get(identifier: Any) -> Optimizer:
     ----------
     identifier : str or Optimizer
         ``"sgd"``, ``"adam"``, ``"adamw"``, ``"rmsprop"``, ``"adagrad"``,
-        ``"adamax"``, ``"nadam"``, ``"adadelta"``, ``"lion"``, ``"ftrl"``
+        ``"adamax"``, ``"nadam"``, ``"adadelta"``, ``"lion"``, ``"ftrl"``,
+        ``"adafactor"``, ``"muon"``, ``"schedulefreeadamw"``
         (Keras' default hyperparameters), or an optimizer instance (returned
         as is).
 

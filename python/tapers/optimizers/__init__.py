@@ -6,8 +6,9 @@ Variables (one fused kernel per variable); ``Adagrad``, ``Adamax``, ``Nadam``,
 Keras' arguments and produce Keras' trajectories (tested against values
 computed by Keras). Differences
 from Keras: a constant ``learning_rate`` reads back as a Python float (a
-schedule's as the float32 tensor it computes, as in Keras); EMA, loss scaling
-and gradient accumulation are not implemented.
+schedule's as the float32 tensor it computes, as in Keras); EMA,
+``loss_scale_factor`` and gradient accumulation are not implemented (dynamic
+loss scaling is: ``LossScaleOptimizer``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,30 @@ from .._tape import GradientTape
 from ..dtypes import int64
 from . import schedules
 from .schedules import LearningRateSchedule
+
+# Keras 3's base options tapers does not implement, at Keras' defaults (reported by get_config).
+_KERAS_DEFAULTS: dict[str, Any] = {
+    "use_ema": False,
+    "ema_momentum": 0.99,
+    "ema_overwrite_frequency": None,
+    "loss_scale_factor": None,
+    "gradient_accumulation_steps": None,
+}
+
+
+def _f32(x: Any) -> float:
+    import numpy as np
+
+    return float(np.float32(x))
+
+
+def _auto_name(class_name: str) -> str:
+    """Keras 3's default optimizer names: the class name in snake case, numbered within the
+    session (``sgd``, ``sgd_1``, ...; ``keras.backend.clear_session`` restarts the count)."""
+    from ..keras import backend
+    from ..keras.layers._base import to_snake_case
+
+    return backend.unique_name(to_snake_case(class_name))
 
 
 def _rate(v: Any) -> Any:
@@ -77,7 +102,7 @@ class Optimizer:
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
         self.global_clipnorm = global_clipnorm
-        self.name = name or type(self).__name__.lower()
+        self.name = name or _auto_name(type(self).__name__)
         self._hyper = {k: (float(v) if not isinstance(v, bool) else float(v)) for k, v in hyper.items()}
         self.iterations = Variable(0, dtype=int64, trainable=False, name="iteration")
         self._slots: dict[int, tuple[Variable, list[Variable]]] = {}
@@ -125,6 +150,85 @@ class Optimizer:
         for _, slots in self._slots.values():
             out.extend(slots)
         return out
+
+    def scale_loss(self, loss: Any) -> Any:
+        """The loss to take gradients of (Keras 3's hook; ``LossScaleOptimizer`` multiplies by its scale).
+
+        Parameters
+        ----------
+        loss : Tensor
+            The loss.
+
+        Returns
+        -------
+        Tensor
+            ``loss`` itself: tapers' optimizers have no ``loss_scale_factor``.
+        """
+        return loss
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments, with Keras 3's keys (``from_config`` makes a fresh optimizer).
+
+        Returns
+        -------
+        dict
+            ``name``, ``learning_rate`` (a float, or the schedule/callable itself), ``weight_decay``,
+            the clipping options, Keras' EMA/loss-scale/accumulation keys at their defaults (tapers
+            does not implement them) and the optimizer's own hyperparameters.
+        """
+        import inspect
+
+        lr = self._learning_rate
+        config: dict[str, Any] = {
+            "name": self.name,
+            # Keras keeps a constant rate in a float32 variable and reports its value.
+            "learning_rate": lr if isinstance(lr, LearningRateSchedule) or callable(lr) else _f32(lr),
+            "weight_decay": self.weight_decay,
+            "clipnorm": self.clipnorm,
+            "global_clipnorm": self.global_clipnorm,
+            "clipvalue": self.clipvalue,
+            **_KERAS_DEFAULTS,
+        }
+        for pname, param in inspect.signature(type(self).__init__).parameters.items():
+            if pname in config or pname == "self" or param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+                continue
+            if hasattr(self, pname):
+                value = getattr(self, pname)
+            elif pname in self._hyper:
+                value = self._hyper[pname]
+            else:
+                continue
+            if isinstance(param.default, bool):
+                value = bool(value)
+            config[pname] = value
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        """A new optimizer (no slots, ``iterations`` 0) from :meth:`get_config`'s dictionary.
+
+        Parameters
+        ----------
+        config : dict
+            The configuration.
+        custom_objects : dict, optional
+            Unused (schedules come as objects).
+
+        Returns
+        -------
+        Optimizer
+
+        Raises
+        ------
+        NotImplementedError
+            For Keras options tapers does not implement, set away from their defaults.
+        """
+        del custom_objects
+        config = dict(config)
+        for key, default in _KERAS_DEFAULTS.items():
+            if key in config and config.pop(key) != default:
+                raise NotImplementedError(f"tapers optimizers do not implement `{key}`")
+        return cls(**config)
 
     def _clip(self, grads: list[Tensor]) -> list[Tensor]:
         if self.clipvalue is not None:
@@ -343,7 +447,7 @@ class SGD(Optimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "SGD",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         if not 0 <= momentum <= 1:
@@ -402,7 +506,7 @@ class Adam(Optimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "adam",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -445,7 +549,7 @@ class AdamW(Adam):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "adamw",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         if weight_decay is None:
@@ -499,7 +603,7 @@ class RMSprop(Optimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "rmsprop",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -517,8 +621,9 @@ class RMSprop(Optimizer):
 
 
 from ._composed import Adadelta, Adagrad, Adamax, Ftrl, Lion, Nadam  # noqa: E402 - they subclass Optimizer
+from ._more import Adafactor, Lamb, LossScaleOptimizer, Muon, ScheduleFreeAdamW  # noqa: E402 - they subclass Optimizer
 
 __all__ = [
-    "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lion", "Nadam", "Optimizer", "RMSprop",
-    "schedules",
+    "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lamb", "Lion", "LossScaleOptimizer",
+    "Muon", "Nadam", "Optimizer", "RMSprop", "ScheduleFreeAdamW", "schedules",
 ]  # fmt: skip

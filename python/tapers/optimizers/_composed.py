@@ -101,7 +101,7 @@ class Adagrad(_ComposedOptimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "adagrad",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name)
@@ -138,7 +138,7 @@ class Adamax(_ComposedOptimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "adamax",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name)
@@ -179,7 +179,7 @@ class Nadam(_ComposedOptimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "nadam",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name)
@@ -246,7 +246,7 @@ class Adadelta(_ComposedOptimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "adadelta",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name)
@@ -294,7 +294,7 @@ class Lion(_ComposedOptimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "lion",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name)
@@ -352,7 +352,7 @@ class Ftrl(_ComposedOptimizer):
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,
-        name: str = "ftrl",
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm, name)

@@ -63,7 +63,20 @@ from ._layers3d import (
     UpSampling3D,
     ZeroPadding3D,
 )
-from ._layers_more import *  # noqa: E402,F403
+from ._layers_more import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+    GroupedQueryAttention,
+    GroupQueryAttention,
+    IntegerLookup,
+    ReversibleEmbedding,
+    RMSNormalization,
+    SpectralNormalization,
+)
 from ._merging import (
     Add,
     Average,
@@ -150,5 +163,8 @@ __all__ = [
     "AutoContrast", "CutMix", "Equalization", "MixUp", "RandomBrightness", "RandomColorDegeneration",
     "RandomColorJitter", "RandomContrast", "RandomErasing", "RandomGaussianBlur", "RandomGrayscale", "RandomHue",
     "RandomInvert", "RandomPosterization", "RandomSaturation", "RandomSharpness", "Solarization",
+    "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D", "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D", "GroupQueryAttention", "GroupedQueryAttention", "IntegerLookup",
+    "RMSNormalization", "ReversibleEmbedding", "SpectralNormalization",
     "InputSpec", "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper", "deserialize", "dot", "serialize",
 ]  # fmt: skip

@@ -66,6 +66,8 @@ def _dtype_name(dtype: Any) -> str:
         dtype = dtype.get("config", {}).get("name", "float32")
     if dtype is None:
         return backend.floatx()
+    if not isinstance(dtype, str) and hasattr(dtype, "compute_dtype") and hasattr(dtype, "variable_dtype"):
+        dtype = dtype.name  # a keras.mixed_precision.DTypePolicy
     if isinstance(dtype, str) and dtype.startswith("mixed_"):
         raise NotImplementedError(f"Mixed-precision policies are not supported by tapers.keras, got {dtype!r}")
     return as_dtype(dtype).name
