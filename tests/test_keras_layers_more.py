@@ -120,9 +120,6 @@ CASES: dict[str, tuple[Callable[[], Any], list[np.ndarray], dict[str, Any]]] = {
 # output to the integer ids' dtype (zeros, NaN gradients); tapers keeps it float, so only the weights
 # and the normalization are compared for that case.
 NO_OUTPUT_PARITY = {"spectral_embedding"}
-# tapers' Embedding creates its table at construction (Keras 3.15 builds it on the first call, inside the
-# wrapper's name scope), so the wrapped table's path lacks the wrapper's prefix.
-PATH_DIVERGENCE = {"spectral_embedding": {"embedding/embeddings": "spectral_normalization/embedding/embeddings"}}
 
 
 @pytest.fixture(autouse=True)
@@ -149,12 +146,7 @@ def test_layer_matches_keras(case: str) -> None:
     set_fixed(layer, 1)
     assert type(layer).__name__ == ref["class"]
     assert layer.name == ref["name"]
-    renames = PATH_DIVERGENCE.get(case, {})
-
-    def kpath(w: Any) -> str:
-        return renames.get(path(w), path(w))
-
-    assert [[kpath(w), list(w.shape), w.trainable] for w in layer.weights] == ref["weights"]
+    assert [[path(w), list(w.shape), w.trainable] for w in layer.weights] == ref["weights"]
     assert sorted(layer.get_config()) == ref["config_keys"]
     with tf.GradientTape(persistent=True) as tape:
         for x in xs:
@@ -163,7 +155,7 @@ def test_layer_matches_keras(case: str) -> None:
         outs = _outs(layer(*xs, **call_kw))
         loss = tf.add_n([tf.reduce_sum(o * fixed(tuple(o.shape), 9 + i)) for i, o in enumerate(outs)])
     assert [list(o.shape) for o in outs] == ref["output_shapes"]
-    assert [kpath(w) for w in layer.trainable_weights] == ref["trainable"]
+    assert [path(w) for w in layer.trainable_weights] == ref["trainable"]
     for w, want in zip(layer.weights, ref["weights_after"]):
         np.testing.assert_allclose(w.numpy(), want, rtol=RTOL, atol=ATOL, err_msg=path(w))
     if case not in NO_OUTPUT_PARITY:

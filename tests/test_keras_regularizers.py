@@ -100,6 +100,7 @@ def test_layer_losses_are_keras():
     dense.set_weights([np.array(ref["dense"]["kernel"], np.float32), np.array(ref["dense"]["bias"], np.float32)])
     dense(x)
     emb = keras.layers.Embedding(6, 2, embeddings_regularizer="l2")
+    emb.build()  # Keras 3.15 builds an Embedding on its first call
     emb.set_weights([np.array(ref["embedding"]["embeddings"], np.float32)])
     emb(np.array(ref["embedding"]["ids"]))
     conv = keras.layers.Conv2D(2, 2, kernel_regularizer=R.L1(0.05), activity_regularizer="l2")

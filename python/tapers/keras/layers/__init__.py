@@ -27,8 +27,6 @@ from ._conv_extra import (
     SeparableConv1D,
     SeparableConv2D,
 )
-
-# Families being built this session (explicit imports replace these at integration).
 from ._conv_rnn import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from ._core_layers import Activation, Dense, Dropout, Embedding, Flatten, ReLU, Reshape
 from ._image_color import (
@@ -50,7 +48,18 @@ from ._image_color import (
     RandomSharpness,
     Solarization,
 )
-from ._image_preprocessing import *  # noqa: E402,F403
+from ._image_preprocessing import (
+    CenterCrop,
+    Pipeline,
+    RandomCrop,
+    RandomFlip,
+    RandomPerspective,
+    RandomRotation,
+    RandomShear,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
 from ._layers3d import (
     AveragePooling3D,
     AvgPool3D,
@@ -166,5 +175,7 @@ __all__ = [
     "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D", "AdaptiveMaxPooling1D",
     "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D", "GroupQueryAttention", "GroupedQueryAttention", "IntegerLookup",
     "RMSNormalization", "ReversibleEmbedding", "SpectralNormalization",
+    "CenterCrop", "Pipeline", "RandomCrop", "RandomFlip", "RandomPerspective", "RandomRotation", "RandomShear",
+    "RandomTranslation", "RandomZoom", "Resizing",
     "InputSpec", "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper", "deserialize", "dot", "serialize",
 ]  # fmt: skip

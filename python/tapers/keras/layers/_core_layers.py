@@ -419,12 +419,12 @@ class Embedding(Layer):
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = False
-        self.build()
-        if weights is not None:
+        if weights is not None:  # Keras 3.15 builds at construction only when given weights
+            self.build()
             self.set_weights(weights if isinstance(weights, list) else [weights])
 
     def build(self, input_shape: Any = None) -> None:
-        """Creates ``embeddings`` (done at construction, as Keras 3 does)."""
+        """Creates ``embeddings`` (on the first call, as Keras 3.15; at construction when ``weights`` are given)."""
         if self.built:
             return
         self.embeddings = self.add_weight(
