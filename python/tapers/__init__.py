@@ -154,3 +154,33 @@ __all__ += [
     "required_space_to_batch_paddings",
 ]  # fmt: skip
 # `slice` and `tuple` stay out of __all__ (as `print`): `from tapers import *` must not shadow the builtins.
+
+# TensorArray, the variable enums, TF 2's initializer aliases and other small names.
+from ._misc_api import (  # noqa: E402
+    AggregationMethod,
+    VariableAggregation,
+    VariableSynchronization,
+    guarantee_const,
+    inside_function,
+    is_symbolic_tensor,
+    type_spec_from_value,
+)
+from ._tensor_array import TensorArray  # noqa: E402
+from .keras import initializers, losses, metrics  # noqa: E402
+from .keras.initializers import Constant as constant_initializer  # noqa: E402
+from .keras.initializers import Ones as ones_initializer  # noqa: E402
+from .keras.initializers import RandomNormal as random_normal_initializer  # noqa: E402
+from .keras.initializers import RandomUniform as random_uniform_initializer  # noqa: E402
+from .keras.initializers import Zeros as zeros_initializer  # noqa: E402
+
+__all__ += [
+    "AggregationMethod", "TensorArray", "VariableAggregation", "VariableSynchronization", "constant_initializer",
+    "guarantee_const", "initializers", "inside_function", "is_symbolic_tensor", "losses", "metrics",
+    "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "type_spec_from_value",
+    "zeros_initializer",
+]  # fmt: skip
+
+# get_shape/set_shape, ref, device and the Variable scatter methods (python/tapers/_tensor_methods.py).
+from . import _tensor_methods  # noqa: E402
+
+_tensor_methods.install()

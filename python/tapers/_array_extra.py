@@ -2,9 +2,13 @@
 
 Slicing ops (``slice``, ``strided_slice``) become a ``Tensor.__getitem__``
 key, so their gradient is the strided-slice gradient; data movement
-(``reverse_sequence``, ``dynamic_partition``, ``tensor_scatter_nd_max``...) is
-``gather``/``boolean_mask``/``scatter`` with index arrays computed by numpy,
-so gradients flow exactly as TensorFlow's. Control helpers that only matter in
+(``reverse_sequence``...) is ``gather``/``boolean_mask``/``scatter`` with index
+arrays computed by numpy, so gradients flow exactly as TensorFlow's. The ops
+on index *tensors* (``tensor_scatter_nd_max/min/sub``, ``dynamic_partition``,
+``dynamic_stitch``) never read the indices into Python: inside
+``tapers.function`` they replay with each call's indices, checked by assertion
+nodes, and only the shapes that depend on values (a partition's length, the
+stitched length) are guarded, as ``boolean_mask``'s and ``bincount``'s. Control helpers that only matter in
 TF graphs (``no_op``, ``group``, ``control_dependencies``, ``init_scope``)
 behave as TensorFlow's do in eager mode.
 """
@@ -255,37 +259,101 @@ def reverse_sequence(
     return _core.gather_nd(x, _core.constant(idx.astype(np.int64)))
 
 
-def _scatter_reduce(tensor: Any, indices: Any, updates: Any, kind: str, op: str) -> Tensor:
+def _check_rows(rows: Tensor, shape: list[int], op: str) -> None:
+    """TensorFlow's range check of index rows ``[m, k]`` into ``shape``: eagerly now, and inside a
+    ``tapers.function`` as a node that checks each call's indices (no guard)."""
+    from ._math_extra import _check
+
+    m, k = int(rows.shape[0]), int(rows.shape[1])
+    if not (m and k):
+        return
+    bounds = np.asarray(shape[:k], np.int64)
+    rows = _core.cast(rows, "int64")
+
+    def fail(values: list[Tensor]) -> Any:
+        r = np.asarray(values[0])
+        i = int(np.nonzero(np.any((r < 0) | (r >= bounds), axis=1))[0][0])
+        raise errors.InvalidArgumentError(
+            f"indices[{i}] = [{', '.join(str(int(v)) for v in r[i])}] does not index into shape "
+            f"[{','.join(str(int(v)) for v in shape)}] [Op:{op}]"
+        )
+
+    lim = _core.constant(bounds)
+    inside = _core.math.logical_and(_core.math.greater_equal(rows, 0), _core.math.less(rows, lim))
+    _check(_core.reduce_all(inside), fail, [rows])
+
+
+def _inside(rows: Tensor, shape: list[int]) -> Tensor:
+    """Which index rows ``[m, k]`` (int64) address an element of ``shape``, as a bool ``[m]``."""
+    lim = _core.constant(np.asarray(shape[: int(rows.shape[1])], np.int64))
+    ok = _core.math.logical_and(_core.math.greater_equal(rows, 0), _core.math.less(rows, lim))
+    return _core.reduce_all(ok, 1)
+
+
+def _scatter_reduce(tensor: Any, indices: Any, updates: Any, kind: str, op: str, policy: str) -> Tensor:
+    """``tensor_scatter_nd_max``/``min`` from the segment max of each element's candidates (its
+    updates, then its own value), so the indices are never read into Python: inside a
+    ``tapers.function`` the graph replays with each call's indices, and a node checks their
+    range. ``unsorted_segment_max`` splits a tie's gradient evenly between the tied candidates,
+    which is TensorFlow's TensorScatterMax/Min gradient."""
+    from ._math_extra import _extreme, _real
+    from ._ops import _check_policy
+
+    _check_policy(policy, op)
     x = _t(tensor)
     u = _t(updates, dtype_hint=x.dtype)
-    idx = np.asarray(_t(indices)).astype(np.int64)
-    if idx.ndim == 0 or idx.shape[-1] > len(x.shape):
+    it = _t(indices)
+    if not as_dtype(it.dtype).is_integer:
+        raise TypeError(f"Value passed to parameter 'indices' has DataType {as_dtype(it.dtype).name} not in list")
+    _real(x, op)
+    if len(it.shape) == 0 or int(it.shape[-1]) > len(x.shape):
         raise errors.InvalidArgumentError(f"Index innermost dimension length must be <= tensor rank [Op:{op}]")
-    k = idx.shape[-1]
-    rows = idx.reshape(-1, k)
-    bounds = np.asarray(x.shape[:k], dtype=np.int64)
-    bad = np.nonzero(np.any((rows < 0) | (rows >= bounds), axis=1))[0]
-    if bad.size:
-        i = int(bad[0])
+    k = int(it.shape[-1])
+    bounds = [int(v) for v in x.shape[:k]]
+    rest = [int(v) for v in x.shape[k:]]
+    outer = [int(v) for v in it.shape[:-1]]
+    ushape = [int(v) for v in u.shape]
+    if ushape[: len(outer)] != outer:
         raise errors.InvalidArgumentError(
-            f"indices[{i}] = [{', '.join(str(v) for v in rows[i])}] does not index into shape {list(x.shape)} [Op:{op}]"
+            "Outer dimensions of indices and update must match. Indices shape: "
+            f"[{','.join(str(int(v)) for v in it.shape)}], updates shape:[{','.join(map(str, ushape))}] [Op:{op}]"
         )
-    rest = [int(d) for d in x.shape[k:]]
-    uflat = _core.reshape(u, [-1, *rest])
-    uniq, seg = np.unique(rows, axis=0, return_inverse=True) if rows.size else (rows, np.zeros(0, np.int64))
-    seg = np.asarray(seg).reshape(-1)
-    # Each touched element's candidates: the tensor's value first, then its updates; reduce_max/min
-    # split a tie's gradient evenly between them, which is TensorFlow's TensorScatterMax/Min gradient.
-    current = _core.gather_nd(x, _core.constant(uniq))
-    cand = _core.concat([current, uflat], 0)
-    ids = np.concatenate([np.arange(uniq.shape[0]), seg])
-    from ._math_extra import _segment_reduce
+    if ushape[len(outer) :] != rest:
+        raise errors.InvalidArgumentError(
+            "Inner dimensions of output shape must match inner dimensions of updates shape. Output: "
+            f"[{','.join(str(int(v)) for v in x.shape)}] updates: [{','.join(map(str, ushape))}] [Op:{op}]"
+        )
+    if k == 0 and int(np.prod(outer)):
+        raise errors.InvalidArgumentError(f"Indices and updates specified for empty output shape [Op:{op}]")
+    if k == 0:
+        raise errors.InvalidArgumentError(
+            f"Only indices.shape[-1] values between 1 and 5 are currently supported.  Requested rank: 0 [Op:{op}]"
+        )
+    rows = _core.reshape(_core.cast(it, "int64"), [-1, k])
+    m = int(rows.shape[0])
+    n = int(np.prod(bounds)) if bounds else 1
+    strides = np.cumprod([1, *bounds[::-1]])[:-1][::-1].astype(np.int64)
+    lin = _core.reduce_sum(rows * _core.constant(strides), 1)
+    if policy == "IGNORE":
+        # Rows outside the tensor go to a spare element n, cut off below.
+        lin = _core.where(_inside(rows, list(x.shape)), lin, _core.constant(n, dtype="int64"))
+    else:
+        _check_rows(rows, list(x.shape), op)
+    xflat = _core.reshape(x, [n, *rest])
+    # Updates first, the tensor's own value last: with TensorFlow's NaN order (a NaN in the
+    # tensor stays, a NaN update loses to the tensor's value).
+    cand = _core.concat([_core.reshape(u, [m, *rest]), xflat], 0)
+    seg = _core.concat([lin, _core.range(n, dtype="int64")], 0)
+    counts = _core.math.unsorted_segment_sum(_core.ones([m + n], "int32"), seg, n + 1)
+    best = _extreme(cand, seg, n + 1, kind, counts)[:n]
+    counts = counts[:n]
+    touched = _core.reshape(_core.math.greater(counts, 1), [n] + [1] * len(rest))
+    return _core.reshape(_core.where(touched, best, xflat), list(x.shape))
 
-    best = _segment_reduce(cand, ids, uniq.shape[0], kind, op)
-    return _core.tensor_scatter_nd_update(x, _core.constant(uniq), best)
 
-
-def tensor_scatter_nd_max(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
+def tensor_scatter_nd_max(
+    tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "", name: Any = None
+) -> Tensor:
     """``tensor`` with each indexed element replaced by the max of it and its updates
     (``tf.tensor_scatter_nd_max``); ties share the gradient evenly, as TensorFlow.
 
@@ -297,6 +365,9 @@ def tensor_scatter_nd_max(tensor: Any, indices: Any, updates: Any, name: Any = N
         Index rows ``[..., K]`` into ``tensor``'s first K dims.
     updates : Tensor-like
         Values, ``indices.shape[:-1] + tensor.shape[K:]``.
+    bad_indices_policy : str
+        ``"IGNORE"`` skips index rows outside ``tensor`` (their updates get a zero gradient);
+        ``""``, ``"DEFAULT"`` and ``"ERROR"`` raise ``InvalidArgumentError`` on them.
     name : str, optional
         Accepted for TensorFlow compatibility and ignored.
 
@@ -305,10 +376,12 @@ def tensor_scatter_nd_max(tensor: Any, indices: Any, updates: Any, name: Any = N
     Tensor
         ``tensor``'s shape and dtype.
     """
-    return _scatter_reduce(tensor, indices, updates, "max", "TensorScatterMax")
+    return _scatter_reduce(tensor, indices, updates, "max", "TensorScatterMax", bad_indices_policy)
 
 
-def tensor_scatter_nd_min(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
+def tensor_scatter_nd_min(
+    tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "", name: Any = None
+) -> Tensor:
     """``tensor`` with each indexed element replaced by the min of it and its updates
     (``tf.tensor_scatter_nd_min``); ties share the gradient evenly, as TensorFlow.
 
@@ -320,6 +393,9 @@ def tensor_scatter_nd_min(tensor: Any, indices: Any, updates: Any, name: Any = N
         Index rows ``[..., K]`` into ``tensor``'s first K dims.
     updates : Tensor-like
         Values, ``indices.shape[:-1] + tensor.shape[K:]``.
+    bad_indices_policy : str
+        ``"IGNORE"`` skips index rows outside ``tensor`` (their updates get a zero gradient);
+        ``""``, ``"DEFAULT"`` and ``"ERROR"`` raise ``InvalidArgumentError`` on them.
     name : str, optional
         Accepted for TensorFlow compatibility and ignored.
 
@@ -328,10 +404,12 @@ def tensor_scatter_nd_min(tensor: Any, indices: Any, updates: Any, name: Any = N
     Tensor
         ``tensor``'s shape and dtype.
     """
-    return _scatter_reduce(tensor, indices, updates, "min", "TensorScatterMin")
+    return _scatter_reduce(tensor, indices, updates, "min", "TensorScatterMin", bad_indices_policy)
 
 
-def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any, name: Any = None) -> Tensor:
+def tensor_scatter_nd_sub(
+    tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "", name: Any = None
+) -> Tensor:
     """Subtracts ``updates`` from ``tensor`` at ``indices`` (``tf.tensor_scatter_nd_sub``).
 
     Parameters
@@ -342,6 +420,9 @@ def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any, name: Any = N
         Index rows ``[..., K]`` into ``tensor``'s first K dims.
     updates : Tensor-like
         Values, ``indices.shape[:-1] + tensor.shape[K:]``.
+    bad_indices_policy : str
+        ``"IGNORE"`` skips index rows outside ``tensor`` (their updates get a zero gradient);
+        ``""``, ``"DEFAULT"`` and ``"ERROR"`` raise ``InvalidArgumentError`` on them.
     name : str, optional
         Accepted for TensorFlow compatibility and ignored.
 
@@ -350,8 +431,29 @@ def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any, name: Any = N
     Tensor
         ``tensor``'s shape and dtype, differentiable in both.
     """
+    from ._ops import _check_policy
+
+    _check_policy(bad_indices_policy, "TensorScatterSub")
     x = _t(tensor)
-    return _core.tensor_scatter_nd_add(x, indices, -_t(updates, dtype_hint=x.dtype))
+    it = _t(indices)
+    neg = -_t(updates, dtype_hint=x.dtype)
+    if len(it.shape) and as_dtype(it.dtype).is_integer and 0 < int(it.shape[-1]) <= len(x.shape):
+        k = int(it.shape[-1])
+        rows = _core.cast(_core.reshape(it, [-1, k]), "int64")
+        size = int(np.prod([int(v) for v in x.shape[k:]]))
+        fits = [int(v) for v in neg.shape] == [int(v) for v in it.shape[:-1]] + [int(v) for v in x.shape[k:]]
+        if bad_indices_policy == "IGNORE" and int(rows.shape[0]) and fits:
+            # Rows outside the tensor add -0.0 (x + -0.0 is x) at index 0 instead: no NaN or
+            # infinity of theirs reaches the result, and their updates get a zero gradient.
+            ok = _inside(rows, list(x.shape))
+            it = _core.reshape(_core.where(ok[:, None], rows, _core.zeros_like(rows)), list(it.shape))
+            flat_neg = _core.reshape(neg, [int(rows.shape[0]), size])
+            zero = _core.constant(-0.0 if as_dtype(x.dtype).is_floating else 0, dtype=x.dtype)
+            neg = _core.reshape(_core.where(ok[:, None], flat_neg, zero), list(neg.shape))
+        else:
+            # tensor_scatter_nd_add checks the range too, naming itself: this check names TensorScatterSub.
+            _check_rows(rows, list(x.shape), "TensorScatterSub")
+    return _core.tensor_scatter_nd_add(x, it, neg)
 
 
 def unique_with_counts(x: Any, out_idx: Any = "int32", name: Any = None) -> tuple[Tensor, Tensor, Tensor]:
@@ -441,29 +543,41 @@ def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Any
     list of Tensor
         ``num_partitions`` tensors of the rows with each partition number, in order.
     """
+    from ._math_extra import _check
+
     d = _t(data)
-    p = np.asarray(_t(partitions)).astype(np.int64)
+    pt = _t(partitions)
+    if not as_dtype(pt.dtype).is_integer:
+        raise TypeError(f"Value passed to parameter 'partitions' has DataType {as_dtype(pt.dtype).name} not in list")
     n = int(num_partitions)
-    if tuple(p.shape) != tuple(d.shape[: p.ndim]):
+    pshape = [int(v) for v in pt.shape]
+    if pshape != [int(v) for v in d.shape[: len(pshape)]]:
         raise errors.InvalidArgumentError(
             f"data.shape must start with partitions.shape, got data.shape = {list(d.shape)}, "
-            f"partitions.shape = {list(p.shape)} [Op:DynamicPartition]"
+            f"partitions.shape = {pshape} [Op:DynamicPartition]"
         )
-    if p.size and (p.min() < 0 or p.max() >= n):
-        bad = int(np.nonzero((p.reshape(-1) < 0) | (p.reshape(-1) >= n))[0][0])
-        raise errors.InvalidArgumentError(
-            f"partitions[{bad}] = {int(p.reshape(-1)[bad])} is not in [0, {n}) [Op:DynamicPartition]"
-        )
-    rest = [int(v) for v in d.shape[p.ndim :]]
+    pf = _core.reshape(_core.cast(pt, "int64"), [-1])
+    if int(pf.shape[0]):
+
+        def fail(values: list[Tensor]) -> Any:
+            a = np.asarray(values[0])
+            bad = int(np.nonzero((a < 0) | (a >= n))[0][0])
+            raise errors.InvalidArgumentError(
+                f"partitions[{bad}] = {int(a[bad])} is not in [0, {n}) [Op:DynamicPartition]"
+            )
+
+        inside = _core.math.logical_and(_core.math.greater_equal(pf, 0), _core.math.less(pf, n))
+        _check(_core.reduce_all(inside), fail, [pf])
+    rest = [int(v) for v in d.shape[len(pshape) :]]
     flat = _core.reshape(d, [-1, *rest])
-    pf = p.reshape(-1)
-    return [_core.boolean_mask(flat, _core.constant(pf == i)) for i in range(n)]
+    # Each output's length is a count of the partitions, which a trace guards on (as boolean_mask).
+    return [_core.boolean_mask(flat, _core.math.equal(pf, i)) for i in range(n)]
 
 
 def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: Any = None) -> Tensor:
     """Interleaves ``data`` into one tensor at ``indices`` (``tf.dynamic_stitch``); a later
     index wins. As TensorFlow's gradient, every ``data`` element, overwritten or not,
-    receives the output gradient at its index.
+    receives the output gradient at its index (an overwritten infinite or NaN element gets none).
 
     Parameters
     ----------
@@ -484,45 +598,69 @@ def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: Any = None
             f"List argument 'data' to 'DynamicStitch' Op with length {len(data)} must match length "
             f"{len(indices)} of argument 'indices'."
         )
-    idx = [np.asarray(_t(i)).astype(np.int64) for i in indices]
+    from ._math_extra import _check
+
+    its = [_t(i) for i in indices]
     ds = [_t(x) for x in data]
     if not ds:
         raise ValueError("DynamicStitch needs at least one input")
+    for t in its:
+        if not as_dtype(t.dtype).is_integer:
+            raise TypeError(f"Value passed to parameter 'indices' has DataType {as_dtype(t.dtype).name} not in list")
     dt = ds[0].dtype
-    rest = [int(v) for v in ds[0].shape[idx[0].ndim :]]
-    flats = []
-    for i, (ii, x) in enumerate(zip(idx, ds)):
-        if tuple(x.shape[: ii.ndim]) != tuple(ii.shape) or [int(v) for v in x.shape[ii.ndim :]] != rest:
+    rest = [int(v) for v in ds[0].shape[len(its[0].shape) :]]
+    flats, flat_idx = [], []
+    for i, (ii, x) in enumerate(zip(its, ds)):
+        ishape = [int(v) for v in ii.shape]
+        if [int(v) for v in x.shape[: len(ishape)]] != ishape or [int(v) for v in x.shape[len(ishape) :]] != rest:
             raise errors.InvalidArgumentError(
-                f"data[{i}].shape = {list(x.shape)} does not start with indices[{i}].shape = {list(ii.shape)} "
+                f"data[{i}].shape = {list(x.shape)} does not start with indices[{i}].shape = {ishape} "
                 "[Op:DynamicStitch]"
             )
         if x.dtype != dt:
             raise TypeError("DynamicStitch data must have one dtype")
         flats.append(_core.reshape(x, [-1, *rest]))
-    all_idx = np.concatenate([i.reshape(-1) for i in idx]) if idx else np.zeros(0, np.int64)
-    if all_idx.size and all_idx.min() < 0:
-        raise errors.InvalidArgumentError(f"indices contains a negative value {int(all_idx.min())} [Op:DynamicStitch]")
-    n = int(all_idx.max()) + 1 if all_idx.size else 0
-    src = np.full(n, -1, dtype=np.int64)
-    src[all_idx] = np.arange(all_idx.size)
-    if np.any(src < 0):
-        raise errors.InvalidArgumentError(
-            f"Missing indices in [0, {n}): index {int(np.nonzero(src < 0)[0][0])} [Op:DynamicStitch]"
-        )
-    sizes = [int(f.shape[0]) for f in flats]
+        flat_idx.append(_core.reshape(_core.cast(ii, "int64"), [-1]))
+    sizes = [int(f.shape[0]) for f in flat_idx]
+    all_idx = _core.concat(flat_idx, 0)
+    total = sum(sizes)
+    if not total:
+        return _core.zeros([0, *rest], dtype=dt)
 
-    @custom_gradient
-    def stitch(*parts: Tensor) -> Any:
-        out = _core.gather(_core.concat(list(parts), 0), _core.constant(src))
+    def negative(values: list[Tensor]) -> Any:
+        for v in values:
+            a = np.asarray(v)
+            if np.any(a < 0):
+                first = int(np.nonzero(a < 0)[0][0])
+                raise errors.InvalidArgumentError(f"indices[{first}] is out of range [Op:DynamicStitch]")
+        raise AssertionError("unreachable")
 
-        def grad(dy: Tensor) -> list[Tensor]:
-            return [_core.gather(dy, _core.constant(i.reshape(-1))) for i in idx]
+    _check(_core.reduce_all(_core.math.greater_equal(all_idx, 0)), negative, flat_idx)
+    # How often each row is written; its length (the largest index + 1) is the result's, which a
+    # trace guards on as bincount's (the one value of the indices a trace depends on).
+    covered = _core.math.bincount(_core.cast(all_idx, "int32"))
+    n = int(covered.shape[0])
 
-        return out, grad
+    def missing(values: list[Tensor]) -> Any:
+        hole = int(np.nonzero(np.asarray(values[0]) == 0)[0][0])
+        raise errors.InvalidArgumentError(f"Missing indices in [0, {n}): index {hole} [Op:DynamicStitch]")
 
-    del sizes
-    return stitch(*flats)
+    _check(_core.reduce_all(_core.math.greater(covered, 0)), missing, [covered])
+    # Each output row comes from the last element written there (the largest flat position).
+    order = _core.range(total, dtype="int64")
+    src = _core.math.unsorted_segment_max(order, all_idx, n)
+    cat = _core.concat(flats, 0)
+    out = _core.gather(cat, src)
+    if as_dtype(dt).is_floating:
+        # TensorFlow's gradient gives every element, overwritten or not, the output gradient at its
+        # index. The overwritten ones join through a term that is exactly +0 (x - x of finite x), so
+        # the value keeps its bits (y - +0 == y, -0 included) and each gets its index's gradient.
+        lost = _core.math.not_equal(order, _core.gather(src, all_idx))
+        lost = _core.reshape(lost, [total] + [1] * len(rest))
+        keep = _core.math.logical_and(lost, _core.math.is_finite(cat))
+        part = _core.where(keep, cat, _core.constant(0, dtype=dt))
+        out = out - _core.math.unsorted_segment_sum(_core.stop_gradient(part) - part, all_idx, n)
+    return out
 
 
 def shape_n(input: Sequence[Any], out_type: Any = "int32", name: Any = None) -> list[Tensor]:

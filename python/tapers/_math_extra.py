@@ -3,12 +3,17 @@
 Each function is TensorFlow's definition written with tapers' ops (so its
 gradient follows from theirs, and equals TensorFlow's registered gradient), or,
 where the result is an integer or boolean tensor with no gradient, computed on
-the index arrays with numpy. Segment reductions that the core has no kernel for
-(``segment_max/min/prod``, ``unsorted_segment_min/prod``) lay each segment's
-rows out in a padded ``[num_segments, longest, ...]`` block with ``scatter_nd``
-and reduce its second axis: ``reduce_max``/``reduce_min`` split a tie's
-gradient evenly and ``reduce_prod`` gives each element the product of the
-others, which are TensorFlow's segment gradients.
+the index arrays with numpy. The segment reductions the core has no kernel for
+never read their ids into Python, so inside ``tapers.function`` their graphs
+replay with each call's ids (no guard), and value checks are assertion nodes
+that raise TensorFlow's message at every call: ``segment_max/min`` and
+``unsorted_segment_min`` are ``unsorted_segment_max`` (of ``-x``, or ``-1 - x``
+for integers, which cannot overflow), whose gradient splits a tie evenly as
+TensorFlow's; ``segment_prod``/``unsorted_segment_prod`` lay each segment's rows
+out in a block padded with ones (ranks from a stable sort) and reduce it
+with ``reduce_prod`` in row order, TensorFlow's order; ``segment_mean`` and
+``unsorted_segment_sqrt_n`` divide sums by counts. A sorted op's result length
+(the last id + 1) comes from ``segment_sum``, a shape a trace guards on.
 """
 
 from __future__ import annotations
@@ -395,93 +400,183 @@ def confusion_matrix(
 # ---------------------------------------------------------------------------------------------- segments
 
 
-def _segment_layout(ids: np.ndarray, num_segments: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """For each row with a valid id (``0 <= id < num_segments``), its ``[segment, position]`` in a
-    padded block; also the rows kept, the longest segment, and each segment's count."""
-    keep = ids >= 0
-    kept = ids[keep]
-    counts = np.bincount(kept, minlength=num_segments)[:num_segments] if kept.size else np.zeros(num_segments, int)
-    # Each row's rank within its segment, in row order (a stable sort groups the segments).
-    order = np.argsort(kept, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    pos = np.empty(kept.shape[0], dtype=np.int64)
-    pos[order] = np.arange(kept.shape[0], dtype=np.int64) - starts[kept[order]]
-    longest = int(counts.max()) if counts.size else 0
-    return np.stack([kept.astype(np.int64), pos], axis=1), keep, longest, counts
+# Rows per block in the padded layout of a segment product that needs no guard (see ``_prod``).
+_PROD_BLOCK_LIMIT = 1 << 22
 
 
-def _segment_reduce(data: Tensor, ids: np.ndarray, num_segments: int, kind: str, op: str) -> Tensor:
-    """``kind`` in ``max``/``min``/``prod`` over each segment; empty segments get TensorFlow's
-    identity (lowest/highest value, or 1)."""
-    k = ids.ndim
-    rest = [int(d) for d in data.shape[k:]]
-    flat = _core.reshape(data, [-1, *rest])
-    flat_ids = ids.reshape(-1)
-    if flat_ids.size and flat_ids.max() >= num_segments:
-        bad = int(flat_ids.max())
-        raise errors.InvalidArgumentError(
-            f"segment_ids[{int(np.argmax(flat_ids))}] = {bad} is out of range [0, {num_segments}) [Op:{op}]"
-        )
-    where_idx, keep, longest, counts = _segment_layout(flat_ids, num_segments)
-    dt = as_dtype(data.dtype)
-    if kind == "prod":
-        pad: Any = 1
-    elif dt.is_floating:
-        pad = float("-inf") if kind == "max" else float("inf")
-    else:
-        pad = dt.min if kind == "max" else dt.max
-    width = max(longest, 1)
-    rows = flat if keep.all() else _core.boolean_mask(flat, _core.constant(keep))
-    block = _core.scatter_nd(_core.constant(where_idx), rows, [num_segments, width, *rest])
-    filled = np.zeros((num_segments, width), dtype=bool)
-    if where_idx.size:
-        filled[where_idx[:, 0], where_idx[:, 1]] = True
-    mask = _core.constant(filled.reshape(filled.shape + (1,) * len(rest)))
-    block = _core.where(mask, block, _core.fill([num_segments, width, *rest], _core.constant(pad, dtype=data.dtype)))
-    reduce = {"max": _core.reduce_max, "min": _core.reduce_min, "prod": _core.reduce_prod}[kind]
-    out = reduce(block, 1)
-    if kind != "prod" and dt.is_floating:
-        # TF's empty segments hold the dtype's lowest (max) or highest (min) finite value.
-        lim = dt.min if kind == "max" else dt.max
-        empty = _core.constant((counts == 0).reshape((num_segments,) + (1,) * len(rest)))
-        out = _core.where(empty, _core.fill(list(out.shape), _core.constant(lim, dtype=data.dtype)), out)
-    return out
+def _check(condition: Tensor, fail: Any, data: list[Tensor]) -> None:
+    """Raises through ``fail(values)`` unless ``condition`` holds everywhere. Inside a
+    ``tapers.function`` trace it is a node that checks each call's values (no guard)."""
+    from .debugging import _check as check
+
+    check(condition, fail, data)
 
 
-def _ids(segment_ids: Any, data: Tensor, op: str) -> np.ndarray:
+def _ids(segment_ids: Any, data: Tensor, op: str) -> Tensor:
+    """``segment_ids`` as an int32/int64 tensor whose shape starts ``data``'s (not read into Python)."""
     t = _t(segment_ids)
-    if as_dtype(t.dtype).name not in ("int32", "int64", "int16", "int8", "uint8", "uint16"):
-        raise TypeError(f"Value passed to parameter 'segment_ids' has DataType {as_dtype(t.dtype).name} not in list")
-    a = np.asarray(t).astype(np.int64)
-    if tuple(a.shape) != tuple(data.shape[: a.ndim]):
+    name = as_dtype(t.dtype).name
+    if name not in ("int32", "int64", "int16", "int8", "uint8", "uint16"):
+        raise TypeError(f"Value passed to parameter 'segment_ids' has DataType {name} not in list")
+    shape = [int(v) for v in t.shape]
+    if shape != [int(v) for v in data.shape[: len(shape)]]:
         raise errors.InvalidArgumentError(
-            f"data.shape = {list(data.shape)} does not start with segment_ids.shape = {list(a.shape)} [Op:{op}]"
+            f"data.shape = {list(data.shape)} does not start with segment_ids.shape = {shape} [Op:{op}]"
         )
-    return a
+    return t if name in ("int32", "int64") else _core.cast(t, "int64")
 
 
-def _sorted_ids(segment_ids: Any, data: Tensor, op: str) -> np.ndarray:
-    a = np.asarray(_t(segment_ids)).astype(np.int64)
-    if a.ndim != 1:
+def _num_segments(num_segments: Any) -> int:
+    # The result's shape: a tensor here is read into Python (a guard inside `tapers.function`).
+    return int(np.asarray(_t(num_segments)))
+
+
+def _check_below(ids: Tensor, n: int, op: str) -> None:
+    """TensorFlow's check that no segment id is ``>= n`` (negative ids drop their rows)."""
+    if not int(np.prod(ids.shape)):
+        return
+
+    def fail(values: list[Tensor]) -> Any:
+        a = np.asarray(values[0]).astype(np.int64)
+        flat = int(np.nonzero(a.reshape(-1) >= n)[0][0])
+        where = ",".join(str(int(v)) for v in np.unravel_index(flat, a.shape))
+        raise errors.InvalidArgumentError(
+            f"segment_ids[{where}] = {int(a.reshape(-1)[flat])} is out of range [0, {n}) [Op:{op}]"
+        )
+
+    _check(_core.reduce_all(_core.math.less(ids, _core.constant(n, dtype=ids.dtype))), fail, [ids])
+
+
+def _sorted_ids(segment_ids: Any, data: Tensor, op: str) -> tuple[Tensor, Tensor]:
+    """The checked ids of a sorted segment op, and each segment's row count (int32, ``[n]``).
+
+    The count comes from ``segment_sum``, whose result's length (the last id + 1) is the
+    only value a ``tapers.function`` trace guards on."""
+    t = _t(segment_ids)
+    name = as_dtype(t.dtype).name
+    if not as_dtype(t.dtype).is_integer:
+        raise TypeError(f"Value passed to parameter 'segment_ids' has DataType {name} not in list")
+    if len(t.shape) != 1:
         raise errors.InvalidArgumentError(f"segment_ids should be a vector. [Op:{op}]")
-    if a.shape[0] != (data.shape[0] if len(data.shape) else -1):
+    rows = int(t.shape[0])
+    if rows != (int(data.shape[0]) if len(data.shape) else -1):
         raise errors.InvalidArgumentError(f"segment_ids should be the same size as dimension 0 of input. [Op:{op}]")
-    if a.size and (a.min() < 0 or np.any(a[1:] < a[:-1])):
-        raise errors.InvalidArgumentError(f"segment ids are not increasing [Op:{op}]")
-    return a
+    ids = t if name in ("int32", "int64") else _core.cast(t, "int64")
+    if rows:
+
+        def fail(values: list[Tensor]) -> Any:
+            # TensorFlow's SegmentReductionOp walk, for its first failing check's message.
+            a = np.asarray(values[0]).astype(np.int64)
+            out_rows = int(a[-1]) + 1
+            if out_rows < 0:
+                raise errors.InvalidArgumentError(f"segment ids must be >= 0 [Op:{op}]")
+            msg = "segment ids are not increasing"
+            end, out = 1, int(a[0])
+            while end <= a.shape[0]:
+                nxt = 0
+                if end < a.shape[0]:
+                    nxt = int(a[end])
+                    if nxt == out:
+                        end += 1
+                        continue
+                    if out >= nxt:
+                        break
+                if not 0 <= out < out_rows:
+                    msg = (
+                        f"Segment id {out} out of range [0, {out_rows}), possibly because 'segment_ids' input "
+                        "is not sorted."
+                    )
+                    break
+                end, out = end + 1, nxt
+            raise errors.InvalidArgumentError(f"{msg} [Op:{op}]")
+
+        ok = _core.math.greater_equal(ids[0], _core.constant(0, dtype=ids.dtype))
+        if rows > 1:
+            ok = _core.math.logical_and(ok, _core.reduce_all(_core.math.greater_equal(ids[1:], ids[:-1])))
+        _check(ok, fail, [ids])
+    return ids, _core.math.segment_sum(_core.ones([rows], "int32"), ids)
 
 
-def _sorted_segment(data: Any, segment_ids: Any, kind: str, op: str) -> Tensor:
+def _flip(x: Tensor) -> Tensor:
+    """An order-reversing involution that cannot overflow: ``-x`` for floats, ``-1 - x`` for
+    signed and ``max - x`` for unsigned integers (``-x`` would overflow the lowest integer)."""
+    dt = as_dtype(x.dtype)
+    if dt.is_floating:
+        return _core.math.negative(x)
+    return _core.math.subtract(_core.constant(-1 if not dt.is_unsigned else dt.max, dtype=x.dtype), x)
+
+
+def _real(d: Tensor, op: str, complex_ok: bool = False) -> None:
+    """TensorFlow's dtype check: real numbers (and complex ones for products)."""
+    dt = as_dtype(d.dtype)
+    if not (dt.is_floating or dt.is_integer or (complex_ok and dt.is_complex)) or dt.name == "bool":
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'T' of {dt.name} is not in the list of allowed values for {op} [Op:{op}]"
+        )
+
+
+def _extreme(data: Tensor, ids: Tensor, n: int, kind: str, counts: Tensor | None = None) -> Tensor:
+    """``unsorted_segment_max`` (``kind="max"``) or min (through :func:`_flip`). With ``counts``
+    (each segment's rows, ``[n]``), a segment of only infinities (the identity) keeps it, as
+    the sorted ops do, where ``unsorted_segment_max`` holds the lowest finite value."""
+    x = _flip(data) if kind == "min" else data
+    out = _core.math.unsorted_segment_max(x, ids, n)
+    if counts is not None and as_dtype(data.dtype).is_floating:
+        shape = [n] + [1] * (len(out.shape) - 1)
+        c = _core.reshape(counts, shape)
+        low = _core.constant(float("-inf"), dtype=x.dtype)
+        ninf = _core.math.unsorted_segment_sum(_core.cast(_core.math.equal(x, low), "int32"), ids, n)
+        only = _core.math.logical_and(_core.math.equal(ninf, c), _core.math.greater(c, 0))
+        out = _core.where(only, low, out)
+    return _flip(out) if kind == "min" else out
+
+
+def _prod(data: Tensor, ids: Tensor, n: int) -> Tensor:
+    """The product of each segment's rows in row order (empty segments 1), as TensorFlow's kernel
+    multiplies them: each row goes to ``[segment, rank in its segment]`` of a block padded with
+    ones, reduced over its second axis (``reduce_prod``'s gradient, each element's product of the
+    others, is TensorFlow's). Ranks come from a stable sort by segment, so the layout follows each
+    call's ids. The block is ``rows`` wide (no guard) unless that exceeds ``_PROD_BLOCK_LIMIT`` elements;
+    then it is as wide as the longest segment, a value a ``tapers.function`` trace guards on."""
+    k = len(ids.shape)
+    rest = [int(v) for v in data.shape[k:]]
+    flat = _core.reshape(data, [-1, *rest])
+    rows = int(flat.shape[0])
+    fid = _core.cast(_core.reshape(ids, [-1]), "int64")
+    # Dropped rows (negative ids) go to a spare segment n, cut off at the end.
+    sid = _core.where(_core.math.less(fid, 0), _core.constant(n, dtype="int64"), fid)
+    # Each row's rank in its segment: its place in a stable sort by segment, less its segment's start.
+    counts = _core.math.unsorted_segment_sum(_core.ones([rows], "int64"), sid, n + 1)
+    order = _core.argsort(sid, stable=True)
+    sorted_sid = _core.gather(sid, order)
+    starts = _core.math.cumsum(counts, exclusive=True)
+    ranked = _core.range(rows, dtype="int64") - _core.gather(starts, sorted_sid)
+    rank = _core.scatter_nd(_core.reshape(_core.cast(order, "int64"), [rows, 1]), ranked, [rows])
+    size = int(np.prod(rest)) if rest else 1
+    width = rows
+    if (n + 1) * rows * size > _PROD_BLOCK_LIMIT:
+        # The longest segment, as the length of a mask's true count: a shape a trace guards on
+        # where the op runs, so a replay with a longer segment traces again before scattering.
+        r = _core.range(rows, dtype="int64")
+        width = int(_core.boolean_mask(r, _core.math.less(r, _core.reduce_max(counts))).shape[0])
+    width = max(width, 1)
+    where_idx = _core.stack([sid, rank], 1)
+    block = _core.scatter_nd(where_idx, flat, [n + 1, width, *rest])
+    filled = _core.scatter_nd(where_idx, _core.ones([rows], "int32"), [n + 1, width])
+    filled = _core.reshape(_core.math.greater(filled, 0), [n + 1, width] + [1] * len(rest))
+    block = _core.where(filled, block, _core.constant(1, dtype=data.dtype))
+    return _core.reduce_prod(block, 1)[:n]
+
+
+def _sorted_extreme(data: Any, segment_ids: Any, kind: str, op: str) -> Tensor:
     d = _t(data)
-    ids = _sorted_ids(segment_ids, d, op)
-    n = int(ids[-1]) + 1 if ids.size else 0
-    out = _segment_reduce(d, ids, n, kind, op)
-    if kind == "prod":
-        return out
+    _real(d, op)
+    ids, counts = _sorted_ids(segment_ids, d, op)
+    n = int(counts.shape[0])
+    out = _extreme(d, ids, n, kind, counts)
     # Sorted segment max/min give 0 for an empty segment (the unsorted ones the dtype's limit).
-    counts = np.bincount(ids, minlength=n)
-    empty = _core.constant((counts == 0).reshape((n,) + (1,) * (len(out.shape) - 1)))
-    return _core.where(empty, _core.zeros_like(out), out)
+    empty = _core.reshape(_core.math.equal(counts, 0), [n] + [1] * (len(out.shape) - 1))
+    return _core.where(empty, _core.constant(0, dtype=d.dtype), out)
 
 
 def segment_max(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
@@ -503,7 +598,7 @@ def segment_max(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
     Tensor
         ``[segment_ids[-1] + 1, *data.shape[1:]]``.
     """
-    return _sorted_segment(data, segment_ids, "max", "SegmentMax")
+    return _sorted_extreme(data, segment_ids, "max", "SegmentMax")
 
 
 def segment_min(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
@@ -523,7 +618,7 @@ def segment_min(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
     Tensor
         ``[segment_ids[-1] + 1, *data.shape[1:]]``.
     """
-    return _sorted_segment(data, segment_ids, "min", "SegmentMin")
+    return _sorted_extreme(data, segment_ids, "min", "SegmentMin")
 
 
 def segment_prod(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
@@ -543,7 +638,10 @@ def segment_prod(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
     Tensor
         ``[segment_ids[-1] + 1, *data.shape[1:]]``; each element's gradient is the product of the others.
     """
-    return _sorted_segment(data, segment_ids, "prod", "SegmentProd")
+    d = _t(data)
+    _real(d, "SegmentProd", complex_ok=True)
+    ids, counts = _sorted_ids(segment_ids, d, "SegmentProd")
+    return _prod(d, ids, int(counts.shape[0]))
 
 
 def segment_mean(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
@@ -564,17 +662,23 @@ def segment_mean(data: Any, segment_ids: Any, name: Any = None) -> Tensor:
         ``[segment_ids[-1] + 1, *data.shape[1:]]``, floating.
     """
     d = _t(data)
-    ids = _sorted_ids(segment_ids, d, "SegmentMean")
-    n = int(ids[-1]) + 1 if ids.size else 0
-    total = _core.math.unsorted_segment_sum(d, _core.constant(ids), n)
-    counts = np.maximum(np.bincount(ids, minlength=n), 1).reshape((n,) + (1,) * (len(d.shape) - 1))
-    return total / _core.constant(counts.astype(np.asarray(total).dtype))
+    ids, counts = _sorted_ids(segment_ids, d, "SegmentMean")
+    n = int(counts.shape[0])
+    total = _core.math.unsorted_segment_sum(d, ids, n)
+    den = _core.reshape(_core.math.maximum(counts, 1), [n] + [1] * (len(d.shape) - 1))
+    if as_dtype(d.dtype).is_integer:
+        # TensorFlow's integer mean divides with C++'s truncation.
+        return _core.truncatediv(total, _core.cast(den, d.dtype))
+    return total / _core.cast(den, d.dtype)
 
 
 def _unsorted(data: Any, segment_ids: Any, num_segments: Any, kind: str, op: str) -> Tensor:
     d = _t(data)
     ids = _ids(segment_ids, d, op)
-    return _segment_reduce(d, ids, int(np.asarray(_t(num_segments))), kind, op)
+    n = _num_segments(num_segments)
+    _real(d, op, complex_ok=kind == "prod")
+    _check_below(ids, n, op)
+    return _prod(d, ids, n) if kind == "prod" else _extreme(d, ids, n, kind)
 
 
 def unsorted_segment_min(data: Any, segment_ids: Any, num_segments: Any, name: Any = None) -> Tensor:
@@ -645,12 +749,20 @@ def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any, name
         ``[num_segments, *data.shape[segment_ids.ndim:]]``, floating.
     """
     d = _t(data)
+    dt = as_dtype(d.dtype)
     ids = _ids(segment_ids, d, "UnsortedSegmentSum")
-    n = int(np.asarray(_t(num_segments)))
-    total = _core.math.unsorted_segment_sum(d, segment_ids, n)
-    kept = ids.reshape(-1)
-    kept = kept[kept >= 0]
-    counts = np.maximum(np.bincount(kept, minlength=n)[:n], 1).astype(np.float64)
-    # TF counts one per id, so a multi-axis id array counts each entry once.
-    scale = np.sqrt(counts).reshape((n,) + (1,) * (len(total.shape) - 1))
-    return total / _core.constant(scale.astype(np.asarray(total).dtype))
+    if not (dt.is_floating or dt.is_complex):
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'T' of {dt.name} is not in the list of allowed values: bfloat16, half, float, double, "
+            "complex64, complex128 [Op:Sqrt]"
+        )
+    n = _num_segments(num_segments)
+    _check_below(ids, n, "UnsortedSegmentSum")
+    # Rows with negative ids go to a spare segment n, cut off (unsorted_segment_sum would guard on
+    # how many rows it drops).
+    spare = _core.where(_core.math.less(ids, 0), _core.constant(n, dtype=ids.dtype), ids)
+    total = _core.math.unsorted_segment_sum(d, spare, n + 1)[:n]
+    # TF counts one per id (a multi-axis id array counts each entry once); negative ids count nothing.
+    counts = _core.math.unsorted_segment_sum(_core.ones(list(ids.shape), "float64"), spare, n + 1)[:n]
+    scale = _core.math.sqrt(_core.math.maximum(counts, 1.0))
+    return total / _core.cast(_core.reshape(scale, [n] + [1] * (len(total.shape) - 1)), d.dtype)

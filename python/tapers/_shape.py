@@ -22,15 +22,18 @@ class TensorShape(tuple):
     -----
     A ``tuple`` subclass: indexing, slicing, ``len`` and iteration work as on
     tuples, and it compares equal to lists and tuples of the same
-    dimensions. Unlike TensorFlow, every dimension is known (tapers is eager
-    only), so ``is_fully_defined()`` is always True and there is no
-    ``None`` dimension.
+    dimensions. A tensor's own shape is always fully known (tapers computes
+    on real values); shapes written by users (``TensorShape([None, 3])``,
+    ``set_shape``, ``TensorArray(element_shape=...)``) may hold ``None`` for
+    an unknown dimension, but not an unknown rank.
     """
 
     __slots__ = ()
 
     def __new__(cls, dims: Any = ()) -> TensorShape:
-        return super().__new__(cls, (int(d) for d in dims))
+        if dims is None:
+            raise ValueError("tapers.TensorShape has no unknown rank: give the dimensions (None for an unknown one)")
+        return super().__new__(cls, (None if d is None else int(d) for d in dims))
 
     @property
     def rank(self) -> int:
@@ -43,14 +46,40 @@ class TensorShape(tuple):
     def as_list(self) -> list[int]:
         return list(self)
 
-    def num_elements(self) -> int:
+    def num_elements(self) -> int | None:
+        """The number of elements, or None when a dimension is unknown."""
         n = 1
         for d in self:
+            if d is None:
+                return None
             n *= d
         return n
 
     def is_fully_defined(self) -> bool:
-        return True
+        """Whether every dimension is known (always, for a tensor's own shape)."""
+        return all(d is not None for d in self)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        """Whether the two shapes could describe the same tensor: same rank, and equal sizes wherever
+        both are known."""
+        other = TensorShape(other)
+        return len(self) == len(other) and all(a is None or b is None or a == b for a, b in zip(self, other))
+
+    def assert_is_compatible_with(self, other: Any) -> None:
+        """Raises TensorFlow's ``ValueError`` unless :meth:`is_compatible_with`."""
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are incompatible")
+
+    def merge_with(self, other: Any) -> TensorShape:
+        """The shape with every dimension either side knows (``ValueError`` if they conflict)."""
+        other = TensorShape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        return TensorShape(a if a is not None else b for a, b in zip(self, other))
+
+    def concatenate(self, other: Any) -> TensorShape:
+        """This shape's dimensions followed by ``other``'s."""
+        return TensorShape((*self, *TensorShape(other)))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (tuple, list)):
