@@ -1,14 +1,16 @@
 """``keras.callbacks``: ``Callback``, ``History``, the progress bar ``fit`` prints (``ProgbarLogger``), and
-Keras 3's ``EarlyStopping``, ``ReduceLROnPlateau``, ``LearningRateScheduler``, ``TerminateOnNaN`` and
-``CSVLogger`` (their decisions, messages and files compared with Keras' in
-``tests/test_keras_callbacks.py``)."""
+Keras 3's ``EarlyStopping``, ``ReduceLROnPlateau``, ``LearningRateScheduler``, ``TerminateOnNaN``,
+``CSVLogger``, ``ModelCheckpoint`` and ``BackupAndRestore`` (their decisions, messages and files compared with
+Keras' in ``tests/test_keras_callbacks.py`` and ``tests/test_keras_model_checkpoint.py``)."""
 
 from __future__ import annotations
 
 import csv
+import json
 import logging
 import math
 import os
+import shutil
 import sys
 import time
 import warnings
@@ -18,8 +20,8 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
-    "Progbar", "ProgbarLogger", "ReduceLROnPlateau", "TerminateOnNaN",
+    "BackupAndRestore", "CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History", "LambdaCallback",
+    "LearningRateScheduler", "ModelCheckpoint", "Progbar", "ProgbarLogger", "ReduceLROnPlateau", "TerminateOnNaN",
 ]  # fmt: skip
 
 
@@ -820,3 +822,293 @@ class CSVLogger(Callback):
         if self.csv_file is not None and not self.csv_file.closed:
             self.csv_file.close()
         self.writer = None
+
+
+class ModelCheckpoint(_MonitorCallback):
+    """Saves the model's weights during ``fit``, every epoch or every few batches, or only when a
+    monitored quantity improves (``keras.callbacks.ModelCheckpoint``).
+
+    Parameters
+    ----------
+    filepath : str or path
+        Where to save; may hold ``str.format`` fields filled from the epoch (``{epoch}``, counted
+        from 1), the batch (``{batch}``, from 1, with an integer ``save_freq``) and the logs
+        (``{val_loss:.2f}``). Must end in ``.weights.h5`` (Keras' rule; tapers writes safetensors
+        there).
+    monitor : str, default "val_loss"
+        The logged quantity ``save_best_only`` compares.
+    verbose : int, default 0
+        1 prints a line for each decision and each save.
+    save_best_only : bool, default False
+        Save only when ``monitor`` improves on the best value so far.
+    save_weights_only : bool, default False
+        Must be True: whole-model saving (``model.save``) is not implemented by tapers, so
+        False raises ``NotImplementedError`` here (after Keras' own check of the extension).
+    mode : {"auto", "min", "max"}, default "auto"
+        Whether ``monitor`` should go down or up; ``"auto"`` knows losses and compiled metrics.
+    save_freq : "epoch" or int, default "epoch"
+        Save at the end of each epoch, or after every this many batches.
+    initial_value_threshold : float, optional
+        With ``save_best_only``: the value the first save must beat.
+
+    Attributes
+    ----------
+    best : float or None
+        The best value of ``monitor`` so far.
+    """
+
+    def __init__(
+        self,
+        filepath: Any,
+        monitor: str = "val_loss",
+        verbose: int = 0,
+        save_best_only: bool = False,
+        save_weights_only: bool = False,
+        mode: str = "auto",
+        save_freq: Any = "epoch",
+        initial_value_threshold: float | None = None,
+    ) -> None:
+        super().__init__(monitor, mode, initial_value_threshold)
+        self.verbose = verbose
+        self.filepath = os.fspath(filepath)
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.save_freq = save_freq
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen: int | None = None
+        self._current_epoch = 0
+        if save_freq != "epoch" and (not isinstance(save_freq, int) or isinstance(save_freq, bool)):
+            raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' or integer values")
+        if save_weights_only:
+            if not self.filepath.endswith(".weights.h5"):
+                raise ValueError(
+                    "When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in "
+                    f"`.weights.h5` (Keras weights format). Received: filepath={self.filepath}"
+                )
+        else:
+            if not self.filepath.endswith((".keras", ".h5")):
+                raise ValueError(
+                    "The filepath provided must end in `.keras` (Keras model format). "
+                    f"Received: filepath={self.filepath}"
+                )
+            raise NotImplementedError(
+                "tapers.keras.callbacks.ModelCheckpoint: whole-model saving (`model.save`, used when "
+                "save_weights_only=False) is not implemented by tapers; pass save_weights_only=True and a "
+                "filepath ending in `.weights.h5`"
+            )
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Records the epoch (for batch-level saves)."""
+        self._current_epoch = epoch
+
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """Saves every ``save_freq`` batches when ``save_freq`` is an integer."""
+        if self._should_save_on_batch(batch):
+            self._save_model(self._current_epoch, batch, logs)
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Saves (or, with ``save_best_only``, decides whether to) when ``save_freq="epoch"``."""
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        if self.save_freq == "epoch":
+            self._save_model(epoch, None, logs)
+
+    def _should_save_on_batch(self, batch: int) -> bool:
+        if self.save_freq == "epoch":
+            return False
+        if self._last_batch_seen is None or batch <= self._last_batch_seen:
+            add = batch + 1
+        else:
+            add = batch - self._last_batch_seen
+        self._batches_seen_since_last_saving += add
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            return True
+        return False
+
+    def _should_save_model(self, epoch: int, logs: dict[str, Any], filepath: str) -> bool:
+        if not self.save_best_only:
+            if self.verbose > 0:
+                _print_msg(f"\nEpoch {epoch + 1}: saving model to {filepath}")
+            return True
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=3)
+            return True
+        if np.ndim(current) > 0:
+            warnings.warn(
+                f"Can save best model only when `monitor` is a scalar value. Received: {current}. "
+                "Falling back to `save_best_only=False`.",
+                stacklevel=3,
+            )
+            return True
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        best_str = "None" if self.best is None else f"{self.best:.5f}"
+        if self._is_improvement(current, self.best):
+            if self.verbose > 0:
+                _print_msg(
+                    f"\nEpoch {epoch + 1}: {self.monitor} improved from {best_str} to {current:.5f}, "
+                    f"saving model to {filepath}"
+                )
+            self.best = current
+            return True
+        if self.verbose > 0:
+            _print_msg(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best_str}")
+        return False
+
+    def _save_model(self, epoch: int, batch: int | None, logs: dict[str, Any] | None) -> None:
+        logs = dict(logs or {})
+        filepath = self._get_file_path(epoch, batch, logs)
+        if os.path.isdir(filepath):
+            raise OSError(
+                "Please specify a non-directory filepath for ModelCheckpoint. Filepath used is an existing "
+                f"directory: {filepath}"
+            )
+        if self._should_save_model(epoch, logs, filepath):
+            dirname = os.path.dirname(filepath)
+            if dirname:
+                os.makedirs(dirname, exist_ok=True)
+            self.model.save_weights(filepath, overwrite=True)
+            if self.verbose > 0:
+                _print_msg(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")
+
+    def _get_file_path(self, epoch: int, batch: int | None, logs: dict[str, Any]) -> str:
+        try:
+            if batch is None or "batch" in logs:
+                return self.filepath.format(epoch=epoch + 1, **logs)
+            return self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs)
+        except KeyError as e:
+            raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". Reason: {e}') from e
+
+
+class BackupAndRestore(Callback):
+    """Backs up the training state so that an interrupted ``fit`` resumes where it stopped
+    (``keras.callbacks.BackupAndRestore``).
+
+    The backup is the model's weights, its optimizer's state (iterations and slots, such as Adam's
+    moments) and the epoch reached; a new ``fit`` with this callback restores them when it starts
+    and resumes from that epoch. After a completed ``fit`` the backup is deleted (unless
+    ``delete_checkpoint=False``).
+
+    Parameters
+    ----------
+    backup_dir : str or path
+        The directory of the backup: ``latest.weights.h5`` (a ``tapers.train.Checkpoint`` of the
+        model, safetensors) and ``training_metadata.json`` (the epoch and batch).
+    save_freq : "epoch" or int, default "epoch"
+        Back up at the end of each epoch, or after every this many batches.
+    double_checkpoint : bool, default False
+        Keep the previous backup (``.bkp`` files) and fall back to it if the latest is unreadable.
+    delete_checkpoint : bool, default True
+        Delete ``backup_dir`` when training ends normally.
+
+    Notes
+    -----
+    Differences from Keras: the weights file is a ``tapers.train.Checkpoint`` (safetensors) rather
+    than HDF5. The resumed epoch reaches ``fit`` through ``model._initial_epoch`` (Keras' hook),
+    which ``fit`` must read after ``on_train_begin``.
+    """
+
+    def __init__(
+        self, backup_dir: Any, save_freq: Any = "epoch", double_checkpoint: bool = False, delete_checkpoint: bool = True
+    ) -> None:
+        super().__init__()
+        self.save_freq = save_freq
+        self.double_checkpoint = double_checkpoint
+        self.delete_checkpoint = delete_checkpoint
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen = 0
+        self._current_epoch = 0
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        self.backup_dir = os.fspath(backup_dir)
+        self._weights_path = os.path.join(self.backup_dir, "latest.weights.h5")
+        self._training_metadata_path = os.path.join(self.backup_dir, "training_metadata.json")
+        self._prev_weights_path = f"{self._weights_path}.bkp"
+        self._prev_training_metadata_path = f"{self._training_metadata_path}.bkp"
+        if save_freq != "epoch" and (not isinstance(save_freq, int) or isinstance(save_freq, bool)):
+            raise ValueError(
+                f"Invalid value for argument `save_freq`. Received: save_freq={save_freq}. "
+                "Expected either 'epoch' or an integer value."
+            )
+
+    def _checkpoint(self) -> Any:
+        from ..train import Checkpoint
+
+        roots: dict[str, Any] = {"model": self.model}
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None:
+            roots["optimizer"] = optimizer
+        return Checkpoint(**roots)
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        """Restores the backup, if any (falling back to the previous one if the latest is unreadable)."""
+        from ..errors import OpError
+
+        try:
+            self._load_model()
+        except (OSError, OpError):
+            if not os.path.exists(self._prev_weights_path):
+                raise
+            shutil.copyfile(self._prev_weights_path, self._weights_path)
+            if os.path.exists(self._prev_training_metadata_path):
+                shutil.copyfile(self._prev_training_metadata_path, self._training_metadata_path)
+            elif os.path.exists(self._training_metadata_path):
+                os.remove(self._training_metadata_path)
+            self._load_model()
+
+    def _load_model(self) -> None:
+        if not getattr(self.model, "built", True):
+            raise ValueError(
+                "To use the BackupAndRestore callback, you model must be built before you call `fit()`. "
+                f"Model {self.model} is unbuilt. You can build it beforehand by calling it on a batch of data."
+            )
+        if os.path.exists(self._weights_path):
+            self._checkpoint().restore(self._weights_path)
+        if os.path.exists(self._training_metadata_path):
+            with open(self._training_metadata_path) as f:
+                metadata = json.loads(f.read())
+            self.model._initial_epoch = metadata["epoch"]
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        """Backs up (with ``save_freq="epoch"``) the state after ``epoch``."""
+        self._current_epoch = epoch + 1
+        self._last_batch_seen = 0
+        if self.save_freq == "epoch":
+            self._save_model()
+
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        """Backs up every ``save_freq`` batches when ``save_freq`` is an integer."""
+        if self._should_save_on_batch(batch):
+            self._save_model()
+
+    def _save_model(self) -> None:
+        os.makedirs(self.backup_dir, exist_ok=True)
+        if self.double_checkpoint and os.path.exists(self._weights_path):
+            shutil.copyfile(self._weights_path, self._prev_weights_path)
+        if self.double_checkpoint and os.path.exists(self._training_metadata_path):
+            shutil.copyfile(self._training_metadata_path, self._prev_training_metadata_path)
+        self._checkpoint().write(self._weights_path)
+        with open(self._training_metadata_path, "w") as f:
+            f.write(json.dumps({"epoch": self._current_epoch, "batch": self._last_batch_seen}))
+
+    def _should_save_on_batch(self, batch: int) -> bool:
+        if self.save_freq == "epoch":
+            return False
+        if batch <= self._last_batch_seen:
+            add = batch + 1
+        else:
+            add = batch - self._last_batch_seen
+        self._batches_seen_since_last_saving += add
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            return True
+        return False
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        """Deletes the backup (with ``delete_checkpoint``): training completed."""
+        if self.delete_checkpoint and os.path.exists(self.backup_dir):
+            shutil.rmtree(self.backup_dir)

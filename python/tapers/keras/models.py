@@ -779,6 +779,8 @@ class Model(Layer):
         cb = callbacks_module.CallbackList(all_cbs, self, epochs=epochs, steps=data.num_batches, verbose=verbose)
         self.stop_training = False
         cb.on_train_begin()
+        # BackupAndRestore sets Keras' `_initial_epoch` hook in on_train_begin to resume a run.
+        initial_epoch = getattr(self, "_initial_epoch", None) or initial_epoch
         logs: Any = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
