@@ -676,3 +676,267 @@ def assert_same_float_dtype(tensors: Sequence[Any] | None = None, dtype: Any = N
     if not want.is_floating:
         raise ValueError(f"Expected floating point type, got {want}.")
     return want
+
+
+# ------------------------------------------------------------------ enable_check_numerics and switches
+
+import functools as _functools  # noqa: E402
+import sys as _sys  # noqa: E402
+import threading as _threading  # noqa: E402
+import types as _types  # noqa: E402
+
+_OPS_MODULES = (
+    "tapers", "tapers.math", "tapers.nn", "tapers.linalg",
+    "tapers._core", "tapers._core.math", "tapers._core.nn", "tapers._core.linalg",
+)  # fmt: skip
+# Ops that cannot make an infinity or NaN from finite inputs (TensorFlow's SAFE_OPS), ops that only
+# build or read tensors, and the ones that run user code or check values themselves.
+_NOT_CHECKED = frozenset(
+    {
+        "concat", "expand_dims", "fill", "gather", "gather_nd", "identity", "identity_n", "stack", "reshape",
+        "slice", "squeeze", "strided_slice", "transpose", "unstack", "constant", "convert_to_tensor",
+        "zeros", "ones", "zeros_like", "ones_like", "stop_gradient", "print", "function", "py_function",
+        "numpy_function", "custom_gradient", "cond", "case", "switch_case", "while_loop", "map_fn",
+        "vectorized_map", "is_nan", "is_inf", "is_finite", "is_tensor", "shape", "rank", "size",
+        "is_tracing", "name_scope", "device", "executing_eagerly", "init_scope", "no_op", "group",
+        "get_static_value", "check_numerics",
+    }
+)  # fmt: skip
+_TENSOR_METHODS = (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+    "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
+    "__rmatmul__", "__neg__", "__abs__",
+)  # fmt: skip
+_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+_state: dict[str, Any] = {"check": False, "log": False, "patched": {}, "tb_filter": True}
+_busy = _threading.local()
+
+
+def _op_label(name: str) -> str:
+    return name.strip("_").replace("r", "", 1) if name.startswith("__r") else name.strip("_")
+
+
+def _counts(v: np.ndarray) -> str:
+    lines = []
+    for label, n in (
+        ("-Inf", int(np.sum(np.isneginf(v)))),
+        ("+Inf", int(np.sum(np.isposinf(v)))),
+        ("+NaN", int(np.sum(np.isnan(v)))),
+    ):
+        if n:
+            lines.append(f"  # of {label} elements: {n}")
+    return "\n".join(lines)
+
+
+def _check_output(label: str, index: int, n_out: int, out: Tensor, inputs: list[Any]) -> None:
+    where = "graph op" if _core._is_tracing() else "eagerly-executing op"
+
+    def fail(values: list[Tensor]) -> NoReturn:
+        v = _values(values[0])
+        shown = [f"  Input tensor: {x!r}" for x in values[1:]]
+        kinds = [k for k, bad in (("-Inf", np.isneginf), ("+Inf", np.isposinf), ("NaN", np.isnan)) if bad(v).any()]
+        kind = kinds[0] if len(kinds) == 1 else (" and ".join(kinds) if len(kinds) == 2 else "-Inf, +Inf, and NaN")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f'\n\n!!! Detected Infinity or NaN in output {index} of {where} "{label}" (# of outputs: {n_out}) !!!\n'
+            f"  dtype: {out.dtype!r}\n  shape: {tuple(v.shape)}\n{_counts(v)}\n\n"
+            + ("\n".join(shown) + "\n\n" if shown else "")
+            + f" : Tensor had {kind} values",
+        )
+
+    shown = [x for x in inputs if isinstance(x, Tensor)][:4]
+    _check(_core.reduce_all(_math.is_finite(out)), fail, [out, *shown])
+
+
+def _after(label: str, result: Any, args: tuple[Any, ...]) -> None:
+    if _state["log"]:
+        print(f"Executing op {label} in device {_DEVICE}", file=_sys.stderr)
+    if not _state["check"]:
+        return
+    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    inputs = [a.read_value() if isinstance(a, Variable) else a for a in args]
+    for i, o in enumerate(outs):
+        if isinstance(o, Variable):
+            o = o.read_value()
+        if isinstance(o, Tensor) and o.dtype.is_floating:
+            _check_output(label, i, len(outs), o, inputs)
+
+
+def _wrap(label: str, f: Callable[..., Any]) -> Callable[..., Any]:
+    @_functools.wraps(f)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if getattr(_busy, "on", False):
+            return f(*args, **kwargs)
+        _busy.on = True
+        try:
+            result = f(*args, **kwargs)
+            _after(label, result, args)
+        finally:
+            _busy.on = False
+        return result
+
+    return checked
+
+
+def _install() -> None:
+    if _state["patched"]:
+        return
+    patched: dict[tuple[Any, str], Any] = {}
+    for mod_name in _OPS_MODULES:
+        mod = _sys.modules.get(mod_name)
+        if mod is None:
+            continue
+        for name in list(vars(mod)):
+            f = vars(mod)[name]
+            if name.startswith("_") or name in _NOT_CHECKED or name[0].isupper():
+                continue
+            if not isinstance(f, (_types.BuiltinFunctionType, _types.FunctionType)):
+                continue
+            if getattr(f, "__module__", "") in (__name__, "tapers.debugging"):
+                continue
+            patched[(mod, name)] = f
+            setattr(mod, name, _wrap(name, f))
+    for cls in (Tensor, Variable):
+        for name in _TENSOR_METHODS:
+            f = cls.__dict__.get(name)
+            if f is None:
+                continue
+            patched[(cls, name)] = f
+            setattr(cls, name, _wrap(_op_label(name), f))
+    _state["patched"] = patched
+
+
+def _uninstall() -> None:
+    if _state["check"] or _state["log"]:
+        return
+    for (owner, name), f in _state["patched"].items():
+        setattr(owner, name, f)
+    _state["patched"] = {}
+
+
+def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
+    """Makes every floating op output be checked for infinities and NaNs (``tf.debugging.enable_check_numerics``).
+
+    While enabled, an op of ``tapers``, ``tapers.math``, ``tapers.nn`` or ``tapers.linalg``
+    (and the arithmetic operators of tensors and variables) whose floating output holds an
+    infinity or a NaN raises ``InvalidArgumentError`` with TensorFlow's message: ``Detected
+    Infinity or NaN in output 0 of eagerly-executing op "log"``, the dtype, shape, counts of
+    ``-Inf``/``+Inf``/``NaN`` elements and the input tensors. Inside a ``tapers.function``
+    trace the check is recorded as a graph node (``graph op`` in the message) and runs at
+    every call of that trace, also after ``disable_check_numerics`` (as TensorFlow, whose
+    instrumentation is part of the traced graph).
+
+    Parameters
+    ----------
+    stack_height_limit : int, default 30
+        Accepted for TensorFlow compatibility (tapers' message does not print the stack).
+    path_length_limit : int, default 50
+        Accepted for TensorFlow compatibility.
+
+    Returns
+    -------
+    None
+
+    Notes
+    -----
+    Differences from TensorFlow: the hook wraps the public op functions in Python, so an op is
+    named by its Python name (``log``, ``truediv``) rather than TensorFlow's op type (``Log``,
+    ``RealDiv``); functions captured before enabling (``from tapers.math import log``) and
+    the ops a Python-written op runs inside itself are not checked one by one (its final
+    outputs are). Ops that only move values (``reshape``, ``concat``, ``gather``, ...,
+    TensorFlow's safe ops) and constants are not checked, as in TensorFlow. The ops a
+    ``GradientTape`` runs to compute gradients are not checked one by one either (its results
+    are when they go through a checked op).
+    """
+    _state["check"] = True
+    _install()
+
+
+def disable_check_numerics() -> None:
+    """Turns off the checks of ``enable_check_numerics`` (``tf.debugging.disable_check_numerics``);
+    nothing happens when they are off.
+
+    Returns
+    -------
+    None
+    """
+    _state["check"] = False
+    _uninstall()
+
+
+def set_log_device_placement(enabled: bool) -> None:
+    """Prints the device of each op run while enabled (``tf.debugging.set_log_device_placement``).
+
+    Each op of the namespaces ``enable_check_numerics`` covers prints ``Executing op NAME in
+    device /job:localhost/replica:0/task:0/device:CPU:0`` to standard error (every tapers op
+    runs on the CPU).
+
+    Parameters
+    ----------
+    enabled : bool
+        Whether to print placements.
+
+    Returns
+    -------
+    None
+    """
+    _state["log"] = bool(enabled)
+    if _state["log"]:
+        _install()
+    else:
+        _uninstall()
+
+
+def get_log_device_placement() -> bool:
+    """Whether ``set_log_device_placement(True)`` is in effect (``tf.debugging.get_log_device_placement``).
+
+    Returns
+    -------
+    bool
+        ``False`` by default.
+    """
+    return bool(_state["log"])
+
+
+def is_traceback_filtering_enabled() -> bool:
+    """Whether traceback filtering is recorded as on (``tf.debugging.is_traceback_filtering_enabled``).
+
+    Returns
+    -------
+    bool
+        ``True`` by default, as in TensorFlow.
+
+    Notes
+    -----
+    tapers does not rewrite tracebacks (its frames are few), so the switch only records the
+    setting; tracebacks are the same either way.
+    """
+    return bool(_state["tb_filter"])
+
+
+def enable_traceback_filtering() -> None:
+    """Records traceback filtering as on (``tf.debugging.enable_traceback_filtering``); no effect in tapers.
+
+    Returns
+    -------
+    None
+    """
+    _state["tb_filter"] = True
+
+
+def disable_traceback_filtering() -> None:
+    """Records traceback filtering as off (``tf.debugging.disable_traceback_filtering``); no effect in tapers.
+
+    Returns
+    -------
+    None
+    """
+    _state["tb_filter"] = False
+
+
+__all__ += [
+    "disable_check_numerics", "disable_traceback_filtering", "enable_check_numerics", "enable_traceback_filtering",
+    "get_log_device_placement", "is_traceback_filtering_enabled", "set_log_device_placement",
+]  # fmt: skip

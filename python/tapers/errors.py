@@ -14,13 +14,19 @@ OK = 0
 CANCELLED = 1
 UNKNOWN = 2
 INVALID_ARGUMENT = 3
+DEADLINE_EXCEEDED = 4
 NOT_FOUND = 5
+ALREADY_EXISTS = 6
+PERMISSION_DENIED = 7
 RESOURCE_EXHAUSTED = 8
 FAILED_PRECONDITION = 9
+ABORTED = 10
 OUT_OF_RANGE = 11
 UNIMPLEMENTED = 12
 INTERNAL = 13
+UNAVAILABLE = 14
 DATA_LOSS = 15
+UNAUTHENTICATED = 16
 
 
 class OpError(Exception):
@@ -107,6 +113,63 @@ class UnknownError(OpError, RuntimeError):
     error_code = UNKNOWN
 
 
+class CancelledError(OpError, RuntimeError):
+    """An operation or step was cancelled (``tf.errors.CancelledError``).
+
+    tapers raises it for no op of its own; it exists so that code catching it ports unchanged.
+    """
+
+    error_code = CANCELLED
+
+
+class DeadlineExceededError(OpError, TimeoutError):
+    """A deadline expired before the operation could complete (``tf.errors.DeadlineExceededError``).
+
+    tapers raises it for no op of its own; it exists so that code catching it ports unchanged.
+    """
+
+    error_code = DEADLINE_EXCEEDED
+
+
+class AlreadyExistsError(OpError, FileExistsError):
+    """An entity the operation tried to create (a file, a resource) already exists
+    (``tf.errors.AlreadyExistsError``)."""
+
+    error_code = ALREADY_EXISTS
+
+
+class PermissionDeniedError(OpError, PermissionError):
+    """The caller may not run the operation (``tf.errors.PermissionDeniedError``)."""
+
+    error_code = PERMISSION_DENIED
+
+
+class AbortedError(OpError, RuntimeError):
+    """The operation was aborted, typically by a concurrent action (``tf.errors.AbortedError``)."""
+
+    error_code = ABORTED
+
+
+class UnavailableError(OpError, ConnectionError):
+    """The runtime or a service is currently unavailable (``tf.errors.UnavailableError``)."""
+
+    error_code = UNAVAILABLE
+
+
+class UnauthenticatedError(OpError, PermissionError):
+    """The request has no valid authentication credentials (``tf.errors.UnauthenticatedError``)."""
+
+    error_code = UNAUTHENTICATED
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation on a symbolic tensor that a graph cannot express, such as iterating
+    over it or using it as a Python ``bool`` inside a trace (``tf.errors.OperatorNotAllowedInGraphError``).
+
+    As in TensorFlow it is a ``TypeError``, not an ``OpError``, and has no ``error_code``.
+    """
+
+
 __all__ = [
     "OpError",
     "InvalidArgumentError",
@@ -118,4 +181,29 @@ __all__ = [
     "UnimplementedError",
     "InternalError",
     "UnknownError",
+    "AbortedError",
+    "AlreadyExistsError",
+    "CancelledError",
+    "DeadlineExceededError",
+    "PermissionDeniedError",
+    "UnauthenticatedError",
+    "UnavailableError",
+    "OperatorNotAllowedInGraphError",
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
 ]

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from . import experimental
 from .dataset import AUTOTUNE, Dataset, DatasetSpec, NumpyIterator, OwnedIterator
+from .experimental import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from .options import Options, ThreadingOptions
 
 Iterator = OwnedIterator
 
 __all__ = [
-    "AUTOTUNE", "Dataset", "DatasetSpec", "Iterator", "NumpyIterator", "Options", "ThreadingOptions", "experimental",
+    "AUTOTUNE", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "NumpyIterator", "Options",
+    "ThreadingOptions", "UNKNOWN_CARDINALITY", "experimental",
 ]  # fmt: skip

@@ -31,6 +31,16 @@ Differences from TensorFlow:
   PCG64 stream): TensorFlow's exact order cannot be reproduced.
 * No string tensors, so no file readers (``TextLineDataset``, ``TFRecordDataset``),
   and ``cache`` keeps elements in memory only.
+* ``random``, ``sample_from_datasets`` and ``rejection_resample`` are seeded and reproducible
+  like TensorFlow's, with TensorFlow's value range and algorithms, but their streams are tapers'
+  own (numpy's PCG64).
+* ``save``/``load`` use tapers' own format (a directory with an ``.npz`` of the values and a JSON
+  element spec): it round-trips values, element spec and cardinality, but neither TensorFlow nor
+  tapers reads the other's. ``snapshot``, ``fingerprint``, ``sparse_batch`` and ``ragged_batch``
+  are not provided.
+* ``ignore_errors`` skips elements whose ``map``/``filter`` function raises; an error in any
+  other step ends the dataset there (a finished Python generator cannot resume), where
+  TensorFlow skips that element and goes on.
 """
 
 from __future__ import annotations
@@ -419,6 +429,307 @@ class Dataset:
         for element in self:
             state = st.normalize(reduce_func(state, element))
         return state
+
+    # ------------------------------------------------------------- TF 2.x additions
+    @staticmethod
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = int64, name: str | None = None) -> Dataset:
+        """An infinite dataset counting from `start` by `step`: ``start, start + step, ...`` (scalars of `dtype`).
+
+        Parameters
+        ----------
+        start, step : int or float
+            The first value and the increment.
+        dtype : DType, default int64
+            The elements' dtype.
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            Infinite (cardinality ``INFINITE_CARDINALITY``).
+        """
+        return _CounterDataset(start, step, dtype)
+
+    @staticmethod
+    def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
+               name: str | None = None) -> Dataset:  # fmt: skip
+        """An infinite dataset of int64 scalars uniformly distributed in ``[0, 2**32)`` (TensorFlow's range).
+
+        With a `seed` (or a global seed) every iteration repeats the same stream unless
+        `rerandomize_each_iteration`; the stream is tapers' own (numpy's PCG64), not TensorFlow's.
+
+        Parameters
+        ----------
+        seed : int, optional
+            The random seed.
+        rerandomize_each_iteration : bool, optional
+            Draw a new stream on every iteration.
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            Infinite int64 scalars.
+        """
+        return _RandomDataset(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: Dataset, stop_on_empty_dataset: bool = True) -> Dataset:
+        """The element of ``datasets[i]`` for each ``i`` that `choice_dataset` yields (TensorFlow's order).
+
+        Parameters
+        ----------
+        datasets : list of Dataset
+            Inputs with compatible element specs.
+        choice_dataset : Dataset
+            Scalar int64 indices into `datasets`.
+        stop_on_empty_dataset : bool, default True
+            End when a chosen dataset is exhausted; otherwise skip choices of exhausted ones.
+
+        Returns
+        -------
+        Dataset
+            The chosen elements.
+        """
+        return _choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
+                             stop_on_empty_dataset: bool = False,
+                             rerandomize_each_iteration: bool | None = None) -> Dataset:  # fmt: skip
+        """Elements drawn at random from `datasets`, input ``i`` chosen with probability ``weights[i]``.
+
+        The draws are reproducible with a `seed` but are tapers' own stream, not TensorFlow's.
+
+        Parameters
+        ----------
+        datasets : list of Dataset
+            Inputs with compatible element specs.
+        weights : list, Tensor or Dataset, optional
+            Relative probabilities (default uniform), or a dataset of one weight vector per draw.
+        seed : int, optional
+            The random seed.
+        stop_on_empty_dataset : bool, default False
+            End when a drawn dataset is exhausted; otherwise keep drawing from the others.
+        rerandomize_each_iteration : bool, optional
+            Draw a new stream on every iteration.
+
+        Returns
+        -------
+        Dataset
+            The sampled elements.
+        """
+        return _sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
+
+    @staticmethod
+    def load(path: str, element_spec: Any = None, compression: str | None = None, reader_func: Any = None,
+             wait: bool = False) -> Dataset:  # fmt: skip
+        """A dataset saved by ``Dataset.save`` (tapers' own on-disk format, not TensorFlow's).
+
+        Parameters
+        ----------
+        path : str
+            The directory ``save`` wrote.
+        element_spec : structure of TensorSpec, optional
+            Checked against the saved spec (and used for the loaded dataset's spec) when given.
+        compression : str, optional
+            Accepted; the files describe their own compression.
+        reader_func, wait
+            Not supported (``UnimplementedError`` when set).
+
+        Returns
+        -------
+        Dataset
+            The saved elements, with the saved element spec and cardinality.
+        """
+        _check_unsupported(reader_func=reader_func, wait=wait)
+        return _LoadDataset(path, element_spec)
+
+    def save(self, path: str, compression: str | None = None, shard_func: Any = None,
+             checkpoint_args: Any = None) -> None:  # fmt: skip
+        """Writes every element to the directory `path` for ``Dataset.load`` (tapers' own format: numpy ``.npz``
+        plus a JSON element spec; TensorFlow cannot read it).
+
+        Parameters
+        ----------
+        path : str
+            Directory to write (created if needed).
+        compression : {None, 'GZIP'}
+            ``'GZIP'`` compresses the arrays.
+        shard_func, checkpoint_args
+            Not supported (``UnimplementedError`` when set).
+
+        Returns
+        -------
+        None
+        """
+        _check_unsupported(shard_func=shard_func, checkpoint_args=checkpoint_args)
+        _save(self, path, compression)
+
+    def scan(self, initial_state: Any, scan_func: Callable[[Any, Any], Any], name: str | None = None) -> Dataset:
+        """``map`` with a state: ``scan_func(state, element)`` returns ``(new_state, output)``.
+
+        Parameters
+        ----------
+        initial_state : tensor or structure
+            The first state; every new state keeps its structure and dtypes.
+        scan_func : callable
+            ``(state, element) -> (new_state, output)``.
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            The outputs.
+        """
+        return _ScanDataset(self, initial_state, scan_func)
+
+    def unique(self, name: str | None = None) -> Dataset:
+        """The elements without repeats, first occurrences in order (single int32/int64 component).
+
+        Parameters
+        ----------
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            The distinct elements.
+        """
+        return _UniqueDataset(self)
+
+    def group_by_window(self, key_func: Callable[..., Any], reduce_func: Callable[[Any, Dataset], Dataset],
+                        window_size: int | None = None, window_size_func: Callable[[Any], Any] | None = None,
+                        name: str | None = None) -> Dataset:  # fmt: skip
+        """Groups elements by ``key_func(element)`` (an int64 scalar) into windows of `window_size` (or
+        ``window_size_func(key)``) and yields the elements of ``reduce_func(key, window_dataset)`` for each full
+        window; the unfinished windows are reduced at the end, in key order (as TensorFlow).
+
+        Parameters
+        ----------
+        key_func : callable
+            Element -> int64 scalar key.
+        reduce_func : callable
+            ``(key, window) -> Dataset``.
+        window_size : int, optional
+            The window size (exactly one of `window_size` and `window_size_func`).
+        window_size_func : callable, optional
+            Key -> window size.
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            The reduced windows' elements.
+        """
+        return _group_by_window(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(
+        self, element_length_func: Callable[..., Any], bucket_boundaries: Any, bucket_batch_sizes: Any,
+        padded_shapes: Any = None, padding_values: Any = None, pad_to_bucket_boundary: bool = False,
+        no_padding: bool = False, drop_remainder: bool = False, name: str | None = None,
+    ) -> Dataset:  # fmt: skip
+        """Batches elements of similar length together (TensorFlow's ``group_by_window`` recipe).
+
+        Parameters
+        ----------
+        element_length_func : callable
+            Element -> int scalar length.
+        bucket_boundaries : list of int
+            Increasing upper bounds (exclusive) of the buckets.
+        bucket_batch_sizes : list of int
+            One batch size per bucket (``len(bucket_boundaries) + 1``).
+        padded_shapes, padding_values
+            As for ``padded_batch``.
+        pad_to_bucket_boundary : bool, default False
+            Pad unknown dimensions to the bucket's boundary minus one.
+        no_padding : bool, default False
+            ``batch`` instead of ``padded_batch``.
+        drop_remainder : bool, default False
+            Drop each bucket's last smaller batch.
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            The batches.
+        """
+        return _bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                          padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+                                          drop_remainder)  # fmt: skip
+
+    def rejection_resample(self, class_func: Callable[..., Any], target_dist: Any, initial_dist: Any = None,
+                           seed: int | None = None, name: str | None = None) -> Dataset:  # fmt: skip
+        """``(class, element)`` pairs resampled towards `target_dist` (TensorFlow's algorithm: rejection sampling
+        mixed with the original data; the class distribution is estimated on the fly without `initial_dist`).
+        Random draws are tapers' own stream.
+
+        Parameters
+        ----------
+        class_func : callable
+            Element -> integer scalar class in ``[0, num_classes)``.
+        target_dist : list or Tensor
+            The wanted class probabilities.
+        initial_dist : list or Tensor, optional
+            The input's class probabilities.
+        seed : int, optional
+            The random seed.
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            ``(class, element)`` pairs.
+        """
+        return _rejection_resample(self, class_func, target_dist, initial_dist, seed)
+
+    def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> Dataset:
+        """Drops the elements whose computation raises.
+
+        An error in a ``map`` or ``filter`` function skips that element; an error in any other step ends the
+        dataset there (tapers' pipelines cannot resume those; TensorFlow skips and goes on).
+
+        Parameters
+        ----------
+        log_warning : bool, default False
+            Log each ignored error (logger ``tapers.data``).
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            The elements computed without error.
+        """
+        return _IgnoreErrorsDataset(self, log_warning)
+
+    def rebatch(self, batch_size: Any, drop_remainder: bool = False, name: str | None = None) -> Dataset:
+        """Re-splits batched elements into batches of `batch_size` (``unbatch().batch(n)``, cycling through `n`
+        when `batch_size` is a list).
+
+        Parameters
+        ----------
+        batch_size : int or list of int
+            The new batch size(s).
+        drop_remainder : bool, default False
+            Drop the last smaller batch.
+        name : str, optional
+            Accepted for TensorFlow compatibility; unused.
+
+        Returns
+        -------
+        Dataset
+            The rebatched elements.
+        """
+        return _RebatchDataset(self, batch_size, drop_remainder)
+
 
 
 class OwnedIterator:
@@ -854,14 +1165,25 @@ def _fn_spec(input_dataset: Dataset, spec_of_output: Callable[[Any], Any], fn: C
         return a
     except Exception as e:  # noqa: BLE001 - the function may not accept the probes; use a real element
         on_probes = e
+    # The first element the function accepts (a few are tried: a pipeline ending in ``ignore_errors`` may
+    # fail on some).
     src = input_dataset._iter()
+    first_error: Exception | None = None
     try:
-        first = next(src, _MISSING)
+        for _ in range(8):
+            first = next(src, _MISSING)
+            if first is _MISSING:
+                break
+            try:
+                out = spec_of_output(_call(fn, first))
+                break
+            except Exception as e:  # noqa: BLE001 - raised below when no element is accepted
+                first_error = first_error or e
+                first = _MISSING
     finally:
         src.close()  # type: ignore[attr-defined]
     if first is _MISSING:
-        raise on_probes
-    out = spec_of_output(_call(fn, first))
+        raise first_error or on_probes
     # Dimensions equal to the size an unknown input dimension had are taken to follow it.
     unknown_sizes = {
         n
@@ -1633,3 +1955,830 @@ def _prefetch_worker(src: Iterator[Any], q: queue.Queue[tuple[int, Any]], stop: 
         put((_ERROR, e))
     finally:
         src.close()  # type: ignore[attr-defined]
+
+
+# ----------------------------------------------------------------- TF 2.x additions
+def _seeded_rng(seed: int | None, rerandomize: bool, epoch: int, fixed_entropy: int) -> np.random.Generator:
+    """One iteration's random stream, by ``shuffle``'s rules: a seed (given or from the global seed) makes the
+    streams reproducible; `rerandomize` gives each iteration its own."""
+    if seed is not None:
+        return np.random.default_rng([int(seed) & _INT64_MAX, epoch if rerandomize else 0])
+    if rerandomize:
+        return np.random.default_rng()
+    return np.random.default_rng([fixed_entropy, 0])
+
+
+def _resolve_seed(seed: int | None) -> int | None:
+    if seed is None:
+        from .. import random as _random
+
+        if _random._global_seed is not None:
+            seed = int(float(_random._stream(None).uniform([], 0.0, 1.0, dtype="float64")) * 2**62)
+    return None if seed is None else int(seed)
+
+
+class _RandomStream:
+    """The per-iteration random generators of a dataset (``random``, ``sample_from_datasets``)."""
+
+    def __init__(self, seed: int | None, rerandomize_each_iteration: bool | None) -> None:
+        self._seed = _resolve_seed(seed)
+        self._rerandomize = bool(rerandomize_each_iteration)
+        self._epoch = 0
+        self._lock = threading.Lock()
+        self._fixed_entropy = int(np.random.default_rng().integers(2**62))
+
+    def rng(self) -> np.random.Generator:
+        with self._lock:
+            epoch = self._epoch
+            self._epoch += 1
+        if self._seed is None and not self._rerandomize:
+            # TensorFlow without any seed: every iteration draws afresh.
+            return np.random.default_rng()
+        return _seeded_rng(self._seed, self._rerandomize, epoch, self._fixed_entropy)
+
+
+class _CounterDataset(Dataset):
+    _tf_name = "_CounterDataset"
+
+    def __init__(self, start: Any, step: Any, dtype: Any) -> None:
+        self._dtype = as_dtype(dtype)
+        if not (self._dtype.is_integer or self._dtype.is_floating):
+            raise TypeError(f"Dataset.counter: `dtype` must be an integer or floating dtype, got {self._dtype.name}.")
+        self._start = st.to_tensor(constant(start, dtype=self._dtype))
+        self._step = st.to_tensor(constant(step, dtype=self._dtype))
+        for what, t in (("start", self._start), ("step", self._step)):
+            if len(t.shape) != 0:
+                raise ValueError(f"Dataset.counter: `{what}` must be a scalar, got shape {tuple(t.shape)}.")
+
+    def _iter(self) -> Iterator[Any]:
+        value = self._start
+        while True:
+            yield value
+            value = value + self._step
+
+    def _compute_spec(self) -> Any:
+        return TensorSpec((), self._dtype)
+
+    def _card(self) -> int:
+        return INFINITE
+
+
+class _RandomDataset(Dataset):
+    _tf_name = "_RandomDataset"
+
+    def __init__(self, seed: int | None, rerandomize_each_iteration: bool | None) -> None:
+        self._stream = _RandomStream(seed, rerandomize_each_iteration)
+
+    def _iter(self) -> Iterator[Any]:
+        rng = self._stream.rng()
+        while True:
+            block = rng.integers(0, 2**32, size=256, dtype=np.int64)  # TensorFlow's range: uint32 values
+            for v in block:
+                yield constant(v, dtype=int64)
+
+    def _compute_spec(self) -> Any:
+        return TensorSpec((), int64)
+
+    def _card(self) -> int:
+        return INFINITE
+
+
+def _compatible_specs(specs: list[Any], what: str) -> Any:
+    first = specs[0]
+    out = first
+    for other in specs[1:]:
+        fa, fb = st.flatten(out), st.flatten(other)
+        if not _structure_matches(out, other) or len(fa) != len(fb) or any(
+            type(x) is not type(y) or getattr(x, "dtype", None) != getattr(y, "dtype", None) for x, y in zip(fa, fb)
+        ):
+            raise TypeError(f"Invalid `{what}`. All datasets must have compatible element specs, but got "
+                            f"{first!r} and {other!r}.")  # fmt: skip
+        out = st.pack(out, [_most_specific_compatible(x, y) for x, y in zip(fa, fb)])
+    return out
+
+
+class _DirectedInterleaveDataset(Dataset):
+    """Elements of `datasets`, each taken from the one the selector names (TensorFlow's directed interleave)."""
+
+    _tf_name = "_DirectedInterleaveDataset"
+
+    def __init__(self, datasets: list[Dataset], stop_on_empty: bool) -> None:
+        self._datasets = list(datasets)
+        self._stop_on_empty = bool(stop_on_empty)
+        self.element_spec  # noqa: B018 - incompatible inputs raise here, as in TensorFlow
+
+    def _selections(self) -> Iterator[int]:  # pragma: no cover - subclasses override
+        raise NotImplementedError
+
+    def _iter(self) -> Iterator[Any]:
+        its: list[Iterator[Any] | None] = [d._iter() for d in self._datasets]
+        active = len(its)
+        selections = self._selections()
+        try:
+            for i in selections:
+                if not 0 <= i < len(its):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Selector index out of range: {i} >= {len(its)} (and must be >= 0)."
+                    )
+                it = its[i]
+                if it is None:
+                    continue  # an exhausted input is skipped, as TensorFlow's
+                value = next(it, _MISSING)
+                if value is not _MISSING:
+                    yield value
+                    continue
+                if self._stop_on_empty:
+                    return
+                it.close()  # type: ignore[attr-defined]
+                its[i] = None
+                active -= 1
+                if active == 0:
+                    return
+        finally:
+            selections.close()  # type: ignore[attr-defined]
+            for it in its:
+                if it is not None:
+                    it.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        return _compatible_specs([d.element_spec for d in self._datasets], "datasets")
+
+    def _card(self) -> int:
+        # TensorFlow's rule: infinite when an input is, whatever the selector; otherwise unknown.
+        if any(d._card() == INFINITE for d in self._datasets):
+            return INFINITE
+        return UNKNOWN
+
+
+class _ChooseDataset(_DirectedInterleaveDataset):
+    def __init__(self, datasets: list[Dataset], choice_dataset: Dataset, stop_on_empty: bool) -> None:
+        self._choice = choice_dataset
+        super().__init__(datasets, stop_on_empty)
+
+    def _selections(self) -> Iterator[int]:
+        src = self._choice._iter()
+        try:
+            for c in src:
+                yield int(c)
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _upstream(self) -> list[Dataset]:
+        return [*self._choice._upstream(), *super()._upstream()]
+
+
+class _SampleDataset(_DirectedInterleaveDataset):
+    def __init__(self, datasets: list[Dataset], weights: Any, seed: int | None, stop_on_empty: bool,
+                 rerandomize: bool | None) -> None:  # fmt: skip
+        self._weights = weights  # a numpy vector of probabilities, or a dataset of weight vectors
+        self._stream = _RandomStream(seed, rerandomize)
+        super().__init__(datasets, stop_on_empty)
+
+    def _selections(self) -> Iterator[int]:
+        rng = self._stream.rng()
+        n = len(self._datasets)
+        if not isinstance(self._weights, Dataset):
+            p = self._weights
+            while True:
+                for c in rng.choice(n, size=256, p=p):
+                    yield int(c)
+        src = self._weights._iter()
+        try:
+            for w in src:
+                yield int(rng.choice(n, p=_probabilities(np.asarray(w, dtype=np.float64), n)))
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+
+
+def _probabilities(w: np.ndarray, n: int) -> np.ndarray:
+    if w.shape != (n,):
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid `weights`: expected shape ({n},), the number of datasets, got {w.shape}."
+        )
+    if np.any(w < 0) or not np.all(np.isfinite(w)) or w.sum() <= 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid `weights`: they must be finite, non-negative and not all zero, got {w.tolist()}."
+        )
+    return w / w.sum()
+
+
+def _as_dataset_list(datasets: Any) -> list[Dataset]:
+    if isinstance(datasets, Dataset):
+        raise TypeError("Invalid `datasets`. `datasets` should be a list of `tapers.data.Dataset` objects, "
+                        "not a single dataset.")  # fmt: skip
+    out = list(datasets)
+    if not out:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    for d in out:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"Invalid `datasets`. Every item must be a `tapers.data.Dataset`, got {type(d).__name__}.")
+    return out
+
+
+def _choose_from_datasets(datasets: Any, choice_dataset: Any, stop_on_empty_dataset: bool) -> Dataset:
+    ds = _as_dataset_list(datasets)
+    if not isinstance(choice_dataset, Dataset):
+        raise TypeError("Invalid `choice_dataset`. `choice_dataset` should be a `tapers.data.Dataset` but is "
+                        f"{type(choice_dataset)}.")  # fmt: skip
+    spec = choice_dataset.element_spec
+    if not (isinstance(spec, TensorSpec) and spec.dtype == int64 and spec.shape.is_compatible_with(())):
+        raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tapers.int64` "
+                        f"tensors but are {spec!r}.")  # fmt: skip
+    return _ChooseDataset(ds, choice_dataset, stop_on_empty_dataset)
+
+
+def _sample_from_datasets(datasets: Any, weights: Any, seed: int | None, stop_on_empty_dataset: bool,
+                          rerandomize_each_iteration: bool | None) -> Dataset:  # fmt: skip
+    ds = _as_dataset_list(datasets)
+    if isinstance(weights, Dataset):
+        spec = weights.element_spec
+        flat = st.flatten(spec)
+        if not all(isinstance(s, TensorSpec) and s.dtype.is_floating for s in flat):
+            raise TypeError(f"Invalid `weights`. The elements of a `weights` dataset must be float tensors, "
+                            f"got {spec!r}.")  # fmt: skip
+        return _SampleDataset(ds, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
+    if weights is None:
+        w = np.ones(len(ds))
+    else:
+        is_tensor = isinstance(weights, Tensor)
+        if is_tensor and weights.dtype not in (as_dtype("float32"), as_dtype("float64")):
+            raise TypeError(f"Invalid `weights`. `weights` type must be either `tapers.float32` or "
+                            f"`tapers.float64` but is {weights.dtype.name}.")  # fmt: skip
+        w = np.asarray(weights.numpy() if is_tensor else weights, dtype=np.float64)
+        if w.ndim != 1 or len(w) != len(ds):
+            raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                             f"`len(weights)={w.shape}` vs. `len(datasets)={len(ds)}`.")  # fmt: skip
+        if not is_tensor:
+            keep = [i for i in range(len(ds)) if w[i] > 0]
+            if not keep:
+                return ds[0].take(0)
+            ds, w = [ds[i] for i in keep], w[keep]
+    p = _probabilities(w, len(ds))
+    if len(ds) == 1:
+        return ds[0]
+    return _SampleDataset(ds, p, seed, stop_on_empty_dataset, rerandomize_each_iteration)
+
+
+class _ScanDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, initial_state: Any, fn: Callable[..., Any]) -> None:
+        super().__init__(input_dataset)
+        self._state0 = st.normalize(initial_state.copy() if isinstance(initial_state, list) else initial_state)
+        if isinstance(self._state0, list):
+            self._state0 = tuple(self._state0)
+        self._fn = fn
+        self._state_spec = _element_spec(self._state0)
+        self.element_spec  # noqa: B018 - a bad `scan_func` raises here, as TensorFlow's tracing does
+
+    def _step(self, state: Any, element: Any) -> tuple[Any, Any]:
+        out = self._fn(state, element)
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError("Invalid `scan_func`. `scan_func` should return a pair consisting of new state and the "
+                            f"output value but its return type is {type(out).__name__}.")  # fmt: skip
+        new_state = _normalize_output(out[0])
+        spec = _element_spec(new_state)
+        fa, fb = st.flatten(self._state_spec), st.flatten(spec)
+        if not _structure_matches(self._state_spec, spec) or len(fa) != len(fb):
+            raise TypeError(f"Invalid `scan_func`. The new state must have the initial state's structure. "
+                            f"Expected {self._state_spec!r}, got {spec!r}.")  # fmt: skip
+        if any(x.dtype != y.dtype for x, y in zip(fa, fb)):
+            raise TypeError("Invalid `scan_func`. The element types for the new state must match the initial "
+                            f"state. Expected {self._state_spec!r}, got {spec!r}.")  # fmt: skip
+        return new_state, _normalize_output(out[1])
+
+    def _iter(self) -> Iterator[Any]:
+        state = self._state0
+        src = self._input._iter()
+        try:
+            for element in src:
+                state, output = self._step(state, element)
+                yield output
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        in_spec = self._input.element_spec
+        spread = isinstance(in_spec, tuple) and not st._is_namedtuple(in_spec)
+
+        def output_of(*args: Any) -> Any:
+            return self._step(self._state0, tuple(args) if spread else args[0])[1]
+
+        return _fn_spec(self._input, _element_spec, output_of)
+
+
+class _UniqueDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset) -> None:
+        super().__init__(input_dataset)
+        spec = input_dataset.element_spec
+        for s in st.flatten(spec):
+            if not isinstance(s, TensorSpec) or s.dtype not in (as_dtype("int32"), int64):
+                what = s.dtype.name if isinstance(s, TensorSpec) else type(s).__name__
+                raise TypeError(f"`tapers.data.Dataset.unique` does not support type {what} -- only `int32` and "
+                                "`int64` are supported (tapers has no strings).")  # fmt: skip
+        if len(st.flatten(spec)) != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"UniqueDataset only supports inputs with a single component, got {spec!r}."
+            )
+
+    def _iter(self) -> Iterator[Any]:
+        seen: set[tuple[Any, ...]] = set()
+        src = self._input._iter()
+        try:
+            for element in src:
+                a = np.asarray(st.flatten(element)[0])
+                key = (a.shape, a.tobytes())
+                if key not in seen:
+                    seen.add(key)
+                    yield element
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _card(self) -> int:
+        return UNKNOWN
+
+
+def _int64_scalar(value: Any, what: str) -> int:
+    t = value if isinstance(value, Tensor) else st.to_tensor(value)
+    if len(t.shape) != 0 or not t.dtype.is_integer:
+        raise ValueError(f"Invalid `{what}`. `{what}` must return a single `tapers.int64` scalar tensor but its "
+                         f"return type is {TensorSpec(tuple(t.shape), t.dtype)!r}.")  # fmt: skip
+    return int(t)
+
+
+class _GroupByWindowDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, key_func: Callable[..., Any], reduce_func: Callable[..., Any],
+                 window_size_func: Callable[[Any], Any], spec: Any = None) -> None:  # fmt: skip
+        super().__init__(input_dataset)
+        self._key_func, self._reduce_func, self._window_size_func = key_func, reduce_func, window_size_func
+        if spec is not None:
+            self.__dict__["_spec_cache"] = spec
+        self.element_spec  # noqa: B018 - a reduce_func not returning a dataset raises here, as in TensorFlow
+
+    def _reduce(self, key: int, elements: list[Any]) -> Iterator[Any]:
+        out = self._reduce_func(constant(key, dtype=int64), _VariantDataset(elements, self._input.element_spec))
+        if not isinstance(out, Dataset):
+            raise TypeError("Invalid `reduce_func`. `reduce_func` must return a single `tapers.data.Dataset` object "
+                            f"but its return type is {type(out).__name__}.")  # fmt: skip
+        return out._iter()
+
+    def _iter(self) -> Iterator[Any]:
+        groups: dict[int, list[Any]] = {}
+        sizes: dict[int, int] = {}
+        src = self._input._iter()
+        try:
+            for element in src:
+                key = _int64_scalar(_call(self._key_func, element), "key_func")
+                if key not in sizes:
+                    size = _int64_scalar(self._window_size_func(constant(key, dtype=int64)), "window_size_func")
+                    if size <= 0:
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Window size must be greater than zero, but got {size}."
+                        )
+                    sizes[key] = size
+                group = groups.setdefault(key, [])
+                group.append(element)
+                if len(group) == sizes[key]:
+                    del groups[key], sizes[key]
+                    inner = self._reduce(key, group)
+                    try:
+                        yield from inner
+                    finally:
+                        inner.close()  # type: ignore[attr-defined]
+            for key in sorted(groups):  # TensorFlow flushes the remaining groups in key order
+                inner = self._reduce(key, groups[key])
+                try:
+                    yield from inner
+                finally:
+                    inner.close()  # type: ignore[attr-defined]
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        in_spec = self._input.element_spec
+
+        def spec_of(n: int, value: int) -> Any:
+            window = [st.map_structure(lambda s: _probe(s, value, n), in_spec)] * n
+            out = self._reduce_func(constant(0, dtype=int64), _VariantDataset(window, in_spec))
+            if not isinstance(out, Dataset):
+                raise TypeError("Invalid `reduce_func`. `reduce_func` must return a single `tapers.data.Dataset` "
+                                f"object but its return type is {type(out).__name__}.")  # fmt: skip
+            return out.element_spec
+
+        a = spec_of(2, 0)
+        b = spec_of(3, 1)
+        fa, fb = st.flatten(a), st.flatten(b)
+        if len(fa) == len(fb) and _structure_matches(a, b):
+            return st.pack(a, [_most_specific_compatible(x, y) for x, y in zip(fa, fb)])
+        return a
+
+    def _card(self) -> int:
+        return UNKNOWN
+
+
+def _group_by_window(dataset: Dataset, key_func: Callable[..., Any], reduce_func: Callable[..., Any],
+                     window_size: Any, window_size_func: Callable[[Any], Any] | None) -> Dataset:  # fmt: skip
+    if (window_size is not None and window_size_func) or not (window_size is not None or window_size_func):
+        raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be specified.")
+    if window_size is not None:
+        size = int(window_size)
+
+        def window_size_func(_key: Any) -> Any:
+            return size
+
+    assert window_size_func is not None
+    return _GroupByWindowDataset(dataset, key_func, reduce_func, window_size_func)
+
+
+def _bucket_by_sequence_length(
+    dataset: Dataset, element_length_func: Callable[..., Any], bucket_boundaries: Any, bucket_batch_sizes: Any,
+    padded_shapes: Any, padding_values: Any, pad_to_bucket_boundary: bool, no_padding: bool, drop_remainder: bool,
+) -> Dataset:  # fmt: skip
+    boundaries = [int(b) for b in bucket_boundaries]
+    batch_sizes = [int(b) for b in bucket_batch_sizes]
+    if len(batch_sizes) != len(boundaries) + 1:
+        raise ValueError(f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
+                         f"`len(bucket_batch_sizes)={len(batch_sizes)}` and "
+                         f"`len(bucket_boundaries)={len(boundaries)}`.")  # fmt: skip
+    if boundaries != sorted(boundaries):
+        raise ValueError(f"`bucket_boundaries` must be sorted in increasing order, got {boundaries}.")
+    lows = [np.iinfo(np.int32).min, *boundaries]
+    highs = [*boundaries, np.iinfo(np.int32).max]
+
+    def bucket_id(*args: Any) -> Any:
+        length = _int64_scalar(element_length_func(*args), "element_length_func")
+        for i, (lo, hi) in enumerate(zip(lows, highs)):
+            if lo <= length < hi:
+                return constant(i, dtype=int64)
+        raise errors.InvalidArgumentError(None, None, f"Sequence length {length} falls in no bucket.")
+
+    def window_size(key: Any) -> Any:
+        return batch_sizes[int(key)]
+
+    def batching(key: Any, grouped: Dataset) -> Dataset:
+        batch_size = batch_sizes[int(key)]
+        if no_padding:
+            return grouped.batch(batch_size, drop_remainder=drop_remainder)
+        filler = None
+        if pad_to_bucket_boundary:
+            if int(key) >= len(batch_sizes) - 1:
+                raise errors.InvalidArgumentError(
+                    None, None, "When pad_to_bucket_boundary=True, elements must have length < max(bucket_boundaries)."
+                )
+            filler = boundaries[int(key)] - 1
+        shapes = padded_shapes if padded_shapes is not None else st.map_structure(
+            lambda s: None if isinstance(s.shape, _UnknownShape) else _ShapeLeaf(s.shape), grouped.element_spec
+        )  # fmt: skip
+        flat = [None if sh is None else _ShapeLeaf([filler if d is None else d for d in sh])
+                for sh in st.flatten(_shapes_as_tuples(shapes))]  # fmt: skip
+        structured = st.pack(grouped.element_spec, flat) if st.is_structure(grouped.element_spec) else flat[0]
+        return grouped.padded_batch(batch_size, structured, padding_values, drop_remainder=drop_remainder)
+
+    # TensorFlow's batch sizes and paddings are tensors picked by the bucket: every batch dimension is unknown,
+    # and so is every padded one not given in `padded_shapes`.
+    in_spec = dataset.element_spec
+    if no_padding:
+        spec = st.map_structure(lambda s: TensorSpec(_prepend(None, s), s.dtype), in_spec)
+    else:
+        given = ([None] * len(st.flatten(in_spec)) if padded_shapes is None
+                 else st.flatten(_shapes_as_tuples(padded_shapes)) if st.is_structure(in_spec) else [padded_shapes])
+        specs = []
+        for s, sh in zip(st.flatten(in_spec), given):
+            dims: list[int | None] | None
+            if sh is None:
+                dims = None if isinstance(s.shape, _UnknownShape) else [None] * len(s.shape)
+            else:
+                dims = [None if d is None or int(d) == -1 else int(d) for d in sh]
+            specs.append(TensorSpec(None if dims is None else [None, *dims], s.dtype))
+        spec = st.pack(in_spec, specs)
+    return _GroupByWindowDataset(dataset, bucket_id, batching, window_size, spec)
+
+
+class _RebatchDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, batch_size: Any, drop_remainder: bool) -> None:
+        super().__init__(input_dataset)
+        sizes = np.asarray(batch_size.numpy() if isinstance(batch_size, Tensor) else batch_size)
+        if sizes.ndim > 1:
+            raise ValueError("Invalid `batch_sizes`. Expected `batch_sizes` to be a scalar or a vector. Received "
+                             f"`batch_sizes` of rank {sizes.ndim}.")  # fmt: skip
+        if sizes.size == 0 or not np.issubdtype(sizes.dtype, np.integer) or np.any(sizes <= 0):
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid `batch_size`: expected positive integers, got {sizes.tolist()}."
+            )
+        self._sizes = [int(s) for s in sizes.reshape(-1)]
+        self._drop = bool(drop_remainder)
+        dims = []
+        for s in st.flatten(input_dataset.element_spec):
+            if isinstance(s.shape, _UnknownShape):
+                continue
+            if len(s.shape) < 1:
+                raise ValueError("Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset with "
+                                 "scalar elements. Fix the issue by adding the `batch` transformation to the "
+                                 "dataset.")  # fmt: skip
+            dims.append(s.shape[0])
+        known = [d for d in dims if d is not None]
+        if known and any(d != known[0] for d in known):
+            raise ValueError(f"Invalid `input_dataset.` The batch dimension of component 0 is {known[0]}, while the "
+                             f"batch dimension of component i is {known}.")  # fmt: skip
+        lead: int | None = self._sizes[0] if all(s == self._sizes[0] for s in self._sizes) else None
+        if lead is not None and not self._drop and (not known or known[0] % lead != 0):
+            lead = None
+        self._lead = lead
+
+    def _iter(self) -> Iterator[Any]:
+        src = _UnbatchDataset(self._input)._iter()
+        k = 0
+        try:
+            buf: list[Any] = []
+            for element in src:
+                buf.append(element)
+                if len(buf) == self._sizes[k % len(self._sizes)]:
+                    yield _stack(buf)
+                    buf = []
+                    k += 1
+            if buf and not self._drop:
+                yield _stack(buf)
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        return st.map_structure(
+            lambda s: TensorSpec(None if isinstance(s.shape, _UnknownShape) else (self._lead, *tuple(s.shape)[1:]),
+                                 s.dtype),
+            self._input.element_spec,
+        )  # fmt: skip
+
+    def _card(self) -> int:
+        return UNKNOWN
+
+
+
+def _iter_skipping(dataset: Dataset, log_warning: bool) -> Iterator[Any]:
+    """`dataset`'s elements, leaving out those whose computation raises.
+
+    Element-wise steps (``map``, ``filter``) skip a failing element and go on; any other dataset
+    cannot resume after an error (its iterator is a finished generator) and ends there instead.
+    """
+    if isinstance(dataset, (_MapDataset, _FilterDataset)):
+        src = _iter_skipping(dataset._input, log_warning)
+        try:
+            for element in src:
+                try:
+                    if isinstance(dataset, _MapDataset):
+                        yield dataset._apply(element)
+                    elif bool(st.to_tensor(_call(dataset._predicate, element))):
+                        yield element
+                except Exception as e:  # noqa: BLE001 - ignore_errors drops failing elements, whatever the error
+                    _log_ignored(e, log_warning)
+        finally:
+            src.close()  # type: ignore[attr-defined]
+        return
+    it = dataset._iter()
+    try:
+        while True:
+            try:
+                value = next(it)
+            except StopIteration:
+                return
+            except Exception as e:  # noqa: BLE001 - the input cannot resume after an error: it ends here
+                _log_ignored(e, log_warning)
+                return
+            yield value
+    finally:
+        it.close()  # type: ignore[attr-defined]
+
+
+def _log_ignored(e: Exception, log_warning: bool) -> None:
+    if log_warning:
+        import logging
+
+        logging.getLogger("tapers.data").warning("Ignoring error: %s: %s", type(e).__name__, e)
+
+
+class _IgnoreErrorsDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, log_warning: bool) -> None:
+        super().__init__(input_dataset)
+        self._log_warning = bool(log_warning)
+
+    def _iter(self) -> Iterator[Any]:
+        return _iter_skipping(self._input, self._log_warning)
+
+    def _card(self) -> int:
+        return UNKNOWN
+
+
+# ----------------------------------------------------------------- save / load (tapers' own format)
+_SAVE_FORMAT = "tapers.data.save/1"
+
+
+def _encode_spec(spec: Any) -> Any:
+    if isinstance(spec, DatasetSpec):
+        raise TypeError("tapers.data: `save` does not support elements holding datasets (as `window` makes); "
+                        f"got {spec!r}.")  # fmt: skip
+    if isinstance(spec, dict):
+        return {"dict": [[k, _encode_spec(v)] for k, v in spec.items()]}
+    if st._is_namedtuple(spec):
+        return {"namedtuple": type(spec).__name__, "fields": list(spec._fields),
+                "items": [_encode_spec(v) for v in spec]}  # fmt: skip
+    if isinstance(spec, tuple):
+        return {"tuple": [_encode_spec(v) for v in spec]}
+    shape = None if isinstance(spec.shape, _UnknownShape) else list(spec.shape)
+    return {"shape": shape, "dtype": spec.dtype.name}
+
+
+def _decode_spec(d: Any) -> Any:
+    if "dict" in d:
+        return {k: _decode_spec(v) for k, v in d["dict"]}
+    if "namedtuple" in d:
+        return collections.namedtuple(d["namedtuple"], d["fields"])(*[_decode_spec(v) for v in d["items"]])  # type: ignore[misc]
+    if "tuple" in d:
+        return tuple(_decode_spec(v) for v in d["tuple"])
+    return TensorSpec(d["shape"], as_dtype(d["dtype"]))
+
+
+def _check_unsupported(**kwargs: Any) -> None:
+    for k, v in kwargs.items():
+        if v is not None and v is not False:
+            raise errors.UnimplementedError(None, None, f"tapers.data: the `{k}` argument is not supported.")
+
+
+def _save(dataset: Dataset, path: str, compression: str | None) -> None:
+    import json
+
+    if compression not in (None, "", "GZIP", "NONE"):
+        raise ValueError(f"tapers.data.save: `compression` must be None or 'GZIP', got {compression!r}.")
+    spec = dataset.element_spec
+    encoded = _encode_spec(spec)
+    if dataset._card() == INFINITE:
+        raise errors.InvalidArgumentError(None, None, "tapers.data.save: cannot save an infinite dataset.")
+    arrays: dict[str, np.ndarray] = {}
+    n = 0
+    for element in dataset:
+        for j, t in enumerate(st.flatten(element)):
+            a = np.asarray(t.numpy())
+            if a.dtype.kind not in "biufc":  # bfloat16 and other extension dtypes: their bits
+                a = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+            arrays[f"e{n}_c{j}"] = a
+        n += 1
+    os.makedirs(path, exist_ok=True)
+    saver = np.savez_compressed if compression == "GZIP" else np.savez
+    saver(os.path.join(path, "elements.npz"), **arrays)  # type: ignore[arg-type]
+    meta = {"format": _SAVE_FORMAT, "element_spec": encoded, "cardinality": n, "compression": compression}
+    with open(os.path.join(path, "dataset_spec.json"), "w") as f:
+        json.dump(meta, f)
+
+
+class _LoadDataset(Dataset):
+    _tf_name = "_LoadDataset"
+
+    def __init__(self, path: str, element_spec: Any) -> None:
+        import json
+
+        meta_path = os.path.join(path, "dataset_spec.json")
+        if not os.path.isfile(meta_path):
+            raise errors.NotFoundError(None, None, f"tapers.data.load: no dataset saved by tapers at {path!r}.")
+        with open(meta_path) as f:
+            meta = json.load(f)
+        if meta.get("format") != _SAVE_FORMAT:
+            raise errors.InvalidArgumentError(None, None, f"tapers.data.load: unknown format {meta.get('format')!r}.")
+        saved = _decode_spec(meta["element_spec"])
+        if element_spec is not None:
+            fa, fb = st.flatten(saved), st.flatten(element_spec)
+            if not _structure_matches(saved, element_spec) or len(fa) != len(fb) or any(
+                not isinstance(y, TensorSpec) or x.dtype != y.dtype or not y.shape.is_compatible_with(x.shape)
+                for x, y in zip(fa, fb)
+            ):
+                raise ValueError(f"tapers.data.load: `element_spec` {element_spec!r} does not match the saved "
+                                 f"dataset's {saved!r}.")  # fmt: skip
+            saved = element_spec
+        self._path, self._spec, self._n = path, saved, int(meta["cardinality"])
+
+    def _iter(self) -> Iterator[Any]:
+        specs = st.flatten(self._spec)
+        with np.load(os.path.join(self._path, "elements.npz"), allow_pickle=False) as data:
+            for k in range(self._n):
+                parts = []
+                for j, s in enumerate(specs):
+                    a = data[f"e{k}_c{j}"]
+                    want = np.dtype(s.dtype.as_numpy_dtype)
+                    if a.dtype != want:
+                        a = a.view(want)
+                    parts.append(constant(a))
+                yield st.pack(self._spec, parts) if st.is_structure(self._spec) else parts[0]
+
+    def _compute_spec(self) -> Any:
+        return self._spec
+
+    def _card(self) -> int:
+        return self._n
+
+
+# ----------------------------------------------------------------- rejection_resample (TensorFlow's algorithm)
+def _acceptance_with_mixing(initial: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, float]:
+    """TensorFlow's per-class acceptance probabilities and the probability of drawing from the original data."""
+    ratio = target / (initial + np.finfo(np.float32).tiny)
+    m, top = float(ratio.min()), float(ratio.max())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (ratio - m) / (top - m), m
+
+
+class _ResampleDataset(_UnaryDataset):
+    """Pieces of ``rejection_resample``: with ``weights=False`` the ``(class, element)`` pairs that pass the
+    per-class rejection test; with ``weights=True`` one ``[m, 1 - m]`` mixing weight pair per input element.
+    Without a given initial distribution it is estimated as TensorFlow does: class counts starting at 10,
+    updated every 32 elements."""
+
+    def __init__(self, input_dataset: Dataset, class_func: Callable[..., Any], target: np.ndarray,
+                 initial: np.ndarray | None, seed: int | None, weights: bool) -> None:  # fmt: skip
+        super().__init__(input_dataset)
+        self._class_func, self._target, self._initial = class_func, target, initial
+        self._weights = weights
+        self._stream = _RandomStream(seed, None)
+
+    def _class_of(self, element: Any) -> tuple[Any, int]:
+        c = st.to_tensor(_call(self._class_func, element))
+        if len(c.shape) != 0 or not c.dtype.is_integer:
+            raise errors.InvalidArgumentError(None, None, "rejection_resample: `class_func` must return an integer "
+                                              f"scalar, got {TensorSpec(tuple(c.shape), c.dtype)!r}.")  # fmt: skip
+        k = int(c)
+        if not 0 <= k < len(self._target):
+            raise errors.InvalidArgumentError(
+                None, None, f"rejection_resample: class {k} is out of range [0, {len(self._target)})."
+            )
+        return c, k
+
+    def _blocks(self) -> Iterator[tuple[Any, Any, int, np.ndarray]]:
+        """(element, class tensor, class, initial distribution in force) for every element."""
+        counts = np.full(len(self._target), 10, dtype=np.int64)
+        src = self._input._iter()
+        try:
+            while True:
+                block = []
+                for element in src:
+                    block.append((element, *self._class_of(element)))
+                    if len(block) == 32 or self._initial is not None:
+                        break
+                if not block:
+                    return
+                if self._initial is not None:
+                    dist = self._initial
+                else:
+                    for _, _, k in block:
+                        counts[k] += 1
+                    dist = (counts / counts.sum()).astype(np.float32)
+                for element, c, k in block:
+                    yield element, c, k, dist
+        finally:
+            src.close()  # type: ignore[attr-defined]
+
+    def _iter(self) -> Iterator[Any]:
+        rng = self._stream.rng()
+        blocks = self._blocks()
+        try:
+            for element, c, k, dist in blocks:
+                accept, m = _acceptance_with_mixing(dist, self._target)
+                if self._weights:
+                    yield constant([m, 1.0 - m], dtype="float32")
+                elif rng.random() < accept[k]:
+                    yield (c, element)
+        finally:
+            blocks.close()  # type: ignore[attr-defined]
+
+    def _compute_spec(self) -> Any:
+        if self._weights:
+            return TensorSpec((2,), as_dtype("float32"))
+        return (_fn_spec(self._input, _element_spec, lambda *x: st.to_tensor(self._class_func(*x))),
+                self._input.element_spec)  # fmt: skip
+
+    def _card(self) -> int:
+        return self._input._card() if self._weights else UNKNOWN
+
+
+def _rejection_resample(dataset: Dataset, class_func: Callable[..., Any], target_dist: Any, initial_dist: Any,
+                        seed: int | None) -> Dataset:  # fmt: skip
+    def as_dist(v: Any, what: str) -> np.ndarray:
+        a = np.asarray(v.numpy() if isinstance(v, Tensor) else v, dtype=np.float32)
+        if a.ndim != 1 or a.size == 0:
+            raise ValueError(f"rejection_resample: `{what}` must be a non-empty vector, got shape {a.shape}.")
+        return a
+
+    target = as_dist(target_dist, "target_dist")
+    initial = None if initial_dist is None else as_dist(initial_dist, "initial_dist")
+    if initial is not None and initial.shape != target.shape:
+        raise ValueError(f"rejection_resample: `initial_dist` has shape {initial.shape} but `target_dist` has "
+                         f"shape {target.shape}.")  # fmt: skip
+
+    def add_class_value(*x: Any) -> Any:
+        return class_func(*x), (x[0] if len(x) == 1 else x)
+
+    filtered = _ResampleDataset(dataset, class_func, target, initial, seed, weights=False)
+    if initial is not None:
+        static_m = float(np.min(target / initial)) if np.all(initial > 0) else None
+        if static_m == 1:
+            return dataset.map(add_class_value)
+        if static_m == 0:
+            return filtered
+        _, m = _acceptance_with_mixing(initial, target)
+        weights: Dataset = Dataset.from_tensors(constant([m, 1.0 - m], dtype="float32")).repeat()
+    else:
+        weights = _ResampleDataset(dataset, class_func, target, initial, seed, weights=True)
+    return _SampleDataset([dataset.map(add_class_value), filtered], weights, seed, True, None)

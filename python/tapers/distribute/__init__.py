@@ -43,11 +43,34 @@ from ._collective import (
     broadcast_variables,
 )
 from ._data import batches, shard
+from ._strategy import (
+    DistributedDataset,
+    DistributedIterator,
+    DistributedValues,
+    InputContext,
+    MirroredStrategy,
+    MultiWorkerMirroredStrategy,
+    OneDeviceStrategy,
+    PerReplica,
+    ReplicaContext,
+    Strategy,
+    StrategyExtended,
+    experimental_set_strategy,
+    get_cross_replica_context,
+    get_replica_context,
+    get_strategy,
+    has_strategy,
+    in_cross_replica_context,
+)
 from ._tape import DEFAULT_BUCKET_BYTES, DistributedGradientTape
 from ._world import StallError, init, is_initialized, local_rank, local_size, rank, size
 
 __all__ = [
     "DEFAULT_BUCKET_BYTES", "Average", "DistributedGradientTape", "Max", "Min", "Product", "ReduceOp", "StallError",
+    "DistributedDataset", "DistributedIterator", "DistributedValues", "InputContext", "MirroredStrategy",
+    "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "PerReplica", "ReplicaContext", "Strategy",
+    "StrategyExtended", "experimental_set_strategy", "get_cross_replica_context", "get_replica_context",
+    "get_strategy", "has_strategy", "in_cross_replica_context",
     "Sum", "allgather", "allreduce", "barrier", "batches", "broadcast", "broadcast_variables", "init",
     "is_initialized", "local_rank", "local_size", "rank", "restore_checkpoint", "save_checkpoint", "shard", "size",
 ]  # fmt: skip

@@ -26,8 +26,8 @@ class ReduceOp(enum.Enum):
 
     Attributes
     ----------
-    AVERAGE
-        The sum divided by the number of ranks.
+    AVERAGE, MEAN
+        The sum divided by the number of ranks (``MEAN`` is ``tf.distribute.ReduceOp``'s name).
     SUM
         The elementwise sum.
     MIN, MAX, PRODUCT
@@ -35,6 +35,7 @@ class ReduceOp(enum.Enum):
     """
 
     AVERAGE = "average"
+    MEAN = "average"  # tf.distribute.ReduceOp's name for the same reduction (an alias of AVERAGE)
     SUM = "sum"
     MIN = "min"
     MAX = "max"

@@ -86,6 +86,7 @@ from ._layers_more import (
     RMSNormalization,
     SpectralNormalization,
 )
+from ._masking import Masking
 from ._merging import (
     Add,
     Average,
@@ -177,5 +178,6 @@ __all__ = [
     "RMSNormalization", "ReversibleEmbedding", "SpectralNormalization",
     "CenterCrop", "Pipeline", "RandomCrop", "RandomFlip", "RandomPerspective", "RandomRotation", "RandomShear",
     "RandomTranslation", "RandomZoom", "Resizing",
+    "Masking",
     "InputSpec", "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper", "deserialize", "dot", "serialize",
 ]  # fmt: skip

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import re
 import threading
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -121,6 +122,7 @@ class KerasTensor:
         self.dtype = _dtype_name(dtype)
         self.name = name if name is not None else backend.unique_name("keras_tensor")
         self._keras_history: tuple[Layer, int, int] | None = None
+        self._keras_mask: Any = None  # the symbolic mask (Keras' ``_keras_mask``), set by masking layers
 
     @property
     def ndim(self) -> int:
@@ -169,6 +171,71 @@ class Node:
             layer, node_index, _ = t._keras_history
             out.append(layer._inbound_nodes[node_index])
         return out
+
+
+# ----------------------------------------------------------------------------- masks
+
+
+def get_keras_mask(x: Any) -> Any:
+    """The Keras mask attached to ``x`` (Keras' ``x._keras_mask``), or None.
+
+    tapers tensors take no attributes, so masks live in a side table keyed by the
+    tensor (shared with ``keras.losses``, whose reductions read it).
+
+    Parameters
+    ----------
+    x : Tensor or any
+        A layer's output.
+
+    Returns
+    -------
+    Tensor or None
+        The boolean mask, or None when ``x`` carries none.
+    """
+    if isinstance(x, KerasTensor):
+        return getattr(x, "_keras_mask", None)
+    if not isinstance(x, Tensor):
+        return None
+    from ..losses import _get_mask  # the table keras.losses reads (imported late: losses imports layers' deps)
+
+    return _get_mask(x)
+
+
+def set_keras_mask(x: Any, mask: Any) -> None:
+    """Attaches ``mask`` to the tensor ``x`` (Keras' ``backend.set_keras_mask``).
+
+    Parameters
+    ----------
+    x : Tensor
+        The tensor that carries the mask.
+    mask : Tensor or None
+        A boolean tensor (None leaves ``x`` without a mask).
+
+    Returns
+    -------
+    None
+    """
+    if mask is None:
+        return
+    if isinstance(x, KerasTensor):
+        x._keras_mask = mask
+        return
+    if isinstance(x, Tensor):
+        from ..losses import _set_mask
+
+        _set_mask(x, mask)
+
+
+def _mask_of(x: Any) -> Any:
+    """The masks of a nest (None when no leaf carries one)."""
+    if isinstance(x, (list, tuple, Mapping)):
+        masks = map_structure(get_keras_mask, x)
+        return masks if any(m is not None for m in flatten(masks)) else None
+    return get_keras_mask(x)
+
+
+def _is_tensor_arg(x: Any) -> bool:
+    return any(isinstance(v, (Tensor, Variable)) for v in flatten(x))
 
 
 # ----------------------------------------------------------------------------- call context
@@ -459,7 +526,8 @@ class Layer(Module):
         self._inbound_nodes: list[Node] = []
         self._explicit_layers: list[Layer] = []
         self._build_shapes: Any = None
-        self.supports_masking = False
+        # Keras: a layer that overrides compute_mask supports masking.
+        self.supports_masking = type(self).compute_mask is not Layer.compute_mask
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
         if batch_input_shape is not None:
@@ -471,6 +539,10 @@ class Layer(Module):
         call_fn = type(self).call
         self._call_has_training_arg, self._call_training_default = _call_accepts(call_fn, "training")
         self._call_has_mask_arg = _call_accepts(call_fn, "mask")[0]
+        try:
+            self._call_params: list[str] = list(inspect.signature(call_fn).parameters)[1:]
+        except (TypeError, ValueError):
+            self._call_params = []
 
     # -- attribute tracking -------------------------------------------------
 
@@ -797,6 +869,64 @@ class Layer(Module):
         """The output shape for an input shape; by default found by running ``call`` on zeros."""
         raise NotImplementedError
 
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The mask of the output: by default the input's mask (used when ``supports_masking``).
+
+        Parameters
+        ----------
+        inputs : Tensor or nest
+            The call's first argument.
+        mask : Tensor, nest or None
+            The input's mask (Keras' ``previous_mask``: the ``mask`` argument of the call).
+
+        Returns
+        -------
+        Tensor, nest or None
+            The output's mask.
+        """
+        del inputs
+        return mask
+
+    def _populate_masks(self, args: tuple[Any, ...], kwargs: dict[str, Any], first_mask: Any) -> Any:
+        """Keras 3's step 6 of ``__call__``: fills ``mask`` (or ``<arg>_mask``) from the inputs' masks when
+        the caller gave none; returns the previous mask (the explicit ``mask``, else the first input's)."""
+        params = self._call_params
+        named: dict[str, Any] = {}
+        for name, value in zip(params, args):
+            named[name] = value
+        for name, value in kwargs.items():
+            if name not in ("mask", "training"):
+                named[name] = value
+        tensor_args = {k: v for k, v in named.items() if k not in ("mask", "training") and _is_tensor_arg(v)}
+        if len(tensor_args) == 1:
+            if self._call_has_mask_arg and kwargs.get("mask") is None and "mask" not in params[: len(args)]:
+                (only,) = tensor_args.values()
+                mask = first_mask if only is args[0] else _mask_of(only)
+                if mask is not None:
+                    kwargs["mask"] = mask
+        elif len(tensor_args) > 1:
+            for k, v in tensor_args.items():
+                key = f"{k}_mask"
+                if key in params and kwargs.get(key) is None and key not in params[: len(args)]:
+                    mask = first_mask if v is args[0] else _mask_of(v)
+                    if mask is not None:
+                        kwargs[key] = mask
+        explicit = kwargs.get("mask")
+        if explicit is None and "mask" in params[: len(args)]:
+            explicit = args[params.index("mask")]
+        return explicit if explicit is not None else first_mask
+
+    def _set_mask_metadata(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
+        flat_outputs = flatten(outputs)
+        if all(get_keras_mask(x) is not None for x in flat_outputs):
+            return
+        output_masks = self.compute_mask(inputs, previous_mask)
+        if output_masks is None:
+            return
+        for tensor, mask in zip(flat_outputs, flatten(output_masks)):
+            if get_keras_mask(tensor) is None and mask is not None:
+                set_keras_mask(tensor, mask)
+
     def _scope(self) -> name_scope:
         return name_scope(self.name)
 
@@ -807,9 +937,18 @@ class Layer(Module):
             return self._symbolic_call(*args, **kwargs)
         if not args:
             raise ValueError(f"Layer {self.name} was called without inputs.")
+        first_mask = _mask_of(args[0])
         inputs = _convert_inputs(args[0], self.compute_dtype, self.autocast)
+        if first_mask is not None and inputs is not args[0]:  # Keras keeps the mask of a converted (cast) input
+            if isinstance(inputs, Tensor) and not isinstance(first_mask, (list, tuple, Mapping)):
+                set_keras_mask(inputs, first_mask)
+            elif isinstance(inputs, (list, tuple)) and isinstance(first_mask, (list, tuple)):
+                for t, m in zip(inputs, first_mask):
+                    if get_keras_mask(t) is None:
+                        set_keras_mask(t, m)
         args = (inputs, *args[1:])
         assert_input_compatibility(self.input_spec, inputs, self.name)
+        previous_mask = self._populate_masks(args, kwargs, first_mask)
         training = kwargs.pop("training", None)
         outer = _context.stack[-1][1] if _context.stack else None
         if training is None:
@@ -838,9 +977,18 @@ class Layer(Module):
                     raise
                 if self.activity_regularizer is not None:
                     self._add_activity_losses(outputs)
-                return outputs
         finally:
             _context.stack.pop()
+        if self.supports_masking:
+            self._set_mask_metadata(inputs, outputs, previous_mask)
+        elif previous_mask is not None and any(m is not None for m in flatten(previous_mask)):
+            warnings.warn(
+                f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input with a mask attached "
+                "to it. However, this layer does not support masking and will therefore destroy the mask "
+                "information. Downstream layers will not see the mask.",
+                stacklevel=2,
+            )
+        return outputs
 
     def _add_activity_losses(self, outputs: Any) -> None:
         # Keras 3: the penalty of each output tensor, divided by its batch size
@@ -865,6 +1013,14 @@ class Layer(Module):
             self.built = True
         outputs = self.compute_output_spec(*args, **kwargs)
         Node(self, args, kwargs, outputs)
+        if self.supports_masking:
+            previous_mask = kwargs.get("mask")
+            if previous_mask is None:
+                previous_mask = _mask_of(inputs)
+            try:  # symbolic masks are informative only: the model recomputes them on real tensors
+                self._set_mask_metadata(inputs, outputs, previous_mask)
+            except Exception:  # noqa: BLE001 - a compute_mask that needs real tensors leaves no symbolic mask
+                pass
         return outputs
 
     def compute_output_spec(self, *args: Any, **kwargs: Any) -> Any:

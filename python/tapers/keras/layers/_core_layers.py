@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import _core, nn
 from .. import constraints, regularizers
-from ._base import Layer, _serialized
+from ._base import KerasTensor, Layer, _serialized
 
 __all__ = ["Activation", "Dense", "Dropout", "Embedding", "Flatten", "ReLU", "Reshape"]
 
@@ -78,6 +78,7 @@ class Dense(Layer):
         **kwargs: Any,
     ) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.supports_masking = True
         if quantization_config is not None:
             raise NotImplementedError("tapers.keras: quantization is not implemented")
         if not isinstance(units, (int, np.integer)) or units <= 0:
@@ -169,6 +170,7 @@ class Activation(Layer):
 
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.activation = _activation(activation)
 
     def call(self, inputs: Any) -> Tensor:
@@ -201,6 +203,7 @@ class ReLU(Layer):
         self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         if max_value is not None and max_value < 0.0:
             raise ValueError(f"max_value of a ReLU layer cannot be a negative value. Received: {max_value}")
         if negative_slope is None or negative_slope < 0.0:
@@ -378,7 +381,9 @@ class Embedding(Layer):
     """Looks up rows of an ``(input_dim, output_dim)`` table for integer inputs (``keras.layers.Embedding``).
 
     ``embeddings`` starts uniform in [-0.05, 0.05] (Keras' ``"uniform"``).
-    ``mask_zero`` is accepted only as False: tapers.keras has no masks.
+    With ``mask_zero=True`` index 0 is padding: the output carries the mask
+    ``inputs != 0`` (``compute_mask``), which masking layers downstream (RNNs,
+    ``GlobalAveragePooling1D``, the compiled loss) use to skip the padded steps.
 
     Parameters
     ----------
@@ -388,6 +393,8 @@ class Embedding(Layer):
         Embedding size.
     embeddings_initializer : str or initializer
         Default ``"uniform"``.
+    mask_zero : bool
+        Whether index 0 is a padding value masked out downstream (``input_dim`` then counts it).
     weights : array, optional
         Initial table.
     """
@@ -409,8 +416,6 @@ class Embedding(Layer):
             raise NotImplementedError("tapers.keras: quantization is not implemented")
         kwargs.pop("input_length", None)
         super().__init__(**kwargs)
-        if mask_zero:
-            raise NotImplementedError("tapers.keras: masking (mask_zero=True) is not implemented")
         if lora_rank:
             raise NotImplementedError("tapers.keras: Embedding's LoRA is not implemented")
         self.input_dim = int(input_dim)
@@ -418,7 +423,8 @@ class Embedding(Layer):
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = constraints.get(embeddings_constraint)
-        self.mask_zero = False
+        self.mask_zero = bool(mask_zero)
+        self.supports_masking = True  # Keras: compute_mask is overridden
         if weights is not None:  # Keras 3.15 builds at construction only when given weights
             self.build()
             self.set_weights(weights if isinstance(weights, list) else [weights])
@@ -442,6 +448,29 @@ class Embedding(Layer):
         if x.dtype.name not in ("int32", "int64"):
             x = _core.cast(x, "int32")
         return _core.gather(self.embeddings, x)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """``inputs != 0`` with ``mask_zero``, else None.
+
+        Parameters
+        ----------
+        inputs : Tensor
+            The integer indices.
+        mask : Tensor, optional
+            Ignored (an Embedding starts a mask).
+
+        Returns
+        -------
+        Tensor or None
+            A boolean tensor of the inputs' shape.
+        """
+        del mask
+        if not self.mask_zero:
+            return None
+        if isinstance(inputs, KerasTensor):
+            return KerasTensor(inputs.shape, "bool")
+        x = _core.convert_to_tensor(inputs)
+        return _core.not_equal(x, _core.zeros_like(x))
 
     def compute_output_shape(self, input_shape: Any) -> tuple[int | None, ...]:
         """The input's shape plus ``output_dim``."""

@@ -10,7 +10,9 @@ as they are.
 ``dropout`` / ``recurrent_dropout`` follow Keras: while training, one mask per
 call of the RNN layer (shared by all time steps) multiplies the step inputs /
 the previous output; the masks come from tapers' random streams. Not
-implemented (a clear error is raised): ``stateful=True`` and ``mask=``.
+implemented (a clear error is raised): ``stateful=True``. A ``mask`` (given, or
+attached by ``Embedding(mask_zero=True)`` / ``Masking``) makes masked steps keep the
+previous states and output, as Keras 3's TensorFlow backend.
 """
 
 from __future__ import annotations
@@ -750,7 +752,7 @@ class RNN(Layer):
     unroll : bool
         Accepted; the loop is always unrolled in Python.
     zero_output_for_mask : bool
-        Kept for the config (tapers' recurrent layers take no masks).
+        Whether masked steps output zeros (else the previous step's output is repeated).
 
     Call arguments
     --------------
@@ -758,6 +760,9 @@ class RNN(Layer):
         ``(batch, timesteps, features)``.
     initial_state : tensor or list of tensors, optional
         The cell's first states (zeros by default).
+    mask : bool tensor, optional
+        ``(batch, timesteps)``: False steps are skipped (states and output carried over). Taken from
+        the input's Keras mask when not given (and ``initial_state`` is not given, as Keras).
     training : bool
         Passed to the cell.
     """
@@ -785,6 +790,7 @@ class RNN(Layer):
         if stateful:
             raise NotImplementedError("tapers.keras: stateful=True recurrent layers are not implemented")
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.cell = cell
         self.return_sequences = bool(return_sequences)
@@ -849,8 +855,6 @@ class RNN(Layer):
 
     def call(self, sequences: Any, initial_state: Any = None, mask: Any = None, training: bool = False) -> Any:
         """The loop over time steps; returns the last output (or all of them), then the states if asked."""
-        if mask is not None:
-            raise NotImplementedError("tapers.keras: masks (mask=...) are not implemented for recurrent layers")
         x = sequences
         if len(x.shape) != 3:
             raise ValueError(
@@ -859,6 +863,7 @@ class RNN(Layer):
             )
         if x.shape[1] == 0:
             raise ValueError(f'Layer "{self.name}" received a sequence with no time steps: shape {tuple(x.shape)}')
+        step_masks = _step_masks(self.name, mask, tuple(x.shape))
         if initial_state is None:
             states = self.get_initial_state(x.shape[0])
         else:
@@ -866,20 +871,58 @@ class RNN(Layer):
         steps = _core.unstack(x, axis=1)
         if self.go_backwards:
             steps = steps[::-1]
+            if step_masks is not None:
+                step_masks = step_masks[::-1]
         outputs = []
+        prev_output: Any = None
         _reset_dropout_masks(self.cell)  # fresh masks for this sequence, shared by its steps
         try:
-            for step in steps:
+            for i, step in enumerate(steps):
                 output, new_states = _call_cell(self.cell, step, states, bool(training))
-                states = list(new_states) if _is_nested(new_states) else [new_states]
+                new_states = list(new_states) if _is_nested(new_states) else [new_states]
+                if step_masks is not None:
+                    # Keras' TF backend: masked steps keep the states, and output zeros
+                    # (zero_output_for_mask) or the previous (masked) output.
+                    keep = step_masks[i]
+                    if self.zero_output_for_mask or prev_output is None:
+                        fallback = _core.zeros_like(output)
+                    else:
+                        fallback = prev_output
+                    output = _select(keep, output, fallback)
+                    new_states = _select_nest(keep, new_states, states)
+                states = new_states
+                prev_output = output
                 if self.return_sequences:
                     outputs.append(output)
         finally:
             _reset_dropout_masks(self.cell)
-        out = _core.stack(outputs, axis=1) if self.return_sequences else output
+        out = _core.stack(outputs, axis=1) if self.return_sequences else prev_output
         if self.return_state:
             return (out, *states)
         return out
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The input's mask for the outputs of ``return_sequences`` (None otherwise, and for the states).
+
+        Parameters
+        ----------
+        inputs : Tensor
+            The sequences.
+        mask : Tensor or list, optional
+            The sequences' mask (the first entry of a list).
+
+        Returns
+        -------
+        Tensor, list or None
+            The output's mask, then None per state with ``return_state``.
+        """
+        del inputs
+        if isinstance(mask, (list, tuple)):
+            mask = flatten(mask)[0] if mask else None
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None for _ in self.state_size]
+        return output_mask
 
     def compute_output_shape(self, sequences_shape: Any, initial_state_shape: Any = None) -> Any:
         """``(batch, units)`` or ``(batch, timesteps, units)``, then the states' shapes with ``return_state``."""
@@ -922,6 +965,39 @@ class RNN(Layer):
         config = dict(config)
         cell = _deserialize_layer(config.pop("cell"), custom_objects)
         return cls(cell, **config)
+
+
+def _step_masks(name: str, mask: Any, shape: tuple[Any, ...]) -> list[Tensor] | None:
+    """The mask as one ``(batch, 1)`` boolean tensor per step (Keras takes ``(batch, steps)`` or
+    ``(batch, steps, 1)``)."""
+    if isinstance(mask, (list, tuple)):
+        mask = flatten(mask)[0] if mask else None
+    if mask is None:
+        return None
+    m = _core.convert_to_tensor(mask)
+    mshape = tuple(m.shape)
+    if len(mshape) == 3 and mshape[2] == 1:
+        m = _core.squeeze(m, axis=2)
+        mshape = mshape[:2]
+    if len(mshape) != 2 or any(a is not None and b is not None and a != b for a, b in zip(mshape, shape[:2])):
+        raise ValueError(
+            f'Layer "{name}": the mask must have shape (batch, timesteps) = {shape[:2]} for sequences of shape '
+            f"{shape}; received a mask of shape {mshape} (dtype {m.dtype.name})"
+        )
+    if m.dtype.name != "bool":
+        m = _core.cast(m, "bool")
+    return [_core.expand_dims(t, -1) for t in _core.unstack(m, axis=1)]
+
+
+def _select(keep: Tensor, new: Tensor, old: Tensor) -> Tensor:
+    """``where(keep, new, old)`` with ``keep`` of shape ``(batch, 1)`` broadcast over ``new``."""
+    return _core.where(_core.broadcast_to(keep, _core.shape(new)), new, old)
+
+
+def _select_nest(keep: Tensor, new: Any, old: Any) -> Any:
+    if isinstance(new, (list, tuple)):
+        return [_select_nest(keep, n, o) for n, o in zip(new, old)]
+    return _select(keep, new, old)
 
 
 def _specs(shape: Any, dtype: str) -> Any:
@@ -1205,6 +1281,9 @@ class Bidirectional(Wrapper):
         ``(batch, timesteps, features)``.
     initial_state : list of tensors, optional
         The forward layer's states, then the backward layer's.
+    mask : bool tensor, optional
+        ``(batch, timesteps)``, passed to both layers (whose ``zero_output_for_mask`` is set to
+        ``return_sequences``, as Keras).
     """
 
     def __init__(
@@ -1249,6 +1328,10 @@ class Bidirectional(Wrapper):
                     f'Forward layer and backward layer are expected to have the same value for attribute "{a}", '
                     f'got "{fv}" for forward layer and "{bv}" for backward layer'
                 )
+        for sub in (fwd, bwd):  # Keras forces zero outputs at masked steps when returning sequences
+            if getattr(sub, "zero_output_for_mask", None) is not None:
+                sub.zero_output_for_mask = sub.return_sequences
+        self.supports_masking = True
         self.merge_mode = merge_mode
         self._initial_weights = list(weights) if weights else None
         self.stateful = bool(fwd.stateful)
@@ -1277,11 +1360,13 @@ class Bidirectional(Wrapper):
 
     def call(self, sequences: Any, initial_state: Any = None, mask: Any = None, training: bool | None = None) -> Any:
         """Both directions, then the merge."""
-        if mask is not None:
-            raise NotImplementedError("tapers.keras: masks (mask=...) are not implemented for recurrent layers")
         kwargs: dict[str, Any] = {}
         if training is not None:
             kwargs["training"] = training
+        if mask is not None:
+            if not getattr(self.forward_layer, "_call_has_mask_arg", False):
+                raise ValueError(f'Layer "{self.name}": its wrapped layer takes no `mask` argument')
+            kwargs["mask"] = mask
         forward_state = backward_state = None
         if initial_state is not None:
             initial_state = list(initial_state)
@@ -1308,6 +1393,28 @@ class Bidirectional(Wrapper):
         if self.return_state:
             return (*output, *states) if self.merge_mode is None else (output, *states)
         return output
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The input's mask for ``return_sequences`` outputs (one per output with ``merge_mode=None``).
+
+        Parameters
+        ----------
+        inputs : Tensor
+            The sequences.
+        mask : Tensor or list, optional
+            The sequences' mask.
+
+        Returns
+        -------
+        Tensor, tuple or None
+            The output mask(s).
+        """
+        del inputs
+        if isinstance(mask, list):
+            mask = mask[0] if mask else None
+        if self.return_sequences:
+            return (mask, mask) if not self.merge_mode else mask
+        return (None, None) if not self.merge_mode else None
 
     def compute_output_shape(self, sequences_shape: Any, initial_state_shape: Any = None) -> Any:
         """The forward layer's shapes, merged (last dimension doubled by ``"concat"``)."""
