@@ -1,5 +1,9 @@
 """``tf.image``: resizing, cropping, flipping and color adjustments of image tensors (NHWC or HWC).
 
+Color spaces (HSV, YIQ, YUV), hue and saturation, the stateless random adjustments, ``crop_and_resize``,
+patches, glimpses, Sobel edges, SSIM, box drawing and sampling and the non-max-suppression family are in
+``tapers._image_extra`` and re-exported here.
+
 Every function takes ``[batch, height, width, channels]`` or ``[height, width, channels]`` images and
 follows TensorFlow 2.21's semantics and dtypes. Tensor values only go through tapers ops (gathers,
 slices, pads, arithmetic), so gradients flow through ``GradientTape`` and the functions run inside
@@ -849,3 +853,51 @@ def psnr(a: Any, b: Any, max_val: Any, name: str | None = None) -> Any:
     mse = _c.reduce_mean(d * d, axis=[-3, -2, -1])
     ln10 = np.float32(_pymath.log(10.0))
     return 20.0 * _math.log(mv) / ln10 - (np.float32(10.0) / ln10) * _math.log(mse)
+
+
+from ._image_extra import (  # noqa: E402 - it imports the helpers above
+    adjust_hue,
+    adjust_saturation,
+    combined_non_max_suppression,
+    crop_and_resize,
+    draw_bounding_boxes,
+    extract_glimpse,
+    extract_patches,
+    hsv_to_rgb,
+    non_max_suppression,
+    non_max_suppression_overlaps,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
+    random_hue,
+    random_saturation,
+    resize_with_pad,
+    rgb_to_hsv,
+    rgb_to_yiq,
+    rgb_to_yuv,
+    sample_distorted_bounding_box,
+    sobel_edges,
+    ssim,
+    ssim_multiscale,
+    stateless_random_brightness,
+    stateless_random_contrast,
+    stateless_random_crop,
+    stateless_random_flip_left_right,
+    stateless_random_flip_up_down,
+    stateless_random_hue,
+    stateless_random_saturation,
+    stateless_sample_distorted_bounding_box,
+    yiq_to_rgb,
+    yuv_to_rgb,
+)
+
+__all__ += [
+    "adjust_hue", "adjust_saturation", "combined_non_max_suppression", "crop_and_resize", "draw_bounding_boxes",
+    "extract_patches",
+    "hsv_to_rgb", "non_max_suppression", "non_max_suppression_overlaps", "non_max_suppression_padded",
+    "non_max_suppression_with_scores", "random_hue", "random_saturation", "rgb_to_hsv", "rgb_to_yiq", "rgb_to_yuv",
+    "stateless_random_brightness", "stateless_random_contrast", "stateless_random_crop",
+    "stateless_random_flip_left_right", "stateless_random_flip_up_down", "stateless_random_hue",
+    "stateless_random_saturation", "yiq_to_rgb", "yuv_to_rgb", "sample_distorted_bounding_box",
+    "stateless_sample_distorted_bounding_box", "extract_glimpse",
+    "sobel_edges", "resize_with_pad", "ssim", "ssim_multiscale",
+]

@@ -752,12 +752,23 @@ class Loss:
         return self._dtype
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Tensor:
-        """The reduced, weighted loss (differentiable with respect to ``y_pred``)."""
+        """The reduced, weighted loss (differentiable with respect to ``y_pred``).
+
+        As Keras 3's ``Loss.__call__``: a Keras mask on ``y_pred`` (from ``Embedding(mask_zero=True)``,
+        ``Masking``, a masked RNN) and the per-sample losses' own mask (``ignore_class``) both weigh
+        the reduction, so padded steps count for nothing.
+        """
+        in_mask = _get_mask(y_pred)
         y_pred = _tensor(y_pred, self.dtype)
         y_true = _tensor(y_true, self.dtype)
         losses = self.call(y_true, y_pred)
+        out_mask = _get_mask(losses)
+        if in_mask is not None and out_mask is not None:
+            mask: Tensor | None = _core.logical_and(_core.cast(in_mask, "bool"), _core.cast(out_mask, "bool"))
+        else:
+            mask = in_mask if out_mask is None else out_mask
         return reduce_weighted_values(
-            losses, sample_weight=sample_weight, mask=_get_mask(losses), reduction=self.reduction, dtype=self.dtype
+            losses, sample_weight=sample_weight, mask=mask, reduction=self.reduction, dtype=self.dtype
         )
 
     def call(self, y_true: Tensor, y_pred: Tensor) -> Tensor:

@@ -353,27 +353,8 @@ def _resolve_loss(loss: Any) -> Any:
 
 
 def _call_loss(loss: Any, y_true: Any, y_pred: Any, sample_weight: Any) -> Any:
-    """Calls the compiled loss; when ``y_pred`` carries a Keras mask (``Embedding(mask_zero=True)``,
-    ``Masking``), the mask weighs the per-sample losses as Keras' ``Loss.__call__`` does with
-    ``y_pred._keras_mask`` (combined with the losses' own mask, e.g. ``ignore_class``)."""
-    from . import losses as losses_module
-    from .layers._base import get_keras_mask
-
-    in_mask = get_keras_mask(y_pred) if isinstance(y_pred, Tensor) else None
-    if (
-        in_mask is None
-        or not isinstance(loss, losses_module.Loss)
-        or type(loss).__call__ is not losses_module.Loss.__call__
-    ):
-        return loss(y_true, y_pred, sample_weight=sample_weight)
-    yp = losses_module._tensor(y_pred, loss.dtype)
-    yt = losses_module._tensor(y_true, loss.dtype)
-    values = loss.call(yt, yp)
-    out_mask = losses_module._get_mask(values)
-    mask = in_mask if out_mask is None else _core.logical_and(_core.cast(in_mask, "bool"), _core.cast(out_mask, "bool"))
-    return losses_module.reduce_weighted_values(
-        values, sample_weight=sample_weight, mask=mask, reduction=loss.reduction, dtype=loss.dtype
-    )
+    """Calls the compiled loss (a ``Loss`` applies ``y_pred``'s Keras mask itself, as Keras' does)."""
+    return loss(y_true, y_pred, sample_weight=sample_weight)
 
 
 # ----------------------------------------------------------------------------- summary
