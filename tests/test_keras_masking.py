@@ -318,3 +318,23 @@ def test_mask_survives_input_cast_and_reaches_sublayers():
     assert not np.allclose(np.asarray(y), np.asarray(plain))
     explicit = outer.rnn(tf.cast(x, "float32"), mask=mask)
     close(y, explicit)
+
+
+def test_compiled_metrics_read_the_mask():
+    case = REF["metrics"]
+    inp = keras.Input((X.shape[1],), dtype="int32")
+    h = keras.layers.Embedding(VOCAB, EMB, mask_zero=True)(inp)
+    h = keras.layers.LSTM(UNITS, return_sequences=True)(h)
+    o = keras.layers.Dense(3, activation="softmax")(h)
+    model = keras.Model(inp, o)
+    model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.5), loss="sparse_categorical_crossentropy",
+                  metrics=["sparse_categorical_accuracy", keras.metrics.SparseCategoricalCrossentropy(name="scce")])
+    model.set_weights([np.array(w, "float32") for w in case["weights"]])
+    y = np.array(case["y"], "int32")
+    logs = model.evaluate(X, y, batch_size=4, verbose=0, return_dict=True)
+    assert sorted(logs) == sorted(case["evaluate"])
+    for k, want in case["evaluate"].items():
+        close(logs[k], want)
+    hist = model.fit(X, y, batch_size=2, epochs=2, shuffle=False, verbose=0)
+    for k, want in case["history"].items():
+        close(hist.history[k], want, rtol=1e-4)

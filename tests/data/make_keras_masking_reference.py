@@ -246,6 +246,26 @@ def fit_cases(rng):
     return out
 
 
+def metric_case(rng):
+    """Compiled metrics read y_pred's mask (Keras' MeanMetricWrapper): a masked tagger's accuracy and
+    cross-entropy metric over padded steps, from evaluate and over a short fit."""
+    y_seq = rng.integers(0, 3, size=(4, T)).astype("int32")
+    inp = keras.Input((T,), dtype="int32")
+    h = keras.layers.Embedding(VOCAB, EMB, mask_zero=True)(inp)
+    h = keras.layers.LSTM(UNITS, return_sequences=True)(h)
+    o = keras.layers.Dense(3, activation="softmax")(h)
+    model = keras.Model(inp, o)
+    model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.5), loss="sparse_categorical_crossentropy",
+                  metrics=["sparse_categorical_accuracy", keras.metrics.SparseCategoricalCrossentropy(name="scce")])
+    ws = rand_weights(model.weights, rng)
+    model.set_weights(ws)
+    logs = model.evaluate(X, y_seq, batch_size=4, verbose=0, return_dict=True)
+    hist = model.fit(X, y_seq, batch_size=2, epochs=2, shuffle=False, verbose=0)
+    return {"weights": [tolist(w) for w in ws], "y": tolist(y_seq),
+            "evaluate": {k: float(v) for k, v in logs.items()},
+            "history": {k: [float(x) for x in v] for k, v in hist.history.items()}}
+
+
 def main():
     rng = np.random.default_rng(1234)
     data = {
@@ -259,6 +279,7 @@ def main():
         "pooling": pooling_case(rng),
         "fit": fit_cases(rng),
     }
+    data["metrics"] = metric_case(rng)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_masking_reference.json")
     with open(path, "w") as f:
         json.dump(data, f)

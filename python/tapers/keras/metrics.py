@@ -293,8 +293,11 @@ class MeanMetricWrapper(Mean):
             self._direction = "down"
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:  # type: ignore[override]
-        """Adds ``fn(y_true, y_pred)``'s per-sample values, weighted by ``sample_weight``."""
+        """Adds ``fn(y_true, y_pred)``'s per-sample values, weighted by ``sample_weight`` and, as Keras 3,
+        by ``y_pred``'s Keras mask (padded steps of an ``Embedding(mask_zero=True)`` model count for nothing)."""
+        mask = _losses._get_mask(y_pred)
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        sample_weight = _losses._apply_mask(sample_weight, mask, self.dtype, "sum")
         super().update_state(values, sample_weight=sample_weight)
 
     def get_config(self) -> dict[str, Any]:
