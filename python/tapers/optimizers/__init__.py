@@ -225,6 +225,8 @@ class Optimizer:
         """
         del custom_objects
         config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            raise NotImplementedError("from_config: a serialized learning-rate schedule (a dict) is not supported")
         for key, default in _KERAS_DEFAULTS.items():
             if key in config and config.pop(key) != default:
                 raise NotImplementedError(f"tapers optimizers do not implement `{key}`")

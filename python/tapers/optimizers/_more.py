@@ -6,7 +6,6 @@ replayed like any other op; the step counter is read from ``iterations`` when it
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 from typing import Any, Iterable
@@ -16,17 +15,10 @@ from .._core import Tensor, Variable
 from .._indexed_slices import IndexedSlices
 from .._tape import GradientTape
 from ..dtypes import int64
-from . import Optimizer, _auto_name
+from . import _KERAS_DEFAULTS, Optimizer, _auto_name
 from ._composed import _COMMON_PARAMS, _ComposedOptimizer
-from .schedules import LearningRateSchedule
 
-_UNSUPPORTED = {
-    "use_ema": False,
-    "ema_momentum": 0.99,
-    "ema_overwrite_frequency": None,
-    "loss_scale_factor": None,
-    "gradient_accumulation_steps": None,
-}
+_UNSUPPORTED = _KERAS_DEFAULTS  # Keras options accepted only at their defaults
 
 
 def _check_unsupported(cls: str, options: dict[str, Any]) -> None:
@@ -45,8 +37,6 @@ def _check_unsupported(cls: str, options: dict[str, Any]) -> None:
 class _KerasOptimizer(_ComposedOptimizer):
     """A composed optimizer with Keras 3's ``get_config``/``from_config`` and slots
     created before the first step's weight decay (as Keras' ``build``)."""
-
-    _config_keys: tuple[str, ...] = ()
 
     def _init_common(self, kwargs: dict[str, Any]) -> None:
         _check_unsupported(type(self).__name__, kwargs)
@@ -80,63 +70,6 @@ class _KerasOptimizer(_ComposedOptimizer):
         for decayed in (False, True):
             pairs = [(g, v) for g, (_, v) in zip(grads, kept) if (id(v) not in self._exclude) == decayed]
             self._step([g for g, _ in pairs], [v for _, v in pairs], lr, None, wd if decayed else 0.0)
-
-    def scale_loss(self, loss: Any) -> Any:
-        """Keras 3's hook of custom training loops: ``loss`` unchanged (no ``loss_scale_factor``).
-
-        Parameters
-        ----------
-        loss : Tensor or float
-            The loss.
-
-        Returns
-        -------
-        Tensor or float
-            ``loss``.
-        """
-        return loss
-
-    def get_config(self) -> dict[str, Any]:
-        """The optimizer's hyperparameters, with Keras 3's keys.
-
-        Returns
-        -------
-        dict
-            ``name``, ``learning_rate`` (a float, or the schedule object), the base
-            options and the optimizer's own hyperparameters.
-        """
-        lr = self._learning_rate
-        config: dict[str, Any] = {
-            "name": self.name,
-            "learning_rate": lr if isinstance(lr, LearningRateSchedule) or callable(lr) else float(lr),
-            "weight_decay": self.weight_decay,
-            "clipnorm": self.clipnorm,
-            "global_clipnorm": self.global_clipnorm,
-            "clipvalue": self.clipvalue,
-            **_UNSUPPORTED,
-        }
-        for key in self._config_keys:
-            config[key] = getattr(self, key)
-        return config
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
-        """A new optimizer (without state) from :meth:`get_config`'s dictionary.
-
-        Parameters
-        ----------
-        config : dict
-            The configuration.
-        custom_objects : dict, optional
-            Accepted for Keras compatibility.
-
-        Returns
-        -------
-        Optimizer
-        """
-        if isinstance(config.get("learning_rate"), dict):
-            raise NotImplementedError("from_config: a serialized learning-rate schedule (a dict) is not supported")
-        return cls(**config)
 
 
 def _dense(g: Any) -> Tensor:
@@ -181,8 +114,6 @@ class Adafactor(_KerasOptimizer):
     Variables of rank < 2 keep one unfactored second moment (Keras' dummy row/column
     variables are not created).
     """
-
-    _config_keys = ("beta_2_decay", "epsilon_1", "epsilon_2", "clip_threshold", "relative_step")
 
     def __init__(
         self,
@@ -265,8 +196,6 @@ class Lamb(_KerasOptimizer):
     """
 
     _slot_specs = (("momentum", None), ("velocity", None))
-    _config_keys = ("beta_1", "beta_2", "epsilon")
-
     def __init__(
         self,
         learning_rate: Any = 0.001,
@@ -324,8 +253,6 @@ class ScheduleFreeAdamW(_KerasOptimizer):
     """
 
     _slot_specs = (("momentum", None), ("velocity", None))
-    _config_keys = ("beta_1", "beta_2", "epsilon", "warmup_steps")
-
     def __init__(
         self,
         learning_rate: Any = 0.0025,
@@ -406,11 +333,6 @@ class Muon(_KerasOptimizer):
     use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor, gradient_accumulation_steps
         Keras' options: only their defaults are accepted (NotImplementedError otherwise).
     """
-
-    _config_keys = (
-        "adam_beta_1", "adam_beta_2", "epsilon", "exclude_layers", "muon_a", "muon_b", "muon_c", "adam_lr_ratio",
-        "momentum", "ns_steps", "nesterov", "exclude_embeddings", "adam_weight_decay", "rms_rate",
-    )  # fmt: skip
 
     def __init__(
         self,
@@ -537,26 +459,8 @@ for _cls in (Adafactor, Lamb, ScheduleFreeAdamW, Muon):
 
 
 def _optimizer_config(opt: Optimizer) -> dict[str, Any]:
-    """An optimizer's constructor arguments: its ``get_config`` if it has one, else read
-    back from its attributes and hyperparameters by the constructor's signature."""
-    get_config = getattr(opt, "get_config", None)
-    if callable(get_config):
-        return dict(get_config())
-    lr = opt._learning_rate
-    config: dict[str, Any] = {"name": opt.name, "learning_rate": lr if callable(lr) else float(lr)}
-    for pname, param in inspect.signature(type(opt).__init__).parameters.items():
-        if pname in ("self", "learning_rate", "name") or param.kind is param.VAR_KEYWORD:
-            continue
-        if hasattr(opt, pname):
-            value = getattr(opt, pname)
-        elif pname in opt._hyper:
-            value = opt._hyper[pname]
-        else:
-            continue
-        if isinstance(param.default, bool):
-            value = bool(value)
-        config[pname] = value
-    return config
+    """An optimizer's constructor arguments (every tapers optimizer has Keras' ``get_config``)."""
+    return dict(opt.get_config())
 
 
 class LossScaleOptimizer(Optimizer):
