@@ -191,3 +191,33 @@ def test_layers_take_a_dtype_policy_object():
     assert out.dtype == tf.float64 and layer.dtype == "float64"
     with pytest.raises(NotImplementedError, match="mixed_float16"):
         K.layers.Dense(2, dtype=mp.Policy("mixed_float16"))
+
+
+def test_optimizer_serialize_dtype_policies_saving_and_top_level_names(tmp_path):
+    ref = REF["optimizer_serialize"]
+    ser = K.optimizers.serialize(K.optimizers.Adam(0.002, amsgrad=True))
+    assert sorted(ser) == ref["keys"]
+    assert (ser["module"], ser["class_name"], ser["registered_name"]) == (
+        ref["module"], ref["class_name"], ref["registered_name"])
+    again = K.optimizers.deserialize(ser)
+    assert type(again).__name__ == ref["roundtrip"] and again.get_config()["amsgrad"] is True
+    assert type(K.optimizers.get(ser)).__name__ == ref["get_dict"]
+    with pytest.raises(ValueError, match="Could not interpret optimizer"):
+        K.optimizers.deserialize({"class_name": "Nope", "config": {}})
+    dp = REF["dtype_policies"]
+    assert K.dtype_policies.serialize(K.dtype_policies.get("float64")) == dp["serialize"]
+    assert K.dtype_policies.get("float32").name == dp["get_name"]
+    assert K.dtype_policies.FloatDTypePolicy("float64").name == dp["float_is"]
+    assert [n for n in REF["top_level"] if hasattr(K, n)] == REF["top_level"]
+    assert K.Variable is tf.Variable and K.version() == "3.15.0"
+    assert [n for n in REF["saving"] if hasattr(K.saving, n)] == REF["saving"]
+    m = K.Sequential([K.Input((2,)), K.layers.Dense(1)])
+    path = str(tmp_path / "m.weights.h5")
+    K.saving.save_weights(m, path)
+    m2 = K.Sequential([K.Input((2,)), K.layers.Dense(1)])
+    K.saving.load_weights(m2, path)
+    assert all((a == b).all() for a, b in zip(m.get_weights(), m2.get_weights()))
+    with pytest.raises(NotImplementedError, match="does not save whole models"):
+        K.saving.save_model(m, str(tmp_path / "m.keras"))
+    assert K.config.dtype_policy().name == "float32"
+    assert K.utils.is_interactive_logging_enabled() is K.config.is_interactive_logging_enabled()

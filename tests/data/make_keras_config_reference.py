@@ -114,6 +114,19 @@ out["caps"] = {"epochs": len(h.history["loss"]), "batches": seen,
 keras.config.set_max_epochs(None)
 keras.config.set_max_steps_per_epoch(None)
 
+# keras.optimizers.serialize, keras.dtype_policies, top-level names
+ser = keras.optimizers.serialize(keras.optimizers.Adam(0.002, amsgrad=True))
+out["optimizer_serialize"] = {"keys": sorted(ser), "module": ser["module"], "class_name": ser["class_name"],
+                              "registered_name": ser["registered_name"],
+                              "roundtrip": type(keras.optimizers.deserialize(ser)).__name__,
+                              "get_dict": type(keras.optimizers.get(ser)).__name__}
+out["dtype_policies"] = {"serialize": keras.dtype_policies.serialize(keras.dtype_policies.get("float64")),
+                         "get_name": keras.dtype_policies.get("float32").name,
+                         "float_is": keras.dtype_policies.FloatDTypePolicy("float64").name}
+out["top_level"] = sorted(n for n in ("DTypePolicy", "FloatDTypePolicy", "Initializer", "InputSpec", "KerasTensor",
+                                      "Loss", "Metric", "Optimizer", "Variable", "device", "name_scope", "version")
+                          if hasattr(keras, n))
+out["saving"] = sorted(n for n in dir(keras.saving) if not n.startswith("_") and n != "KerasFileEditor")
 with open(OUT, "w") as f:
     json.dump(out, f, indent=1, sort_keys=True)
 print("wrote", OUT)

@@ -10,12 +10,16 @@ explicitly, with ``set_weights``, to reproduce Keras numbers).
 
 from __future__ import annotations
 
+from .._core import Variable
+from .._device import device
+from .._module import name_scope
 from . import (
     activations,
     backend,
     callbacks,
     config,
     constraints,
+    dtype_policies,
     initializers,
     layers,
     losses,
@@ -27,14 +31,37 @@ from . import (
     preprocessing,
     random,
     regularizers,
+    saving,
+    tree,
     utils,
 )
-from .layers import Input, Layer
+from .initializers import Initializer
+from .layers import Input, InputSpec, KerasTensor, Layer
+from .losses import Loss
+from .metrics import Metric
+from .mixed_precision import DTypePolicy
 from .models import Model, Sequential
+from .optimizers import Optimizer
 from .regularizers import Regularizer
 
+FloatDTypePolicy = DTypePolicy
+__version__ = "3.15.0"
+
+
+def version() -> str:
+    """The Keras version whose API tapers.keras follows.
+
+    Returns
+    -------
+    str
+    """
+    return __version__
+
+
 __all__ = [
-    "Input", "Layer", "Model", "Regularizer", "Sequential", "activations", "backend", "callbacks", "config",
-    "constraints", "initializers", "layers", "losses", "metrics", "mixed_precision", "models", "ops", "optimizers",
-    "preprocessing", "random", "regularizers", "utils",
+    "DTypePolicy", "FloatDTypePolicy", "Initializer", "Input", "InputSpec", "KerasTensor", "Layer", "Loss", "Metric",
+    "Model", "Optimizer", "Regularizer", "Sequential", "Variable", "activations", "backend", "callbacks", "config",
+    "constraints", "device", "dtype_policies", "initializers", "layers", "losses", "metrics", "mixed_precision",
+    "models", "name_scope", "ops", "optimizers", "preprocessing", "random", "regularizers", "saving", "tree", "utils",
+    "version",
 ]  # fmt: skip

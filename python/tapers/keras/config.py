@@ -3,6 +3,7 @@ on ``fit``), the same state ``keras.backend`` reads and writes."""
 
 from __future__ import annotations
 
+from ..debugging import disable_traceback_filtering, enable_traceback_filtering, is_traceback_filtering_enabled
 from .backend import (
     backend,
     epsilon,
@@ -16,11 +17,14 @@ from .backend import (
     set_max_epochs,
     set_max_steps_per_epoch,
 )
+from .mixed_precision import dtype_policy, set_dtype_policy
 
 __all__ = [
     "backend", "disable_interactive_logging", "enable_interactive_logging", "enable_unsafe_deserialization",
     "epsilon", "floatx", "image_data_format", "is_interactive_logging_enabled", "max_epochs", "max_steps_per_epoch",
     "set_epsilon", "set_floatx", "set_image_data_format", "set_max_epochs", "set_max_steps_per_epoch",
+    "disable_traceback_filtering", "dtype_policy", "enable_traceback_filtering", "is_traceback_filtering_enabled",
+    "set_dtype_policy",
 ]  # fmt: skip
 
 _interactive_logging = True

@@ -29,6 +29,7 @@ from ..dtypes import DType
 from . import backend as _backend
 from .backend import clear_session, is_keras_tensor, standardize_dtype
 from .callbacks import Progbar
+from .config import disable_interactive_logging, enable_interactive_logging, is_interactive_logging_enabled
 
 __all__ = [
     "CustomObjectScope", "Progbar", "PyDataset", "Sequence", "clear_session", "custom_object_scope",
@@ -36,6 +37,7 @@ __all__ = [
     "is_keras_tensor", "model_to_dot", "normalize", "pack_x_y_sample_weight", "pad_sequences", "plot_model",
     "register_keras_serializable", "serialize_keras_object", "set_random_seed", "split_dataset", "standardize_dtype",
     "timeseries_dataset_from_array", "to_categorical", "unpack_x_y_sample_weight",
+    "disable_interactive_logging", "enable_interactive_logging", "is_interactive_logging_enabled",
 ]  # fmt: skip
 
 Tensor = _core.Tensor
