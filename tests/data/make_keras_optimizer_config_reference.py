@@ -28,6 +28,32 @@ out = {}
 for name, kw in CASES.items():
     opt = getattr(keras.optimizers, name)(**kw)
     out[name] = {"kwargs": kw, "config": opt.get_config()}
+S = keras.optimizers.schedules
+SCHEDULES = {
+    "ExponentialDecay": (S.ExponentialDecay, dict(initial_learning_rate=0.1, decay_steps=7, decay_rate=0.5,
+                                                  staircase=True)),
+    "CosineDecay": (S.CosineDecay, dict(initial_learning_rate=0.1, decay_steps=20, alpha=0.1, warmup_target=0.2,
+                                        warmup_steps=5)),
+    "PiecewiseConstantDecay": (S.PiecewiseConstantDecay, dict(boundaries=[10, 20], values=[1.0, 0.5, 0.1])),
+    "PolynomialDecay": (S.PolynomialDecay, dict(initial_learning_rate=0.1, decay_steps=30, power=2.0)),
+    "PolynomialDecay_cycle": (S.PolynomialDecay, dict(initial_learning_rate=0.1, decay_steps=30, power=0.5,
+                                                      cycle=True)),
+    "InverseTimeDecay": (S.InverseTimeDecay, dict(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.5)),
+    "InverseTimeDecay_stair": (S.InverseTimeDecay, dict(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.5,
+                                                        staircase=True)),
+    "CosineDecayRestarts": (S.CosineDecayRestarts, dict(initial_learning_rate=0.1, first_decay_steps=10)),
+    "CosineDecayRestarts_t1": (S.CosineDecayRestarts, dict(initial_learning_rate=0.1, first_decay_steps=10, t_mul=1.0,
+                                                           m_mul=0.5, alpha=0.1)),
+}
+STEPS = [0, 1, 5, 9, 10, 11, 20, 21, 29, 30, 31, 45, 75, 150]
+out["schedules"] = {}
+for key, (cls, kw) in SCHEDULES.items():
+    sched = cls(**kw)
+    out["schedules"][key] = {"class": cls.__name__, "kwargs": kw, "values": [float(sched(s)) for s in STEPS],
+                             "config": sched.get_config(), "serialized": keras.optimizers.schedules.serialize(sched)}
+out["schedule_steps"] = STEPS
+opt = keras.optimizers.SGD(learning_rate=S.ExponentialDecay(0.1, 7, 0.5))
+out["optimizer_with_schedule"] = opt.get_config()["learning_rate"]
 with open(OUT, "w") as f:
     json.dump(out, f, indent=1, sort_keys=True)
 print("wrote", OUT)

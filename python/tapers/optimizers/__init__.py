@@ -172,7 +172,8 @@ class Optimizer:
         Returns
         -------
         dict
-            ``name``, ``learning_rate`` (a float, or the schedule/callable itself), ``weight_decay``,
+            ``name``, ``learning_rate`` (a float, a schedule serialized as Keras does, or a callable
+            itself), ``weight_decay``,
             the clipping options, Keras' EMA/loss-scale/accumulation keys at their defaults (tapers
             does not implement them) and the optimizer's own hyperparameters.
         """
@@ -182,7 +183,9 @@ class Optimizer:
         config: dict[str, Any] = {
             "name": self.name,
             # Keras keeps a constant rate in a float32 variable and reports its value.
-            "learning_rate": lr if isinstance(lr, LearningRateSchedule) or callable(lr) else _f32(lr),
+            "learning_rate": (
+                schedules.serialize(lr) if isinstance(lr, LearningRateSchedule) else lr if callable(lr) else _f32(lr)
+            ),
             "weight_decay": self.weight_decay,
             "clipnorm": self.clipnorm,
             "global_clipnorm": self.global_clipnorm,
@@ -226,7 +229,7 @@ class Optimizer:
         del custom_objects
         config = dict(config)
         if isinstance(config.get("learning_rate"), dict):
-            raise NotImplementedError("from_config: a serialized learning-rate schedule (a dict) is not supported")
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"])
         for key, default in _KERAS_DEFAULTS.items():
             if key in config and config.pop(key) != default:
                 raise NotImplementedError(f"tapers optimizers do not implement `{key}`")
