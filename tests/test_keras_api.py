@@ -166,3 +166,29 @@ def test_dot_function_matches_keras():
 def test_long_aliases():
     for alias, name in REF["aliases"].items():
         assert getattr(L, alias) is getattr(L, name), alias
+
+
+def test_build_config_dtype_policy_input_dtype_and_add_variable():
+    d = L.Dense(3)
+    assert d.get_build_config() is None
+    d(np.ones((2, 4), "float32"))
+    assert d.get_build_config() == {"input_shape": (2, 4)}
+    e = L.Dense(3)
+    e.build_from_config({"input_shape": (None, 5)})
+    assert e.built and tuple(e.kernel.shape) == (5, 3)
+    assert e.get_build_config() == {"input_shape": (None, 5)}
+    L.Dense(2).build_from_config(None)  # nothing to do
+    assert d.input_dtype == "float32" and d.dtype_policy.name == "float32"
+    assert L.Dense(2, dtype="float64").dtype_policy.compute_dtype == "float64"
+
+    class WithVariable(L.Layer):
+        def build(self, shape):
+            self.w = self.add_variable((2, 3), "ones", name="w")
+
+        def call(self, x):
+            return x @ self.w
+
+    layer = WithVariable(name="wv")
+    out = layer(np.ones((1, 2), "float32"))
+    assert out.numpy().tolist() == [[2.0, 2.0, 2.0]]
+    assert layer.w.name == "wv/w:0" and layer.w.trainable and layer.weights == [layer.w]

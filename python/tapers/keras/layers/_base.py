@@ -869,6 +869,83 @@ class Layer(Module):
         """The output shape for an input shape; by default found by running ``call`` on zeros."""
         raise NotImplementedError
 
+    def get_build_config(self) -> dict[str, Any] | None:
+        """Keras 3's record of how the layer was built: ``{"input_shape": ...}`` from its first call (or
+        :meth:`build_from_config`); None before. Unlike Keras, a direct ``build(shape)`` call is not
+        recorded.
+
+        Returns
+        -------
+        dict or None
+        """
+        if not self.built or self._build_shapes is None:
+            return None
+        shapes = self._build_shapes
+        return {"input_shape": tuple(shapes) if isinstance(shapes, list) else shapes}
+
+    def build_from_config(self, config: Mapping[str, Any] | None) -> None:
+        """Builds the layer from :meth:`get_build_config`'s dict (nothing for None).
+
+        Parameters
+        ----------
+        config : dict or None
+
+        Returns
+        -------
+        None
+        """
+        if not config:
+            return
+        if "input_shape" in config:
+            shape = config["input_shape"]
+            self._build_shapes = shape
+            with self._scope():
+                self.build(shape)
+            self.built = True
+        elif "shapes_dict" in config:
+            with self._scope():
+                self.build(**config["shapes_dict"])
+            self.built = True
+
+    @property
+    def dtype_policy(self) -> Any:
+        """The layer's ``keras.mixed_precision.DTypePolicy`` (compute and variable dtype: :attr:`dtype`)."""
+        from ..mixed_precision import DTypePolicy
+
+        return DTypePolicy(self.dtype)
+
+    @property
+    def input_dtype(self) -> str:
+        """The dtype float inputs are cast to (the compute dtype)."""
+        return self.compute_dtype
+
+    def add_variable(
+        self,
+        shape: Sequence[int] | None = None,
+        initializer: Any = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        autocast: bool = True,
+        regularizer: Any = None,
+        constraint: Any = None,
+        name: str | None = None,
+    ) -> Variable:
+        """:meth:`add_weight` under Keras 3's other name (same arguments, minus aggregation).
+
+        Parameters
+        ----------
+        shape, initializer, dtype, trainable, autocast, regularizer, constraint, name
+            As :meth:`add_weight`.
+
+        Returns
+        -------
+        Variable
+        """
+        return self.add_weight(
+            shape=shape, initializer=initializer, dtype=dtype, trainable=trainable, autocast=autocast,
+            regularizer=regularizer, constraint=constraint, name=name,
+        )  # fmt: skip
+
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         """The mask of the output: by default the input's mask (used when ``supports_masking``).
 
