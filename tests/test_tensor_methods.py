@@ -63,6 +63,24 @@ def test_variable_nd_scatters_match_tensorflow(method):
     np.testing.assert_allclose(w.gather_nd([[1, 1], [0, 0]]).numpy(), ref["gather_nd"])
 
 
+def test_scatter_errors_are_tensorflows_and_leave_the_variable():
+    ref, ops = REF["scatter_errors"], REF["scatter_errors_ops"]
+    base = np.array(REF["scatter"]["base"], "float32")
+    vals = np.array(REF["scatter"]["values"], "float32")
+    v = tf.Variable(base)
+    cases = {
+        "update_oob": lambda: v.scatter_update(tf.IndexedSlices(tf.constant(vals[:2]), tf.constant([1, 9]))),
+        "mul_negative": lambda: v.scatter_mul(tf.IndexedSlices(tf.constant(vals[:1]), tf.constant([-1]))),
+        "add_oob": lambda: v.scatter_add(tf.IndexedSlices(tf.constant(vals[:1]), tf.constant([4]))),
+    }
+    for key, fn in cases.items():
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            fn()
+        assert [type(e.value).__name__, str(e.value).split(" [Op:")[0]] == ref[key], key
+        assert f"[Op:{ops[key]}]" in str(e.value)
+    assert v.numpy().tobytes() == base.tobytes()
+
+
 def test_scatter_errors_leave_the_variable_and_trace_once():
     v = tf.Variable([1.0, 2.0, 3.0])
     with pytest.raises(tf.errors.InvalidArgumentError, match="9"):
@@ -80,6 +98,10 @@ def test_scatter_errors_leave_the_variable_and_trace_once():
 
     step(tf.constant([0, 2]), tf.constant([1.0, 1.0]))
     step(tf.constant([1, 1]), tf.constant([5.0, 5.0]))
+    assert v.numpy().tolist() == [2.0, 12.0, 4.0]
+    # An out-of-range index at replay: TF's message, nothing written, no retrace.
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 3 is not in \[0, 3\)"):
+        step(tf.constant([0, 3]), tf.constant([1.0, 1.0]))
     assert v.numpy().tolist() == [2.0, 12.0, 4.0]
     assert step.experimental_get_tracing_count() == 1
 

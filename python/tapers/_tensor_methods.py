@@ -78,13 +78,31 @@ def _tuple(shape: Any) -> str:
     return "<unknown>" if dims is None else str(tuple(dims))
 
 
+_OPS = {
+    "update": "ResourceScatterUpdate", "add": "ResourceScatterAdd", "sub": "ResourceScatterSub",
+    "mul": "ResourceScatterMul", "div": "ResourceScatterDiv", "max": "ResourceScatterMax", "min": "ResourceScatterMin",
+}  # fmt: skip
+
+
 def _slices(var: Any, sparse_delta: Any, what: str) -> tuple[Any, Any]:
     from ._indexed_slices import IndexedSlices
+    from .debugging import _check
+    from .errors import InvalidArgumentError
 
     if not isinstance(sparse_delta, IndexedSlices):
         raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
     values = _core.cast(_core.convert_to_tensor(sparse_delta.values), var.dtype)
-    indices = _core.convert_to_tensor(sparse_delta.indices)
+    indices = _core.reshape(_core.convert_to_tensor(sparse_delta.indices), [-1])
+    n = int(var.shape[0]) if len(var.shape) else 0
+
+    def fail(data: list[Any]) -> Any:
+        ids = data[0].numpy().reshape(-1)
+        k = next(i for i, v in enumerate(ids) if not 0 <= v < n)
+        raise InvalidArgumentError(None, None, f"indices[{k}] = {ids[k]} is not in [0, {n}) [Op:{_OPS[what]}]")
+
+    # TensorFlow's message, checked before anything is written (a graph check when traced: no guard).
+    in_range = _core.logical_and(_core.greater_equal(indices, 0), _core.less(indices, _core.cast(n, indices.dtype)))
+    _check(_core.reduce_all(in_range), fail, [indices])
     return _core.reshape(indices, [-1, 1]), values
 
 

@@ -19,7 +19,10 @@ def err(fn):
     try:
         fn()
     except Exception as e:  # noqa: BLE001 - recorded
-        return [type(e).__name__, str(e).split(" [Op:")[0].split("{{function_node")[0]]
+        text = str(e).split(" [Op:")[0]
+        if text.startswith("{{function_node"):  # the eager kernel's wrapper prefix
+            text = text.split("}} ", 1)[1]
+        return [type(e).__name__, text]
     return None
 
 
@@ -49,6 +52,23 @@ v = tf.Variable(base)
 out["scatter"] = {"base": base.tolist(), "values": vals.tolist(), "sparse": scat, "nd": nd,
                   "sparse_read": v.sparse_read([3, 0]).numpy().tolist(),
                   "gather_nd": v.gather_nd([[1, 1], [0, 0]]).numpy().tolist()}
+
+v = tf.Variable(base)
+out["scatter_errors"] = {
+    "update_oob": err(lambda: v.scatter_update(tf.IndexedSlices(tf.constant(vals[:2]), tf.constant([1, 9])))),
+    "mul_negative": err(lambda: v.scatter_mul(tf.IndexedSlices(tf.constant(vals[:1]), tf.constant([-1])))),
+    "add_oob": err(lambda: v.scatter_add(tf.IndexedSlices(tf.constant(vals[:1]), tf.constant([4])))),
+}
+out["scatter_errors_ops"] = {}
+for key, fn in {
+    "update_oob": lambda: v.scatter_update(tf.IndexedSlices(tf.constant(vals[:2]), tf.constant([1, 9]))),
+    "mul_negative": lambda: v.scatter_mul(tf.IndexedSlices(tf.constant(vals[:1]), tf.constant([-1]))),
+    "add_oob": lambda: v.scatter_add(tf.IndexedSlices(tf.constant(vals[:1]), tf.constant([4]))),
+}.items():
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - recorded
+        out["scatter_errors_ops"][key] = str(e).split("[Op:")[1].split("]")[0] if "[Op:" in str(e) else None
 
 # TensorArray
 ta = tf.TensorArray(tf.float32, size=3)
