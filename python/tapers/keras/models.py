@@ -352,11 +352,6 @@ def _resolve_loss(loss: Any) -> Any:
     return obj
 
 
-def _call_loss(loss: Any, y_true: Any, y_pred: Any, sample_weight: Any) -> Any:
-    """Calls the compiled loss (a ``Loss`` applies ``y_pred``'s Keras mask itself, as Keras' does)."""
-    return loss(y_true, y_pred, sample_weight=sample_weight)
-
-
 # ----------------------------------------------------------------------------- summary
 
 
@@ -636,7 +631,7 @@ class Model(Layer):
         del x, training
         losses = []
         if self._compile_loss is not None:
-            loss = _call_loss(self._compile_loss, y, y_pred, sample_weight)
+            loss = self._compile_loss(y, y_pred, sample_weight=sample_weight)
             if loss is not None:
                 losses.append(loss)
         for extra in self.losses:

@@ -4097,20 +4097,10 @@ def _rgb_to_hsv(images: Any, data_format: Any = None) -> Any:
     Tensor
         Hue, saturation and value, each in ``[0, 1]``.
     """
-    tf = _tf()
+    from .._image_extra import _rgb_to_hsv_t  # tf.image.rgb_to_hsv's kernel, as Keras' TF backend
+
     x, df, batched = _hsv_io(images, data_format, "rgb_to_hsv")
-    r, g, b = x[..., 0], x[..., 1], x[..., 2]
-    v = tf.maximum(tf.maximum(r, g), b)
-    rng = v - tf.minimum(tf.minimum(r, g), b)
-    zero = tf.zeros_like(v)
-    s_ = tf.where(v > 0, rng / tf.where(v > 0, v, tf.ones_like(v)), zero)
-    norm = 1.0 / (6.0 * tf.where(rng > 0, rng, tf.ones_like(rng)))
-    h = tf.where(
-        tf.equal(r, v), norm * (g - b), tf.where(tf.equal(g, v), norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0)
-    )
-    h = tf.where(rng > 0, h, zero)
-    h = tf.where(h < 0, h + 1.0, h)
-    return _hsv_out(tf.stack([h, s_, v], axis=-1), df, batched)
+    return _hsv_out(_rgb_to_hsv_t(x), df, batched)
 
 
 def _hsv_to_rgb(images: Any, data_format: Any = None) -> Any:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import nest as _nest
+from .._nest import _is_namedtuple
 
 __all__ = [
     "MAP_TO_NONE", "assert_same_paths", "assert_same_structure", "flatten", "flatten_with_path", "is_nested",
@@ -22,10 +23,6 @@ class MAP_TO_NONE:  # noqa: N801 - Keras' name
     (none)
         The class itself is the marker; it is never instantiated.
     """
-
-
-def _is_namedtuple(x: Any) -> bool:
-    return isinstance(x, tuple) and hasattr(x, "_fields")
 
 
 def _children(x: Any) -> list[tuple[Any, Any]]:

@@ -29,6 +29,8 @@ from ... import math as _math
 from ... import nn as _nn
 from ... import random as _random
 from ..._core.random import Generator
+from ..._image_extra import _hsv_to_rgb_t as _hsv_to_rgb
+from ..._image_extra import _rgb_to_hsv_t as _rgb_to_hsv
 from ...dtypes import as_dtype
 from ._base import Layer
 
@@ -92,43 +94,6 @@ def _f(x: Any, dtype: Any = None) -> Tensor:
     if dtype is not None and as_dtype(dtype).name != "float32":
         t = _core.cast(t, dtype)
     return t
-
-
-def _rgb_to_hsv(images: Any) -> Tensor:
-    """TensorFlow's ``RGBToHSV`` kernel (channels last), with divisions guarded so that the
-    branches ``where`` discards carry no NaN into gradients."""
-    r, g, b = images[..., 0], images[..., 1], images[..., 2]
-    v = _core.reduce_max(images, axis=-1)
-    rng = v - _core.reduce_min(images, axis=-1)
-    zero = _core.zeros_like(v)
-    one = _core.ones_like(v)
-    v_pos = _core.greater(v, zero)
-    s = _core.where(v_pos, rng / _core.where(v_pos, v, one), zero)
-    r_pos = _core.greater(rng, zero)
-    norm = (one / _core.where(r_pos, rng, one)) * _f(np.float32(1) / np.float32(6), images.dtype)
-    h = _core.where(
-        _core.equal(r, v),
-        norm * (g - b),
-        _core.where(
-            _core.equal(g, v),
-            norm * (b - r) + _f(np.float32(2) / np.float32(6), images.dtype),
-            norm * (r - g) + _f(np.float32(4) / np.float32(6), images.dtype),
-        ),
-    )
-    h = _core.where(r_pos, h, zero)
-    h = _core.where(_core.less(h, zero), h + one, h)
-    return _core.stack([h, s, v], axis=-1)
-
-
-def _hsv_to_rgb(images: Any) -> Tensor:
-    """TensorFlow's ``HSVToRGB`` kernel (channels last)."""
-    h, s, v = images[..., 0], images[..., 1], images[..., 2]
-    dh = h * _f(6.0, images.dtype)
-    dr = _clip(_core.abs(dh - _f(3.0, images.dtype)) - _f(1.0, images.dtype), 0.0, 1.0)
-    dg = _clip(-_core.abs(dh - _f(2.0, images.dtype)) + _f(2.0, images.dtype), 0.0, 1.0)
-    db = _clip(-_core.abs(dh - _f(4.0, images.dtype)) + _f(2.0, images.dtype), 0.0, 1.0)
-    one_s = _f(1.0, images.dtype) - s
-    return _core.stack([(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v], axis=-1)
 
 
 def _grayscale(images: Any) -> Tensor:
