@@ -327,6 +327,17 @@ def elementwise() -> dict[str, float]:
         out["tapers.function"] = median_time(ftp, min_time=1.0)
         out["fallbacks"] = fallbacks(ftp)
 
+        # The same step as most losses spell it: reduce_mean.
+        def mean_value_and_grad():
+            with tf.GradientTape() as t:
+                t.watch(x)
+                y = tf.reduce_mean(tf.tanh(x) * tf.exp(-x * x) + x)
+            return y, t.gradient(y, x)
+
+        fmean = tf.function(mean_value_and_grad)
+        out["tapers.function (reduce_mean)"] = median_time(fmean, min_time=1.0)
+        out["fallbacks"] += fallbacks(fmean)
+
     def np_fb():
         t = np.tanh(xv)
         e = np.exp(-xv * xv)

@@ -76,6 +76,53 @@ def test_outputs_far_larger_than_the_caches_stream_with_eager_bits(dtype: Any) -
     assert g.fusion_stats["streamed"] == 1, g.fusion_stats
 
 
+def mean_loss(x: Any) -> Any:
+    # reduce_mean: the sum divided by the count, a scalar op between the
+    # loop's sum and the backward region recorded after it.
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_mean(tf.tanh(x) * tf.exp(-x * x) + x)
+    return y, t.gradient(y, x)
+
+
+def halved_sum_loss(x: Any) -> Any:
+    # A loss divided by a Python float after the sum.
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(tf.square(x - 1.0)) / 2.0
+    return y, t.gradient(y, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("fn", [mean_loss, halved_sum_loss])
+def test_scalar_ops_on_the_sums_do_not_keep_the_backward_out_of_the_loop(fn: Any, dtype: Any) -> None:
+    # The scalar ops move after the loop: the loop computes the sums and the
+    # gradient in one pass, as for a bare reduce_sum, and nothing it computes
+    # besides the gradient is written to memory.
+    g = same_as_eager(fn, [(N,)], dtype)
+    assert g.op_names[0] == "FusedElementwise" and "FusedElementwiseGrad" not in g.op_names, g.op_names
+    s = g.fusion_stats
+    assert (s["loops"], s["sums"], s["joined_backward"]) == (1, 1, 1), s
+    assert g.op_names[1:] == ["RealDiv"], g.op_names
+
+
+def log_of_sum(x: Any) -> Any:
+    # The backward's seed is 1 / sum: it needs the finished sum, so the
+    # backward cannot run in the sum's loop (two passes, both still fused).
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.math.log(tf.reduce_sum(tf.exp(-x * x)))
+    return y, t.gradient(y, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_backward_that_needs_the_sum_runs_after_its_loop(dtype: Any) -> None:
+    g = same_as_eager(log_of_sum, [(N,)], dtype)
+    s = g.fusion_stats
+    assert s["loops"] == 1 and s["joined_backward"] == 0 and s["sums"] == 1, s
+    assert g.op_names.index("FusedElementwise") < g.op_names.index("Log"), g.op_names
+
+
 def mixed(x: Any, w: Any) -> Any:
     with tf.GradientTape() as t:
         t.watch(x)

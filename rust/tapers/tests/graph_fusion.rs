@@ -90,6 +90,35 @@ fn value_and_gradient_are_one_loop_with_eager_bits() {
     }
 }
 
+/// `mean(tanh(x) * exp(-x*x) + x)` and its gradient: a scalar division by
+/// the count between the loop's sum and the backward region.
+fn mean_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+    let x = &i[0];
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record()?;
+        tape.watch(x);
+        let z = x.tanh()?.mul(&x.neg()?.mul(x)?.exp()?)?.add(x)?;
+        ops::reduce_mean(&z, None, false)?
+    };
+    let g = tape
+        .gradient(std::slice::from_ref(&y), &[x.into()])?
+        .remove(0)
+        .unwrap();
+    Ok(vec![y, g])
+}
+
+#[test]
+fn scalar_ops_on_a_sum_move_after_the_loop_the_backward_joins() {
+    for dtype in [DType::F32, DType::F64] {
+        let (stats, names) = check(mean_and_grad, &[&[70_000]], dtype);
+        // The division by the count runs after the loop.
+        assert_eq!(names, vec!["FusedElementwise", "RealDiv"], "{stats:?}");
+        assert_eq!((stats.sums, stats.joined_backward), (1, 1), "{stats:?}");
+        assert_eq!(stats.not_materialized, 6, "{stats:?}");
+    }
+}
+
 #[test]
 fn outputs_far_larger_than_the_caches_stream_with_eager_bits() {
     // 2^21 float32 elements (8 MiB) and more stream, and so do 2^20

@@ -34,6 +34,9 @@
 //!
 //! A group runs where its last member ran, so a member joins only when every
 //! node that reads the group's values and ran before it is in the group.
+//! Ops that only compute on sums' results (`reduce_mean`'s division by the
+//! count) are first moved after the loop ([`sink_sum_readers`]), so that
+//! they do not keep the backward region recorded after them out of it.
 //! Decisions depend on the graph and traced shapes alone. At replay, a
 //! fused node whose inputs do not have the traced shapes, or that runs while
 //! a tape records or a trace is active (which must see each op), runs its
@@ -189,11 +192,14 @@ fn classify(n: &Node<Slot>, meta: &[Option<Meta>]) -> Option<(Kind, Meta)> {
 /// Replaces each group of fusable nodes in `g` by one [`FusedLoop`] node.
 pub(super) fn fuse(g: &mut Graph, meta: &[Option<Meta>]) -> FusionStats {
     let mut stats = FusionStats::default();
-    let n = g.nodes.len();
-    let kinds: Vec<Option<(Kind, Meta)>> = g.nodes.iter().map(|n| classify(n, meta)).collect();
+    let mut kinds: Vec<Option<(Kind, Meta)>> = g.nodes.iter().map(|n| classify(n, meta)).collect();
     if kinds.iter().flatten().count() < 2 {
         return stats;
     }
+    if sink_sum_readers(g, &kinds) {
+        kinds = g.nodes.iter().map(|n| classify(n, meta)).collect();
+    }
+    let n = g.nodes.len();
     // Readers of each slot (node indices, ascending), the producer of each,
     // and the slots read after every node (outputs, guards).
     let mut readers: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); g.slots];
@@ -293,6 +299,80 @@ pub(super) fn fuse(g: &mut Graph, meta: &[Option<Meta>]) -> FusionStats {
         .map(|(i, node)| replace.remove(&i).unwrap_or(node))
         .collect();
     stats
+}
+
+/// Moves the ops that only compute on sums' results (`reduce_mean`'s
+/// division by the count, a loss scaled by a constant) to just before their
+/// first reader, or to the end, so that a backward region recorded after
+/// them can still join the loop that computes the sums: a group runs where
+/// its last member ran, and it cannot while a node before that reads one of
+/// its sums. Moved are ops without effects whose output shapes do not
+/// depend on values, that no fusion group can take, and that read a
+/// fusable sum's result or another moved op's; the relative order of moved
+/// ops, and of all other nodes, is kept. Returns whether anything moved.
+fn sink_sum_readers(g: &mut Graph, kinds: &[Option<(Kind, Meta)>]) -> bool {
+    if !kinds
+        .iter()
+        .flatten()
+        .any(|(k, _)| matches!(k, Kind::Region))
+    {
+        return false;
+    }
+    let mut producer: Vec<Option<usize>> = vec![None; g.slots];
+    for (i, node) in g.nodes.iter().enumerate() {
+        for &s in node_slots(node).1 {
+            producer[s as usize] = Some(i);
+        }
+    }
+    let mut sink = vec![false; g.nodes.len()];
+    for (i, node) in g.nodes.iter().enumerate() {
+        let Node::Op { op, inputs, .. } = node else {
+            continue;
+        };
+        if kinds[i].is_some() || op.has_effects() || op.shape_from_values() {
+            continue;
+        }
+        sink[i] = inputs.iter().any(|&s| {
+            producer[s as usize]
+                .is_some_and(|p| sink[p] || matches!(kinds[p], Some((Kind::Sum, _))))
+        });
+    }
+    if !sink.iter().any(|&b| b) {
+        return false;
+    }
+    // Each moved op goes out with the first node that reads one of its
+    // outputs, together with the moved ops before it (in their order:
+    // whatever they read is out by then).
+    let mut order: Vec<usize> = Vec::with_capacity(g.nodes.len());
+    let mut pending: Vec<usize> = Vec::new();
+    for (j, node) in g.nodes.iter().enumerate() {
+        if sink[j] {
+            pending.push(j);
+            continue;
+        }
+        let needs = node_slots(node)
+            .0
+            .iter()
+            .filter_map(|&s| producer[s as usize])
+            .filter(|&p| sink[p])
+            .max();
+        if let Some(last) = needs {
+            let k = pending.partition_point(|&p| p <= last);
+            order.extend(pending.drain(..k));
+        }
+        order.push(j);
+    }
+    order.extend(pending);
+    if order.iter().enumerate().all(|(k, &j)| k == j) {
+        return false;
+    }
+    let mut old: Vec<Option<Node<Slot>>> =
+        std::mem::take(&mut g.nodes).into_iter().map(Some).collect();
+    g.nodes = order
+        .into_iter()
+        .map(|j| old[j].take().expect("each node once"))
+        .collect();
+    true
 }
 
 /// Whether the nodes `union` (`i`, the latest, among them) can run as one
