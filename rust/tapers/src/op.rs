@@ -205,6 +205,12 @@ pub trait Pointwise: Send + Sync {
     /// where `g` is known to be all ones that is exactly `v[j]`.
     fn scales(&self, k: usize) -> Option<usize>;
 
+    /// Which saved values (`v[0]`, `v[1]`) input `k`'s formula reads: a
+    /// traced contribution takes only those as inputs, so it does not wait
+    /// for a value its formula ignores (`x / y`'s gradient for `x` reads
+    /// `y` alone).
+    fn reads(&self, k: usize) -> [bool; 2];
+
     /// Input `k`'s contribution over one chunk, accumulated into `acc`.
     /// `v` holds the saved values of the chunk (unused ones are `g`).
     fn chunk_f32(&self, k: usize, g: &[f32], v: [&[f32]; 2], acc: Acc<'_, f32>);

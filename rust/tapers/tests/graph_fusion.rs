@@ -108,6 +108,24 @@ fn mean_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
     Ok(vec![y, g])
 }
 
+/// `0.5 * mean(...)`: the scale's gradient goes through the division's
+/// gradient for the numerator (`g / count`), which does not read the sum.
+fn half_mean_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+    let x = &i[0];
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record()?;
+        tape.watch(x);
+        let z = x.tanh()?.mul(&x.neg()?.mul(x)?.exp()?)?.add(x)?;
+        scalar(x.dtype(), 0.5).mul(&ops::reduce_mean(&z, None, false)?)?
+    };
+    let g = tape
+        .gradient(std::slice::from_ref(&y), &[x.into()])?
+        .remove(0)
+        .unwrap();
+    Ok(vec![y, g])
+}
+
 #[test]
 fn scalar_ops_on_a_sum_move_after_the_loop_the_backward_joins() {
     for dtype in [DType::F32, DType::F64] {
@@ -116,6 +134,38 @@ fn scalar_ops_on_a_sum_move_after_the_loop_the_backward_joins() {
         assert_eq!(names, vec!["FusedElementwise", "RealDiv"], "{stats:?}");
         assert_eq!((stats.sums, stats.joined_backward), (1, 1), "{stats:?}");
         assert_eq!(stats.not_materialized, 6, "{stats:?}");
+        let (stats, names) = check(half_mean_and_grad, &[&[70_000]], dtype);
+        assert_eq!(
+            names,
+            vec!["FusedElementwise", "RealDiv", "Mul"],
+            "{stats:?}"
+        );
+        assert_eq!((stats.sums, stats.joined_backward), (1, 1), "{stats:?}");
+    }
+}
+
+/// `sum(x * x)` and its gradient: the backward region reads only `x`.
+fn l2_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+    let x = &i[0];
+    let tape = GradientTape::new();
+    let y = {
+        let _r = tape.record()?;
+        tape.watch(x);
+        ops::reduce_sum(&x.mul(x)?, None, false)?
+    };
+    let g = tape
+        .gradient(std::slice::from_ref(&y), &[x.into()])?
+        .remove(0)
+        .unwrap();
+    Ok(vec![y, g])
+}
+
+#[test]
+fn a_region_reading_only_the_loops_input_joins_the_loop() {
+    for dtype in [DType::F32, DType::F64] {
+        let (stats, names) = check(l2_and_grad, &[&[70_000]], dtype);
+        assert_eq!(names, vec!["FusedElementwise"], "{stats:?}");
+        assert_eq!((stats.sums, stats.joined_backward), (1, 1), "{stats:?}");
     }
 }
 

@@ -36,7 +36,9 @@
 //! node that reads the group's values and ran before it is in the group.
 //! Ops that only compute on sums' results (`reduce_mean`'s division by the
 //! count) are first moved after the loop ([`sink_sum_readers`]), so that
-//! they do not keep the backward region recorded after them out of it.
+//! they do not keep the backward region recorded after them out of it; a
+//! region that reads no member's value but reads a value a group reads
+//! (the input of `reduce_sum(x * x)`) joins that group.
 //! Decisions depend on the graph and traced shapes alone. At replay, a
 //! fused node whose inputs do not have the traced shapes, or that runs while
 //! a tape records or a trace is active (which must see each op), runs its
@@ -239,6 +241,23 @@ pub(super) fn fuse(g: &mut Graph, meta: &[Option<Meta>]) -> FusionStats {
             };
             if pk.streams() && pm.shape == m.shape && pm.dtype == m.dtype && !joins.contains(&gp) {
                 joins.push(gp);
+            }
+        }
+        // A backward region that reads no member's value but reads a value
+        // of its shape that groups before it read too (the input `x` of
+        // `reduce_sum(x * x)`) joins them: the value is read once.
+        if joins.is_empty() && matches!(kinds[i], Some((Kind::Region, _))) {
+            for &s in ins {
+                let shaped = meta[s as usize]
+                    .as_ref()
+                    .is_some_and(|sm| sm.shape == m.shape && sm.dtype == m.dtype);
+                for &r in readers[s as usize].iter().filter(|&&r| shaped && r < i) {
+                    if let (Some(gr), Some((_, rm))) = (group_of[r], &kinds[r]) {
+                        if rm.shape == m.shape && rm.dtype == m.dtype && !joins.contains(&gr) {
+                            joins.push(gr);
+                        }
+                    }
+                }
             }
         }
         let union: Vec<usize> = joins

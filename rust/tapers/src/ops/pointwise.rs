@@ -98,6 +98,57 @@ macro_rules! float_value {
 }
 float_value!(f32, f64);
 
+/// What a derivative formula reads, found by running it on these: each
+/// value is the set of formula arguments it was computed from (bit 0 `g`,
+/// bit 1 `a`, bit 2 `b`), and every operation takes the union.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reads(pub(crate) u8);
+
+macro_rules! reads_binary {
+    ($($Trait:ident $method:ident;)*) => {$(
+        impl $Trait for Reads {
+            type Output = Reads;
+            // The union of what both operands read, whatever the operation.
+            #[allow(clippy::suspicious_arithmetic_impl)]
+            fn $method(self, o: Reads) -> Reads {
+                Reads(self.0 | o.0)
+            }
+        }
+    )*};
+}
+reads_binary!(Add add; Sub sub; Mul mul; Div div;);
+
+impl Neg for Reads {
+    type Output = Reads;
+    fn neg(self) -> Reads {
+        self
+    }
+}
+
+impl Value for Reads {
+    fn lit(&self, _v: f64) -> Reads {
+        Reads(0)
+    }
+
+    fn times_positive(&self, g: impl Into<Reads>) -> Reads {
+        Reads(self.0 | g.into().0)
+    }
+
+    fn unless_zero(&self, v: impl Into<Reads>) -> Reads {
+        Reads(self.0 | v.into().0)
+    }
+
+    fn picked(
+        &self,
+        b: impl Into<Reads>,
+        g: impl Into<Reads>,
+        _order: Order,
+        _kept: bool,
+    ) -> Reads {
+        Reads(self.0 | b.into().0 | g.into().0)
+    }
+}
+
 /// A tensor in a derivative formula: each operator runs the public op
 /// (recorded by active tapes); the first error is carried to the end.
 #[derive(Clone)]
@@ -305,6 +356,20 @@ macro_rules! pointwise {
                 pairs.iter().find(|p| p.0 == k).map(|p| p.1)
             }
 
+            #[allow(unused_variables)]
+            fn reads(&self, k: usize) -> [bool; 2] {
+                #[allow(unused_imports)]
+                use $crate::ops::pointwise::{Reads, Value as _};
+                let r: Reads = match k {
+                    $($k => {
+                        let ($g, $a, $b) = (Reads(1), Reads(2), Reads(4));
+                        $f
+                    })+
+                    _ => Reads(0),
+                };
+                [r.0 & 2 != 0, r.0 & 4 != 0]
+            }
+
             fn chunk_f32(&self, k: usize, g: &[f32], v: [&[f32]; 2], acc: $crate::op::Acc<'_, f32>) {
                 if g.len() < $crate::ops::pointwise::SIMD_MIN {
                     Self::chunk(k, g, v, acc)
@@ -505,9 +570,13 @@ pub(crate) fn contribution(
     if !g.is_all_ones() && !record::tapes_recording() {
         if let Some(t) = one_pass(p, k, g, v) {
             if record::is_tracing() {
-                // A trace keeps the pass as one node, replayed with this kernel.
+                // A trace keeps the pass as one node, replayed with this
+                // kernel. A saved value the formula does not read is not an
+                // input (`g` stands in), so the node does not depend on it.
                 let op = crate::op::OpRef::Shared(Arc::new(Contribution { p, k }));
-                record::trace_op(&op, &[g, v[0], v[1]], &[&t]);
+                let r = p.reads(k);
+                let (a, b) = (if r[0] { v[0] } else { g }, if r[1] { v[1] } else { g });
+                record::trace_op(&op, &[g, a, b], &[&t]);
             }
             return Ok(t);
         }
@@ -823,7 +892,20 @@ pub(crate) use elementwise;
 mod tests {
     use super::*;
     use crate::op::Acc;
-    use crate::ops::arith::{AddFwd, NegFwd};
+    use crate::ops::arith::{AddFwd, AddLocal, DivLocal, MulLocal, NegFwd};
+    use crate::ops::math::TanhLocal;
+
+    #[test]
+    fn reads_names_the_saved_values_each_formula_uses() {
+        // d(a / b): the numerator's gradient g / b ignores a.
+        assert_eq!(DivLocal.reads(0), [false, true]);
+        assert_eq!(DivLocal.reads(1), [true, true]);
+        assert_eq!(MulLocal.reads(0), [false, true]);
+        assert_eq!(MulLocal.reads(1), [true, false]);
+        assert_eq!(AddLocal.reads(0), [false, false]);
+        // Saves the output as `a`.
+        assert_eq!(TanhLocal.reads(0), [true, false]);
+    }
 
     #[test]
     fn map_kernels_overwrite_a_reused_buffer_of_any_length() {
