@@ -60,21 +60,33 @@ fn check(f: Program, shapes: &[&[usize]], dtype: DType) -> (FusionStats, Vec<&'s
     (g.fusion_stats().clone(), g.op_names())
 }
 
-/// `sum(tanh(x) * exp(-x*x) + x)` and its gradient.
-fn value_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+/// `f(x)` (a scalar loss) and its gradient for `x = i[0]`.
+fn with_grad(
+    i: &[Tensor],
+    f: impl Fn(&Tensor) -> tapers::Result<Tensor>,
+) -> tapers::Result<Vec<Tensor>> {
     let x = &i[0];
     let tape = GradientTape::new();
     let y = {
         let _r = tape.record()?;
         tape.watch(x);
-        let z = x.tanh()?.mul(&x.neg()?.mul(x)?.exp()?)?.add(x)?;
-        ops::reduce_sum(&z, None, false)?
+        f(x)?
     };
     let g = tape
         .gradient(std::slice::from_ref(&y), &[x.into()])?
         .remove(0)
         .unwrap();
     Ok(vec![y, g])
+}
+
+/// `tanh(x) * exp(-x*x) + x`.
+fn chain(x: &Tensor) -> tapers::Result<Tensor> {
+    x.tanh()?.mul(&x.neg()?.mul(x)?.exp()?)?.add(x)
+}
+
+/// `sum(tanh(x) * exp(-x*x) + x)` and its gradient.
+fn value_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
+    with_grad(i, |x| ops::reduce_sum(&chain(x)?, None, false))
 }
 
 #[test]
@@ -93,37 +105,15 @@ fn value_and_gradient_are_one_loop_with_eager_bits() {
 /// `mean(tanh(x) * exp(-x*x) + x)` and its gradient: a scalar division by
 /// the count between the loop's sum and the backward region.
 fn mean_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
-    let x = &i[0];
-    let tape = GradientTape::new();
-    let y = {
-        let _r = tape.record()?;
-        tape.watch(x);
-        let z = x.tanh()?.mul(&x.neg()?.mul(x)?.exp()?)?.add(x)?;
-        ops::reduce_mean(&z, None, false)?
-    };
-    let g = tape
-        .gradient(std::slice::from_ref(&y), &[x.into()])?
-        .remove(0)
-        .unwrap();
-    Ok(vec![y, g])
+    with_grad(i, |x| ops::reduce_mean(&chain(x)?, None, false))
 }
 
 /// `0.5 * mean(...)`: the scale's gradient goes through the division's
 /// gradient for the numerator (`g / count`), which does not read the sum.
 fn half_mean_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
-    let x = &i[0];
-    let tape = GradientTape::new();
-    let y = {
-        let _r = tape.record()?;
-        tape.watch(x);
-        let z = x.tanh()?.mul(&x.neg()?.mul(x)?.exp()?)?.add(x)?;
-        scalar(x.dtype(), 0.5).mul(&ops::reduce_mean(&z, None, false)?)?
-    };
-    let g = tape
-        .gradient(std::slice::from_ref(&y), &[x.into()])?
-        .remove(0)
-        .unwrap();
-    Ok(vec![y, g])
+    with_grad(i, |x| {
+        scalar(x.dtype(), 0.5).mul(&ops::reduce_mean(&chain(x)?, None, false)?)
+    })
 }
 
 #[test]
@@ -146,18 +136,7 @@ fn scalar_ops_on_a_sum_move_after_the_loop_the_backward_joins() {
 
 /// `sum(x * x)` and its gradient: the backward region reads only `x`.
 fn l2_and_grad(i: &[Tensor]) -> tapers::Result<Vec<Tensor>> {
-    let x = &i[0];
-    let tape = GradientTape::new();
-    let y = {
-        let _r = tape.record()?;
-        tape.watch(x);
-        ops::reduce_sum(&x.mul(x)?, None, false)?
-    };
-    let g = tape
-        .gradient(std::slice::from_ref(&y), &[x.into()])?
-        .remove(0)
-        .unwrap();
-    Ok(vec![y, g])
+    with_grad(i, |x| ops::reduce_sum(&x.mul(x)?, None, false))
 }
 
 #[test]
