@@ -108,6 +108,10 @@ def test_hsv_kernels_match_tensorflow() -> None:
     hsv = M._rgb_to_hsv(rgb)
     np.testing.assert_allclose(hsv.numpy(), np.asarray(ref["hsv"]), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(M._hsv_to_rgb(hsv).numpy(), np.asarray(ref["back"]), rtol=1e-6, atol=1e-7)
+    # Hues outside [0, 1] go through TF's kernel as they are (no wrap).
+    ref = REF["hsv_any_hue"]
+    got = tf.keras.ops.image.hsv_to_rgb(tf.constant(np.asarray(ref["hsv"], np.float32)))
+    np.testing.assert_allclose(got.numpy(), np.asarray(ref["rgb"]), rtol=1e-6, atol=1e-7)
 
 
 def test_transformation_keys_and_shapes_match_keras() -> None:

@@ -212,6 +212,13 @@ def main():
         "hsv": np.asarray(hsv).astype(np.float64).tolist(),
         "back": np.asarray(tf.image.hsv_to_rgb(hsv)).astype(np.float64).tolist(),
     }
+    # keras.ops.image.hsv_to_rgb on hues outside [0, 1] (TF's kernel, no wrap).
+    any_hue = image((2, 6, 3), (0, 1), 12)
+    any_hue[..., 0] = np.linspace(-1.5, 2.5, 12, dtype=np.float32).reshape(2, 6)
+    out["hsv_any_hue"] = {
+        "hsv": any_hue.astype(np.float64).tolist(),
+        "rgb": np.asarray(keras.ops.image.hsv_to_rgb(any_hue)).astype(np.float64).tolist(),
+    }
     json.dump(out, sys.stdout, indent=None, separators=(",", ":"))
     sys.stdout.write("\n")
 

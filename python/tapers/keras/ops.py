@@ -4118,22 +4118,10 @@ def _hsv_to_rgb(images: Any, data_format: Any = None) -> Any:
     Tensor
         RGB images.
     """
-    tf = _tf()
+    from .._image_extra import _hsv_to_rgb_t  # tf.image.hsv_to_rgb's kernel, as Keras' TF backend
+
     x, df, batched = _hsv_io(images, data_format, "hsv_to_rgb")
-    h, s_, v = x[..., 0], x[..., 1], x[..., 2]
-    c = s_ * v
-    m = v - c
-    dh = (h - tf.floor(h)) * 6.0  # hue wraps around (h = 1 is red again)
-    cat = tf.floor(dh)
-    fmodu = dh - 2.0 * tf.floor(dh / 2.0)
-    xx = c * (1.0 - tf.abs(fmodu - 1.0))
-    zero = tf.zeros_like(c)
-    table = [(c, xx, zero), (xx, c, zero), (zero, c, xx), (zero, xx, c), (xx, zero, c), (c, zero, xx)]
-    rgb = [zero, zero, zero]
-    for k, (rr, gg, bb) in enumerate(table):
-        sel = tf.equal(cat, float(k))
-        rgb = [tf.where(sel, new, old) for new, old in zip((rr, gg, bb), rgb)]
-    return _hsv_out(tf.stack([ch + m for ch in rgb], axis=-1), df, batched)
+    return _hsv_out(_hsv_to_rgb_t(x), df, batched)
 
 
 _rgb_to_hsv.__name__ = _rgb_to_hsv.__qualname__ = "rgb_to_hsv"
