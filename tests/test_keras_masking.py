@@ -87,6 +87,30 @@ def test_explicit_mask_argument_matches_attached_mask():
     close(out3, case["outputs"][0])
 
 
+def test_a_model_called_with_mask_gives_it_to_its_layers():
+    # Keras' Functional.call attaches ``mask`` to its inputs (Sequential's runs through it), with
+    # Keras' warning that the model itself does not propagate masks.
+    case = REF["layers"]["lstm_seq"]
+    emb = keras.layers.Embedding(VOCAB, EMB)  # no mask_zero: the mask is passed by hand
+    emb(X)
+    emb.set_weights([np.array(case["emb_weights"], "float32")])
+    e = emb(X)
+    for kind in ("functional", "sequential"):
+        rnn = make_rnn("LSTM", {"return_sequences": True})
+        if kind == "functional":
+            inp = keras.Input((X.shape[1], EMB))
+            model = keras.Model(inp, rnn(inp))
+        else:
+            model = keras.Sequential([keras.Input((X.shape[1], EMB)), rnn])
+        rnn.set_weights([np.array(w, "float32") for w in case["rnn_weights"]])
+        with pytest.warns(UserWarning, match="does not support masking"):
+            out = model(e, mask=X != 0)
+        close(out, case["outputs"][0])
+        assert getattr(e, "_keras_mask", None) is None  # the caller's tensor keeps no mask
+        unmasked = model(e)
+        assert not np.allclose(unmasked.numpy(), np.asarray(case["outputs"][0]), atol=1e-3)
+
+
 def test_masking_layer():
     case = REF["masking"]
     x = np.array(case["x"], "float32")

@@ -23,7 +23,16 @@ from .._tape import GradientTape
 from . import backend
 from . import callbacks as callbacks_module
 from . import optimizers as optimizers_module
-from .layers._base import InputLayer, KerasTensor, Layer, Node, _is_metric, flatten, map_structure
+from .layers._base import (
+    InputLayer,
+    KerasTensor,
+    Layer,
+    Node,
+    _is_metric,
+    flatten,
+    map_structure,
+    set_keras_mask,
+)
 
 __all__ = ["Functional", "Model", "Sequential", "load_model"]
 
@@ -104,6 +113,13 @@ def _num_samples(x: Any) -> int:
     if len(sizes) != 1:
         raise ValueError(f"Data cardinality is ambiguous: the arrays have different first dimensions {sorted(sizes)}.")
     return sizes.pop()
+
+
+def _with_mask(t: Any, mask: Any) -> Any:
+    """A new handle on ``t`` carrying the Keras mask ``mask`` (the caller's tensor keeps none)."""
+    t = _core.identity(t)
+    set_keras_mask(t, mask if isinstance(mask, Tensor) else _core.convert_to_tensor(np.asarray(mask)))
+    return t
 
 
 class _EpochData:
@@ -1297,8 +1313,11 @@ class Functional(Model):
         return self._operations()
 
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
-        """Runs the graph's layer calls on ``inputs`` (structured like the model's ``inputs``)."""
-        del mask
+        """Runs the graph's layer calls on ``inputs`` (structured like the model's ``inputs``).
+
+        ``mask`` (one per input, structured like them) is attached to the inputs, as
+        Keras does, so masking layers downstream see it."""
+        flat_masks = flatten(mask) if mask is not None else []
         values: dict[int, Any] = {}
         given = self._functional_inputs
         if isinstance(given, Mapping) and isinstance(inputs, Mapping):
@@ -1317,7 +1336,7 @@ class Functional(Model):
                 raise ValueError(f"Model {self.name} expects {len(flat_kt)} input(s), but it received "
                                  f"{len(flat_in)} input tensors.")  # fmt: skip
             pairs = list(zip(flat_kt, flat_in))
-        for kt, value in pairs:
+        for k, (kt, value) in enumerate(pairs):
             t = value
             if not isinstance(t, Tensor):
                 t = _core.convert_to_tensor(np.asarray(t.numpy() if isinstance(t, Variable) else t))
@@ -1329,6 +1348,8 @@ class Functional(Model):
                     f'Input 0 of layer "{self.name}" is incompatible with the layer: expected shape={expect}, '
                     f"found shape={tuple(t.shape)}"
                 )
+            if k < len(flat_masks) and flat_masks[k] is not None:
+                t = _with_mask(t, flat_masks[k])
             values[id(kt)] = t
         for node in self._nodes:
             if node.is_input:
@@ -1478,9 +1499,8 @@ class Sequential(Model):
         self.built = True
 
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
-        """Each layer on the previous output."""
-        del mask
-        x = inputs
+        """Each layer on the previous output (``mask``, if given, attached to the input first)."""
+        x = inputs if mask is None else _with_mask(_core.convert_to_tensor(inputs), mask)
         for layer in self._sequential_layers:
             if training is not None and layer._call_has_training_arg:
                 x = layer(x, training=training)
