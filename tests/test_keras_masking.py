@@ -106,7 +106,7 @@ def test_a_model_called_with_mask_gives_it_to_its_layers():
         with pytest.warns(UserWarning, match="does not support masking"):
             out = model(e, mask=X != 0)
         close(out, case["outputs"][0])
-        assert getattr(e, "_keras_mask", None) is None  # the caller's tensor keeps no mask
+        assert get_keras_mask(e) is None  # the caller's tensor keeps no mask
         unmasked = model(e)
         assert not np.allclose(unmasked.numpy(), np.asarray(case["outputs"][0]), atol=1e-3)
 
