@@ -36,7 +36,7 @@ KNOWN_MISSING = {
         "quantization queue quint16 quint8 ragged ragged_fill_empty_rows ragged_fill_empty_rows_grad "
         "random_index_shuffle raw_ops recompute_grad register_tensor_conversion_function resource rfftnd "
         "saved_model security sets signal sparse string strings summary sysconfig test timestamp tools tpu "
-        "types variable_creator_scope variant version xla "
+        "types variable_creator_scope variant xla "
     ),
     "tf.config": (
         "experimental experimental_connect_to_cluster experimental_connect_to_host "

@@ -25,6 +25,7 @@ from . import (
     optimizers,
     random,
     train,
+    version,
 )
 from ._complex import complex
 from ._control import case, cond, switch_case, while_loop
@@ -81,7 +82,7 @@ mod = math.floormod
 realdiv = math.divide
 truediv = math.divide
 
-__version__ = "0.1.0"
+__version__ = version.VERSION
 
 __all__ = [
     *__all__,
