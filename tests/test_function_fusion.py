@@ -46,11 +46,22 @@ def same_as_eager(fn: Callable[..., Any], shapes: list[tuple[int, ...]], dtype: 
     return only_graph(f)
 
 
+def with_grad(loss: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """The step computing ``loss(x)`` under a tape and its gradient for ``x``."""
+
+    def step(x: Any) -> Any:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = loss(x)
+        return y, t.gradient(y, x)
+
+    step.__name__ = loss.__name__
+    return step
+
+
+@with_grad
 def value_and_grad(x: Any) -> Any:
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.reduce_sum(tf.tanh(x) * tf.exp(-x * x) + x)
-    return y, t.gradient(y, x)
+    return tf.reduce_sum(tf.tanh(x) * tf.exp(-x * x) + x)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -76,38 +87,30 @@ def test_outputs_far_larger_than_the_caches_stream_with_eager_bits(dtype: Any) -
     assert g.fusion_stats["streamed"] == 1, g.fusion_stats
 
 
+@with_grad
 def mean_loss(x: Any) -> Any:
     # reduce_mean: the sum divided by the count, a scalar op between the
     # loop's sum and the backward region recorded after it.
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.reduce_mean(tf.tanh(x) * tf.exp(-x * x) + x)
-    return y, t.gradient(y, x)
+    return tf.reduce_mean(tf.tanh(x) * tf.exp(-x * x) + x)
 
 
+@with_grad
 def halved_sum_loss(x: Any) -> Any:
     # A loss divided by a Python float after the sum.
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.reduce_sum(tf.square(x - 1.0)) / 2.0
-    return y, t.gradient(y, x)
+    return tf.reduce_sum(tf.square(x - 1.0)) / 2.0
 
 
+@with_grad
 def half_mse_loss(x: Any) -> Any:
     # The classic 0.5 * mean squared error: the scale's gradient reaches the
     # division's, whose gradient for the numerator (g / count) does not read
     # the sum, so it is a constant and the backward still joins the loop.
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = 0.5 * tf.reduce_mean(tf.square(x - 1.0))
-    return y, t.gradient(y, x)
+    return 0.5 * tf.reduce_mean(tf.square(x - 1.0))
 
 
+@with_grad
 def scaled_mean_loss(x: Any) -> Any:
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.reduce_mean(tf.tanh(x) * tf.exp(-x * x) + x) * 0.25
-    return y, t.gradient(y, x)
+    return tf.reduce_mean(tf.tanh(x) * tf.exp(-x * x) + x) * 0.25
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -123,20 +126,16 @@ def test_scalar_ops_on_the_sums_do_not_keep_the_backward_out_of_the_loop(fn: Any
     assert set(g.op_names[1:]) <= {"RealDiv", "Mul"}, g.op_names
 
 
+@with_grad
 def l2_penalty(x: Any) -> Any:
     # The backward region of x * x reads only the loop's input x.
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.reduce_sum(x * x)
-    return y, t.gradient(y, x)
+    return tf.reduce_sum(x * x)
 
 
+@with_grad
 def two_terms(x: Any) -> Any:
     # Two sums over the same input, each with its backward region.
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.reduce_sum(tf.square(x - 1.0)) + 1e-3 * tf.reduce_sum(x * x)
-    return y, t.gradient(y, x)
+    return tf.reduce_sum(tf.square(x - 1.0)) + 1e-3 * tf.reduce_sum(x * x)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -149,13 +148,11 @@ def test_a_region_reading_only_the_loops_input_joins_the_loop(fn: Any, regions: 
     assert "FusedElementwiseGrad" not in g.op_names, g.op_names
 
 
+@with_grad
 def log_of_sum(x: Any) -> Any:
     # The backward's seed is 1 / sum: it needs the finished sum, so the
     # backward cannot run in the sum's loop (two passes, both still fused).
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.math.log(tf.reduce_sum(tf.exp(-x * x)))
-    return y, t.gradient(y, x)
+    return tf.math.log(tf.reduce_sum(tf.exp(-x * x)))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
