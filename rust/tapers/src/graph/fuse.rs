@@ -251,7 +251,11 @@ pub(super) fn fuse(g: &mut Graph, meta: &[Option<Meta>]) -> FusionStats {
                 let shaped = meta[s as usize]
                     .as_ref()
                     .is_some_and(|sm| sm.shape == m.shape && sm.dtype == m.dtype);
-                for &r in readers[s as usize].iter().filter(|&&r| shaped && r < i) {
+                if !shaped {
+                    continue;
+                }
+                // Readers are ascending: those before this region.
+                for &r in readers[s as usize].iter().take_while(|&&r| r < i) {
                     if let (Some(gr), Some((_, rm))) = (group_of[r], &kinds[r]) {
                         if rm.shape == m.shape && rm.dtype == m.dtype && !joins.contains(&gr) {
                             joins.push(gr);
