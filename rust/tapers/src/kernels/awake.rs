@@ -36,6 +36,13 @@ pub fn keeper_jobs() -> usize {
     JOBS.load(Ordering::Relaxed)
 }
 
+/// Whether a keeper loop is running now (it may end at any moment: a
+/// section taken afterwards says whether it still ran then, see
+/// [`super::worker_awake`]).
+pub(super) fn alive() -> bool {
+    ALIVE.load(Ordering::Relaxed)
+}
+
 /// Notes a parallel section's start or end, and starts the keeper loop if
 /// none runs.
 pub(super) fn keep() -> bool {

@@ -9,6 +9,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 
+use super::uninit::ZeroPart;
 use super::Arith;
 
 /// Work (multiply-adds) above which one product is split across threads:
@@ -80,15 +81,13 @@ where
     let mut shape = batch.to_vec();
     shape.extend([m, n]);
     let nb: usize = batch.iter().product();
-    let out = vec![T::zero(); nb * m * n];
     if m * n == 0 {
-        return ArrayD::from_shape_vec(IxDyn(&shape), out)
+        return ArrayD::from_shape_vec(IxDyn(&shape), vec![T::zero(); nb * m * n])
             .expect("sizes match")
             .into_shared();
     }
     // The section (if granted) lasts the whole product.
     super::parallel(nb * m * n * k, PAR_FLOPS, move |granted| {
-        let mut out = out;
         let par = |flops: usize| {
             if granted && flops >= PAR_FLOPS {
                 Par::rayon(0)
@@ -106,11 +105,14 @@ where
             && m * n * k >= PAR_FLOPS
             && (ta || m * n * k < HALVES_MAX_FLOPS)
         {
-            let _ = row_halves(a, b, ta, tb, m, n, k, &mut out, granted);
+            let (out, _) = super::uninit::zeros_in_two(m * n, m / 2 * n, |top, bottom| {
+                row_halves(a, b, ta, tb, m, n, k, (top, bottom), granted)
+            });
             return ArrayD::from_shape_vec(IxDyn(&shape), out)
                 .expect("sizes match")
                 .into_shared();
         }
+        let mut out = vec![T::zero(); nb * m * n];
         // A batched `a` against a plain matrix `b`: one tall product, no copies of `b`.
         if b.ndim() == 2 && !ta && a.is_standard_layout() && a.shape()[..a.ndim() - 2] == *batch {
             let av =
@@ -187,9 +189,11 @@ where
     })
 }
 
-/// `op(a) @ op(b)` for 2-D operands, written into `out` (row-major m x n) as
-/// two row halves, each one sequential faer product, so the result is the
-/// same bits whoever computes which half and whatever the thread count.
+/// `op(a) @ op(b)` for 2-D operands, written into `out`'s two parts (rows
+/// `[0, m / 2)` and the rest of the row-major m x n result) as two row
+/// halves, each one sequential faer product, so the result is the same bits
+/// whoever computes which half and whatever the thread count. Each part is
+/// zero-filled by the thread that computes it.
 ///
 /// With a parallel section, the calling thread computes the top half while
 /// a pool worker computes the bottom one into a buffer of its own, copied
@@ -216,7 +220,7 @@ fn row_halves<T>(
     m: usize,
     n: usize,
     k: usize,
-    out: &mut [T],
+    out: (ZeroPart<'_, T>, ZeroPart<'_, T>),
     parallel: bool,
 ) -> bool
 where
@@ -246,15 +250,15 @@ where
         );
     }
     let (flags, dims) = ((ta, tb), (m, n, k));
-    let (top, bottom) = out.split_at_mut(mid * n);
+    let (top, bottom) = out;
     if !parallel {
-        part(&a, &b, flags, dims, (0, mid), top);
-        part(&a, &b, flags, dims, (mid, m - mid), bottom);
+        part(&a, &b, flags, dims, (0, mid), top.zeroed());
+        part(&a, &b, flags, dims, (mid, m - mid), bottom.zeroed());
         false
     } else if rayon::current_thread_index().is_some() {
         rayon::join(
-            || part(&a, &b, flags, dims, (0, mid), top),
-            || part(&a, &b, flags, dims, (mid, m - mid), bottom),
+            || part(&a, &b, flags, dims, (0, mid), top.zeroed()),
+            || part(&a, &b, flags, dims, (mid, m - mid), bottom.zeroed()),
         );
         false
     } else if super::worker_awake() {
@@ -263,23 +267,10 @@ where
         // is done, so the scope's end does not put it to sleep.
         #[cfg(test)]
         IN_PLACE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let done = std::sync::atomic::AtomicBool::new(false);
-        rayon::in_place_scope(|s| {
-            s.spawn(|_| {
-                part(&a, &b, flags, dims, (mid, m - mid), bottom);
-                done.store(true, std::sync::atomic::Ordering::Release);
-            });
-            part(&a, &b, flags, dims, (0, mid), top);
-            let mut spins = 0u32;
-            while !done.load(std::sync::atomic::Ordering::Acquire) {
-                spins = spins.wrapping_add(1);
-                if spins % 4096 == 0 {
-                    std::thread::yield_now();
-                } else {
-                    std::hint::spin_loop();
-                }
-            }
-        });
+        super::kept_join(
+            || part(&a, &b, flags, dims, (0, mid), top.zeroed()),
+            || part(&a, &b, flags, dims, (mid, m - mid), bottom.zeroed()),
+        );
         true
     } else {
         let handoff = std::sync::Arc::new(Handoff::<T>::default());
@@ -296,13 +287,13 @@ where
                 }
             });
         }
-        part(&a, &b, flags, dims, (0, mid), top);
+        part(&a, &b, flags, dims, (0, mid), top.zeroed());
         if handoff.claim() {
-            part(&a, &b, flags, dims, (mid, m - mid), bottom);
+            part(&a, &b, flags, dims, (mid, m - mid), bottom.zeroed());
             false
         } else {
             match handoff.wait() {
-                Ok(v) => bottom.copy_from_slice(&v),
+                Ok(v) => bottom.zeroed().copy_from_slice(&v),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
             true
@@ -461,9 +452,9 @@ mod tests {
         parallel: bool,
     ) -> (Vec<f32>, bool) {
         let (m, k, n) = d;
-        let mut out = vec![0.0; m * n];
-        let by_worker = row_halves(a, b, f.0, f.1, m, n, k, &mut out, parallel);
-        (out, by_worker)
+        super::super::uninit::zeros_in_two(m * n, m / 2 * n, |top, bottom| {
+            row_halves(a, b, f.0, f.1, m, n, k, (top, bottom), parallel)
+        })
     }
 
     /// Whoever computes the bottom half (a worker, or the caller taking it

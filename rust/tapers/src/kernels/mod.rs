@@ -137,6 +137,134 @@ pub fn pool_threads() -> usize {
     rayon::current_num_threads()
 }
 
+/// How a chunked kernel ([`uninit::fill_chunked`]) runs its chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Split {
+    /// All on the calling thread.
+    Serial,
+    /// Across the pool.
+    Pool,
+    /// Shared between the calling thread and the worker kept awake between
+    /// parallel sections ([`awake`]), each taking the next chunk not yet
+    /// taken: for work too small to pay for the pool's hand-off and
+    /// wake-ups, but not for one worker already spinning.
+    Kept,
+}
+
+impl From<bool> for Split {
+    fn from(par: bool) -> Split {
+        if par {
+            Split::Pool
+        } else {
+            Split::Serial
+        }
+    }
+}
+
+/// Elements from which a chunked kernel below its pool threshold shares
+/// its chunks with a kept-awake worker ([`Split::Kept`]): a training step's
+/// activations (a 128 x 256 batch) and their gradients.
+pub(crate) const KEPT_MIN: usize = 1 << 14;
+
+/// Whether work of `n` elements below its pool threshold is worth a
+/// [`parallel_chunks`] section: large enough, on a thread outside the pool,
+/// while a worker is kept awake.
+pub(crate) fn worth_sharing(n: usize) -> bool {
+    n >= KEPT_MIN && rayon::current_thread_index().is_none() && awake::alive()
+}
+
+/// [`parallel`] for chunked kernels: `f(Split::Pool)` from `threshold`
+/// elements when the pool is granted, `f(Split::Kept)` below it when the
+/// work is [`worth_sharing`] and the section found the kept worker still
+/// running, `f(Split::Serial)` otherwise.
+pub(crate) fn parallel_chunks<R>(n: usize, threshold: usize, f: impl FnOnce(Split) -> R) -> R {
+    if n >= threshold {
+        return parallel(n, threshold, |granted| f(Split::from(granted)));
+    }
+    if !worth_sharing(n) {
+        return f(Split::Serial);
+    }
+    parallel(n, 0, |granted| {
+        f(if granted && worker_awake() {
+            Split::Kept
+        } else {
+            Split::Serial
+        })
+    })
+}
+
+/// Runs `here` on this thread and `there` on the kept-awake worker at the
+/// same time (call only when [`worker_awake`]), returning once both are
+/// done. The caller spins for `there` instead of blocking: a blocked
+/// thread takes tens of microseconds to wake, and the worker starts at
+/// once. A panic in either is raised here after both ended.
+pub(crate) fn kept_join<R>(here: impl FnOnce() -> R, there: impl FnOnce() + Send) -> R {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    /// Marks `there` done however it ends (a panic included), so the spin
+    /// below always ends.
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Release);
+        }
+    }
+    let done = AtomicBool::new(false);
+    rayon::in_place_scope(|s| {
+        s.spawn(|_| {
+            let _done = Done(&done);
+            there();
+        });
+        // Dropped after `here` returns or unwinds: the spin for `there`.
+        let _wait = Spin(&done);
+        here()
+    })
+}
+
+/// Runs `run(state, i, item)` for every item, this thread and the kept-awake
+/// worker ([`Split::Kept`]; call only when [`worker_awake`]) each taking
+/// the next item not yet taken, with a `state` of its own made by `init`.
+pub(crate) fn share_items<I: Send, S>(
+    items: Vec<I>,
+    init: impl Fn() -> S + Sync,
+    run: impl Fn(&mut S, usize, I) + Sync,
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // `next` hands out each index once, and its item is moved out of its
+    // slot (an uncontended lock).
+    let slots: Vec<parking_lot::Mutex<Option<I>>> = items
+        .into_iter()
+        .map(|i| parking_lot::Mutex::new(Some(i)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let take = || {
+        let mut state = init();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(slot) = slots.get(i) else { break };
+            let item = slot.lock().take().expect("each item is taken once");
+            run(&mut state, i, item);
+        }
+    };
+    kept_join(take, take);
+}
+
+/// Spins (yielding now and then) until the flag is set, when dropped.
+struct Spin<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for Spin<'_> {
+    fn drop(&mut self) {
+        let mut spins = 0u32;
+        while !self.0.load(std::sync::atomic::Ordering::Acquire) {
+            spins = spins.wrapping_add(1);
+            if spins % 4096 == 0 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
 /// Runs `f` inside a parallel section: `f(true)` when `work >= threshold`
 /// and the pool is free for this thread (the permission lasts until `f`
 /// returns), `f(false)` otherwise, when `f` must run its work inline.
@@ -212,9 +340,9 @@ pub(crate) fn update_in_chunks<T: Send + Sync, const M: usize, const R: usize>(
     use rayon::prelude::*;
     let n = muts.first().map_or(0, |s| s.len());
     debug_assert!(muts.iter().all(|s| s.len() == n) && reads.iter().all(|s| s.len() == n));
-    parallel(n, threshold, move |par| {
+    parallel_chunks(n, threshold, move |split| {
         let mut muts = muts;
-        if !par {
+        if split == Split::Serial {
             return simd(|| body(&mut muts, reads));
         }
         let mut parts = muts.map(|s| s.chunks_mut(UPDATE_CHUNK));
@@ -226,9 +354,13 @@ pub(crate) fn update_in_chunks<T: Send + Sync, const M: usize, const R: usize>(
                 (m, reads.map(|r| &r[lo..hi]))
             })
             .collect();
-        chunks
-            .into_par_iter()
-            .for_each(|(mut m, r)| simd(|| body(&mut m, r)));
+        if split == Split::Kept {
+            share_items(chunks, || (), |_, _, (mut m, r)| simd(|| body(&mut m, r)));
+        } else {
+            chunks
+                .into_par_iter()
+                .for_each(|(mut m, r)| simd(|| body(&mut m, r)));
+        }
     });
 }
 
@@ -403,10 +535,10 @@ where
     let arch = pulp::Arch::new();
     const K: usize = 1 << 12;
     let work = vec![(); s.len().div_ceil(K)];
-    let out = parallel(s.len(), threshold, |par| {
+    let out = parallel_chunks(s.len(), threshold, |split| {
         crate::kernels::uninit::fill_chunked::<C, (), (), K>(
             s.len(),
-            par,
+            split,
             work,
             || (),
             |_, c, _, dst| {
@@ -443,7 +575,10 @@ where
 {
     // Large and contiguous: chunks written in place (ndarray's parallel
     // `map_collect` splits into pieces too small to vectorize).
-    if let Some(s) = a.as_slice().filter(|s| s.len() >= pass.threshold()) {
+    if let Some(s) = a
+        .as_slice()
+        .filter(|s| s.len() >= pass.threshold() || worth_sharing(s.len()))
+    {
         return map_chunked(a, s, pass.threshold(), f);
     }
     parallel(a.len(), pass.threshold(), |par| {
@@ -502,7 +637,7 @@ where
     B: Copy + Send + Sync,
     C: crate::tensor::Element,
 {
-    if a.shape() == b.shape() && a.len() < pass.threshold() {
+    if a.shape() == b.shape() && a.len() < pass.threshold() && !worth_sharing(a.len()) {
         if let (Some(p), Some(q)) = (a.as_slice(), b.as_slice()) {
             // Same shape, small, contiguous (scalars included): a plain loop.
             let v: Vec<C> = p.iter().zip(q).map(|(&x, &y)| f(x, y)).collect();
@@ -642,14 +777,17 @@ pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
             at += seg;
         }
     };
-    parallel(n, PAR_THRESHOLD_MEMORY, |par| {
-        if par {
-            d.par_chunks_mut(K)
-                .enumerate()
-                .for_each(|c| simd(|| body(c)));
-        } else {
-            simd(|| d.chunks_mut(K).enumerate().for_each(body));
-        }
+    parallel_chunks(n, PAR_THRESHOLD_MEMORY, |split| match split {
+        Split::Pool => d
+            .par_chunks_mut(K)
+            .enumerate()
+            .for_each(|c| simd(|| body(c))),
+        Split::Kept => share_items(
+            d.chunks_mut(K).collect(),
+            || (),
+            |_, c, chunk| simd(|| body((c, chunk))),
+        ),
+        Split::Serial => simd(|| d.chunks_mut(K).enumerate().for_each(body)),
     });
     unique
 }
@@ -674,28 +812,34 @@ where
     const K: usize = 1 << 12;
     let n: usize = shape.iter().product();
     let work = vec![(); n.div_ceil(K)];
-    let out = parallel(n, pass.threshold(), |par| {
+    let out = parallel_chunks(n, pass.threshold(), |split| {
         crate::kernels::uninit::fill_chunked::<C, (), (), K>(
             n,
-            par,
+            split,
             work,
             || (),
             |_, c, _, dst| {
-                let (mut pos, end) = (c * K, c * K + dst.len());
-                while pos < end {
-                    let (x, ra) = a.at(pos);
-                    let (y, rb) = b.at(pos);
-                    let seg = (end - pos).min(ra).min(rb);
-                    match (x, y) {
-                        (Seg::Run(p), Seg::Run(q)) => {
-                            dst.extend(p[..seg].iter().zip(&q[..seg]).map(|(&x, &y)| f(x, y)))
+                simd(|| {
+                    let (mut pos, end) = (c * K, c * K + dst.len());
+                    while pos < end {
+                        let (x, ra) = a.at(pos);
+                        let (y, rb) = b.at(pos);
+                        let seg = (end - pos).min(ra).min(rb);
+                        match (x, y) {
+                            (Seg::Run(p), Seg::Run(q)) => {
+                                dst.extend(p[..seg].iter().zip(&q[..seg]).map(|(&x, &y)| f(x, y)))
+                            }
+                            (Seg::One(x), Seg::Run(q)) => {
+                                dst.extend(q[..seg].iter().map(|&y| f(x, y)))
+                            }
+                            (Seg::Run(p), Seg::One(y)) => {
+                                dst.extend(p[..seg].iter().map(|&x| f(x, y)))
+                            }
+                            (Seg::One(x), Seg::One(y)) => dst.extend((0..seg).map(|_| f(x, y))),
                         }
-                        (Seg::One(x), Seg::Run(q)) => dst.extend(q[..seg].iter().map(|&y| f(x, y))),
-                        (Seg::Run(p), Seg::One(y)) => dst.extend(p[..seg].iter().map(|&x| f(x, y))),
-                        (Seg::One(x), Seg::One(y)) => dst.extend((0..seg).map(|_| f(x, y))),
+                        pos += seg;
                     }
-                    pos += seg;
-                }
+                })
             },
         )
     });
@@ -721,7 +865,7 @@ where
     let shape = broadcast_shapes(op, &ab, c.shape())?;
     crate::tensor::check_alloc(&shape, D::DTYPE)?;
     let n: usize = shape.iter().product();
-    if n >= pass.threshold() {
+    if n >= pass.threshold() || worth_sharing(n) {
         if let (Some(p), Some(q), Some(r)) = (
             Whole::of(a, &shape),
             Whole::of(b, &shape),
@@ -815,10 +959,10 @@ where
     let n: usize = shape.iter().product();
     let copies = (a.copies(K.min(n)), b.copies(K.min(n)), c.copies(K.min(n)));
     let arch = pulp::Arch::new();
-    let out = parallel(n, pass.threshold(), |par| {
+    let out = parallel_chunks(n, pass.threshold(), |split| {
         crate::kernels::uninit::fill_chunked::<D, (), (), K>(
             n,
-            par,
+            split,
             vec![(); n.div_ceil(K)],
             || (),
             |_, k, _, dst| {
@@ -1082,6 +1226,73 @@ mod tests {
                 .insert_axis(Axis(0))
                 .permuted_axes([2, 0, 1])
                 .into_dyn(),
+        );
+    }
+
+    /// A panic in the half run on the pool ends the join (re-raised here)
+    /// instead of leaving the caller spinning for it.
+    #[test]
+    fn a_kept_join_whose_pool_half_panics_raises_it_and_returns() {
+        let r = std::panic::catch_unwind(|| kept_join(|| 1, || panic!("the pool half failed")));
+        assert!(r.is_err());
+        assert_eq!(kept_join(|| 2, || ()), 2);
+    }
+
+    /// Mid-sized elementwise work taken while the kept worker is awake is
+    /// shared with it: a pool worker runs chunks of it, and the values are
+    /// those of the one-thread loop
+    /// (tests run concurrently: sections are retried until granted so).
+    #[test]
+    fn mid_sized_elementwise_work_is_shared_with_the_kept_worker() {
+        if rayon::current_num_threads() < 2 {
+            return;
+        }
+        let _alone = SECTION_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let n = 3 * KEPT_MIN + 5;
+        assert!(n < PAR_THRESHOLD_MEMORY);
+        let a = Array::from_shape_fn(n, |i| (i as f32).sin())
+            .into_dyn()
+            .into_shared();
+        let b = Array::from_shape_fn(n, |i| (i as f32).cos())
+            .into_dyn()
+            .into_shared();
+        let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x * y + 1.0).collect();
+        let start = std::time::Instant::now();
+        let mut shared = false;
+        while !shared && start.elapsed() < std::time::Duration::from_secs(20) {
+            parallel(usize::MAX, 1, |granted| {
+                if granted && worker_awake() {
+                    let taken = || uninit::KEPT_CHUNKS.load(std::sync::atomic::Ordering::Relaxed);
+                    let before = taken();
+                    let got = zip_map_memory("Mul", &a, &b, |x, y| x * y + 1.0).unwrap();
+                    assert_eq!(got.as_slice().unwrap(), &want[..]);
+                    let got = map_memory(&a, |x| -x);
+                    assert!(got
+                        .iter()
+                        .zip(&a)
+                        .all(|(y, x)| y.to_bits() == (-x).to_bits()));
+                    // An in-place update (an optimizer's step) and a
+                    // broadcast one (a deferred `assign_sub`).
+                    let mut v: Vec<f32> = a.iter().copied().collect();
+                    let g = b.as_slice().unwrap();
+                    update_in_chunks([&mut v[..]], [g], PAR_THRESHOLD_MEMORY, |[v], [g]| {
+                        v.iter_mut().zip(g.iter()).for_each(|(v, g)| *v -= 0.5 * g)
+                    });
+                    assert!(v
+                        .iter()
+                        .zip(a.iter().zip(g))
+                        .all(|(v, (x, y))| *v == x - 0.5 * y));
+                    let mut d = a.clone();
+                    let two = ndarray::arr0(2.0f32).into_dyn().into_shared();
+                    zip_in_place(&mut d, &two, |x, y| x * y);
+                    assert!(d.iter().zip(&a).all(|(d, x)| *d == x * 2.0));
+                    shared = taken() > before;
+                }
+            });
+        }
+        assert!(
+            shared,
+            "no mid-sized pass shared its chunks with the kept worker in 20 s"
         );
     }
 }

@@ -11,7 +11,8 @@
 //! This module holds the crate's only `unsafe`: one `Vec::set_len` per
 //! output (in [`fill_chunked_many`]; [`fill_chunked`] is its one-output
 //! case), after a check that does not trust the kernels (see the proof at
-//! the call), and the non-temporal copy of [`ChunkOut::stream_from_slice`]
+//! the call); [`zeros_in_two`]'s `set_len` and the view of a part its
+//! thread just zero-filled as initialized values; and the non-temporal copy of [`ChunkOut::stream_from_slice`]
 //! (x86-64 only), with which outputs far larger than the caches are
 //! written. Its
 //! tests pass under miri (tree borrows; rayon's pool outlives `main`, and
@@ -25,6 +26,8 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 use smallvec::SmallVec;
+
+use super::Split;
 
 /// A chunk of an output being built: a write cursor over uninitialized
 /// slots. Elements can only be appended, so the written prefix is always
@@ -252,9 +255,9 @@ impl<C> Tail<'_, C> {
 /// Builds a vector of `n` elements, `K` at a time: `fill(state, c, work[c],
 /// out)` must append exactly `out.len()` elements (elements `c * K ..` of the
 /// result; the last chunk is shorter), with `state` made by `init` once per
-/// worker. `work` holds one item per chunk. Chunks run in parallel when
-/// `par`; element values never depend on the split, so neither does the
-/// result.
+/// worker. `work` holds one item per chunk. Chunks run as `split` says
+/// (`par: bool` converts: `true` is the pool); element values never depend
+/// on the split, so neither does the result.
 ///
 /// # Panics
 ///
@@ -262,7 +265,7 @@ impl<C> Tail<'_, C> {
 /// partial vector is then dropped as empty, never read.
 pub(crate) fn fill_chunked<C, W, S, const K: usize>(
     n: usize,
-    par: bool,
+    split: impl Into<Split>,
     work: Vec<W>,
     init: impl Fn() -> S + Sync + Send,
     fill: impl Fn(&mut S, usize, W, &mut ChunkOut<'_, C>) + Sync + Send,
@@ -271,7 +274,7 @@ where
     C: Send,
     W: Send,
 {
-    fill_chunked_many::<C, W, S, K>(n, 1, par, work, init, |s, c, w, outs| {
+    fill_chunked_many::<C, W, S, K>(n, 1, split, work, init, |s, c, w, outs| {
         fill(s, c, w, &mut outs[0])
     })
     .pop()
@@ -289,7 +292,7 @@ where
 pub(crate) fn fill_chunked_many<C, W, S, const K: usize>(
     n: usize,
     outputs: usize,
-    par: bool,
+    split: impl Into<Split>,
     work: Vec<W>,
     init: impl Fn() -> S + Sync + Send,
     fill: impl Fn(&mut S, usize, W, &mut [ChunkOut<'_, C>]) + Sync + Send,
@@ -323,19 +326,31 @@ where
             );
         }
     };
-    if par {
-        per_chunk
+    match split.into() {
+        Split::Pool => per_chunk
             .into_par_iter()
             .zip(work)
             .enumerate()
-            .for_each_init(init, one);
-    } else {
-        let mut state = init();
-        per_chunk
-            .into_iter()
-            .zip(work)
-            .enumerate()
-            .for_each(|cw| one(&mut state, cw));
+            .for_each_init(init, one),
+        Split::Serial => {
+            let mut state = init();
+            per_chunk
+                .into_iter()
+                .zip(work)
+                .enumerate()
+                .for_each(|cw| one(&mut state, cw));
+        }
+        Split::Kept => super::share_items(
+            per_chunk.into_iter().zip(work).collect(),
+            init,
+            |state, c, cw| {
+                #[cfg(test)]
+                if rayon::current_thread_index().is_some() {
+                    KEPT_CHUNKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                one(state, (c, cw))
+            },
+        ),
     }
     for o in outs.iter_mut() {
         // SAFETY: `set_len(n)` needs the first `n` slots initialized and
@@ -353,16 +368,132 @@ where
         // kernel) unwinds out of this function before this line, dropping
         // every output with length 0: nothing uninitialized is ever read or
         // dropped. Rayon's `for_each_init` returns only after every chunk
-        // finished (its panics are re-raised here), and `per_chunk`'s
-        // borrows of `outs` ended with that iteration.
+        // finished (its panics are re-raised here), as does `share_items`
+        // (each chunk index is taken by exactly one of its two loops, which
+        // stop only once every index was taken, and it returns when both
+        // loops have ended), and `per_chunk`'s borrows of `outs` ended with
+        // that iteration.
         unsafe { o.set_len(n) };
     }
     outs
 }
 
+/// Chunks of [`Split::Kept`] runs that a pool worker took (unit tests).
+#[cfg(test)]
+pub(crate) static KEPT_CHUNKS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
+/// One part of a vector built by [`zeros_in_two`], zero-filled by the
+/// thread that takes it.
+pub(crate) struct ZeroPart<'a, T> {
+    slots: &'a mut [MaybeUninit<T>],
+    filled: &'a mut bool,
+}
+
+impl<'a, T: num_traits::Zero> ZeroPart<'a, T> {
+    /// The part's elements, zero-filled on this thread.
+    pub(crate) fn zeroed(self) -> &'a mut [T] {
+        for d in self.slots.iter_mut() {
+            d.write(T::zero());
+        }
+        *self.filled = true;
+        // SAFETY: every slot of `self.slots` was written just above, and
+        // `MaybeUninit<T>` has `T`'s size, alignment and layout, so the
+        // same memory read as `[T]` holds initialized values; the borrow
+        // keeps `'a` and stays unique (`self` is consumed).
+        unsafe { &mut *(std::ptr::from_mut::<[MaybeUninit<T>]>(self.slots) as *mut [T]) }
+    }
+}
+
+/// A vector of `n` zeros whose parts `[0, mid)` and `[mid, n)` `f` gets
+/// unwritten, to zero-fill on the threads that then compute into them (in
+/// parallel, each part landing in its own core's cache) instead of one
+/// thread zeroing it all first. A part `f` did not take is zero-filled
+/// after it returns. Returns the vector and what `f` returned.
+pub(crate) fn zeros_in_two<T: num_traits::Zero, R>(
+    n: usize,
+    mid: usize,
+    f: impl FnOnce(ZeroPart<'_, T>, ZeroPart<'_, T>) -> R,
+) -> (Vec<T>, R) {
+    assert!(mid <= n, "the split {mid} lies within the {n} elements");
+    let mut v: Vec<T> = Vec::with_capacity(n);
+    let (mut top_filled, mut bottom_filled) = (false, false);
+    let r = {
+        let (top, bottom) = v.spare_capacity_mut()[..n].split_at_mut(mid);
+        f(
+            ZeroPart {
+                slots: top,
+                filled: &mut top_filled,
+            },
+            ZeroPart {
+                slots: bottom,
+                filled: &mut bottom_filled,
+            },
+        )
+    };
+    let rest = v.spare_capacity_mut();
+    for (range, filled) in [(0..mid, top_filled), (mid..n, bottom_filled)] {
+        if !filled {
+            rest[range].iter_mut().for_each(|d| {
+                d.write(T::zero());
+            });
+        }
+    }
+    // SAFETY: `n <= capacity` (`with_capacity(n)`), and slots `[0, n)`
+    // are initialized: `[0, mid)` and `[mid, n)` were each either filled
+    // by `ZeroPart::zeroed` (which sets its flag only after writing every
+    // slot of its part) or, flag unset, zero-filled just above. A panic in
+    // `f` unwinds before this line and drops `v` with length 0.
+    unsafe { v.set_len(n) };
+    (v, r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zeros_in_two_are_zeros_whichever_parts_were_taken_and_where() {
+        for (n, mid) in [(0usize, 0usize), (5, 0), (5, 5), (9, 4), (4096 + 3, 2048)] {
+            for take in 0..4u32 {
+                let (v, r) = zeros_in_two::<f32, usize>(n, mid, |top, bottom| {
+                    let mut seen = 0;
+                    if take & 1 == 1 {
+                        let t = top.zeroed();
+                        assert_eq!(t.len(), mid);
+                        t.iter_mut().enumerate().for_each(|(i, x)| *x = i as f32);
+                        seen += 1;
+                    }
+                    if take & 2 == 2 {
+                        // The other part on another thread.
+                        std::thread::scope(|s| {
+                            s.spawn(|| {
+                                let b = bottom.zeroed();
+                                assert_eq!(b.len(), n - mid);
+                                b.iter_mut().for_each(|x| *x = -1.0);
+                            });
+                        });
+                        seen += 1;
+                    }
+                    seen
+                });
+                assert_eq!(r, take.count_ones() as usize);
+                assert_eq!(v.len(), n);
+                for (i, &x) in v.iter().enumerate() {
+                    let want = match (i < mid, take & 1 == 1, take & 2 == 2) {
+                        (true, true, _) => i as f32,
+                        (false, _, true) => -1.0,
+                        _ => 0.0,
+                    };
+                    assert_eq!(
+                        x.to_bits(),
+                        want.to_bits(),
+                        "n={n} mid={mid} take={take} i={i}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_tail_fill_appends_after_what_was_written_and_counts_what_fit() {

@@ -486,10 +486,10 @@ fn one_pass(p: &dyn Pointwise, k: usize, g: &Tensor, v: [&Tensor; 2]) -> Option<
             );
             out
         } else {
-            crate::kernels::parallel(n, crate::kernels::PAR_THRESHOLD, |par| {
+            crate::kernels::parallel_chunks(n, crate::kernels::PAR_THRESHOLD, |split| {
                 crate::kernels::uninit::fill_chunked::<T, (), Vec<T>, CHUNK>(
                     n,
-                    par,
+                    split,
                     vec![(); n.div_ceil(CHUNK)],
                     || Vec::with_capacity(CHUNK),
                     |buf, c, (), dst| {
