@@ -1240,8 +1240,8 @@ mod tests {
 
     /// Mid-sized elementwise work taken while the kept worker is awake is
     /// shared with it: a pool worker runs chunks of it, and the values are
-    /// those of the one-thread loop
-    /// (tests run concurrently: sections are retried until granted so).
+    /// those of the one-thread loop (tests run concurrently: sections are
+    /// retried until granted so).
     #[test]
     fn mid_sized_elementwise_work_is_shared_with_the_kept_worker() {
         if rayon::current_num_threads() < 2 {

@@ -12,9 +12,9 @@
 //! output (in [`fill_chunked_many`]; [`fill_chunked`] is its one-output
 //! case), after a check that does not trust the kernels (see the proof at
 //! the call); [`zeros_in_two`]'s `set_len` and the view of a part its
-//! thread just zero-filled as initialized values; and the non-temporal copy of [`ChunkOut::stream_from_slice`]
-//! (x86-64 only), with which outputs far larger than the caches are
-//! written. Its
+//! thread just zero-filled as initialized values; and the non-temporal
+//! copy of [`ChunkOut::stream_from_slice`] (x86-64 only), with which
+//! outputs far larger than the caches are written. Its
 //! tests pass under miri (tree borrows; rayon's pool outlives `main`, and
 //! crossbeam's epoch GC trips stacked borrows; the non-temporal stores,
 //! inline assembly, become plain copies of the same ranges there):

@@ -334,12 +334,11 @@ fn fold_axes<T: Clone>(
                 .chunks(len)
                 .map(|row| row.iter().fold(init.clone(), |acc, x| f(&acc, x)))
                 .collect();
-            let mut shape = a.shape().to_vec();
-            if keepdims {
-                shape[*ax] = 1;
+            let shape = if keepdims {
+                kept_shape(a.shape(), axes)
             } else {
-                shape.pop();
-            }
+                a.shape()[..*ax].to_vec()
+            };
             return ArcArray::from_shape_vec(IxDyn(&shape), v).expect("one value per row");
         }
     }
