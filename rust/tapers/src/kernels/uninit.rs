@@ -14,7 +14,8 @@
 //! the call); [`zeros_in_two`]'s `set_len` and the view of a part its
 //! thread just zero-filled as initialized values; and the non-temporal
 //! copy of [`ChunkOut::stream_from_slice`] (x86-64 only), with which
-//! outputs far larger than the caches are written. Its
+//! outputs far larger than the caches are written, and the store fence a
+//! cursor that streamed issues when dropped. Its
 //! tests pass under miri (tree borrows; rayon's pool outlives `main`, and
 //! crossbeam's epoch GC trips stacked borrows; the non-temporal stores,
 //! inline assembly, become plain copies of the same ranges there):
@@ -35,6 +36,36 @@ use super::Split;
 pub(crate) struct ChunkOut<'a, C> {
     slots: &'a mut [MaybeUninit<C>],
     written: usize,
+    /// Some slots were written with non-temporal stores: a store fence is
+    /// owed before the chunk is handed over (see the `Drop` impl).
+    streamed: bool,
+}
+
+impl<'a, C> ChunkOut<'a, C> {
+    fn new(slots: &'a mut [MaybeUninit<C>]) -> Self {
+        ChunkOut {
+            slots,
+            written: 0,
+            streamed: false,
+        }
+    }
+}
+
+/// Non-temporal stores are not ordered with later stores (the one telling
+/// another thread that this chunk is done) without a store fence: one per
+/// chunk that streamed, when its cursor is dropped (before the chunk's
+/// task ends), instead of one per copy. A fence waits until the
+/// write-combining buffers have drained, so one after every few kilobytes
+/// stalls the loop.
+impl<C> Drop for ChunkOut<'_, C> {
+    fn drop(&mut self) {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        if self.streamed {
+            // SAFETY: SSE is part of the x86-64 baseline; a fence touches
+            // no memory.
+            unsafe { std::arch::x86_64::_mm_sfence() };
+        }
+    }
 }
 
 impl<C> ChunkOut<'_, C> {
@@ -104,6 +135,7 @@ impl<C> ChunkOut<'_, C> {
             let k = rest.len().min(vals.len());
             stream_copy(&mut rest[..k], &vals[..k]);
             self.written += k;
+            self.streamed = true;
         }
         #[cfg(not(target_arch = "x86_64"))]
         self.extend_from_slice(vals)
@@ -140,9 +172,9 @@ pub(crate) fn streams<T>(n: usize) -> bool {
 
 /// Copies `src` into `dst` (the same length) with non-temporal stores
 /// where `dst` is aligned to the store's width (32 bytes with AVX, 16
-/// without), plain copies at the unaligned ends, then a store fence, so the
-/// bytes are ordered before any later store (such as the one telling
-/// another thread that this chunk is done).
+/// without), plain copies at the unaligned ends. The caller owes a store
+/// fence before the bytes are handed to another thread ([`ChunkOut`]'s
+/// `Drop`).
 #[cfg(target_arch = "x86_64")]
 fn stream_copy<C: Plain>(dst: &mut [MaybeUninit<C>], src: &[C]) {
     assert_eq!(dst.len(), src.len(), "a copy of the same length");
@@ -179,9 +211,6 @@ fn stream_copy<C: Plain>(dst: &mut [MaybeUninit<C>], src: &[C]) {
         }
         let end = head + body;
         std::ptr::copy_nonoverlapping(s.add(end), d.add(end), bytes - end);
-        // Non-temporal stores are not ordered with later stores without it.
-        #[cfg(not(miri))]
-        std::arch::x86_64::_mm_sfence();
     }
 }
 
@@ -313,10 +342,8 @@ where
         }
     }
     let one = |state: &mut S, (c, (slots, w)): (usize, (Slots<'_, C>, W))| {
-        let mut cursors: SmallVec<[ChunkOut<'_, C>; 2]> = slots
-            .into_iter()
-            .map(|slots| ChunkOut { slots, written: 0 })
-            .collect();
+        let mut cursors: SmallVec<[ChunkOut<'_, C>; 2]> =
+            slots.into_iter().map(ChunkOut::new).collect();
         fill(state, c, w, &mut cursors);
         for chunk in &cursors {
             assert_eq!(
