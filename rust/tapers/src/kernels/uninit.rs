@@ -37,7 +37,9 @@ pub(crate) struct ChunkOut<'a, C> {
     slots: &'a mut [MaybeUninit<C>],
     written: usize,
     /// Some slots were written with non-temporal stores: a store fence is
-    /// owed before the chunk is handed over (see the `Drop` impl).
+    /// owed before the chunk is handed over (see the `Drop` impl; only
+    /// x86-64 streams).
+    #[cfg_attr(not(all(target_arch = "x86_64", not(miri))), allow(dead_code))]
     streamed: bool,
 }
 
