@@ -878,15 +878,22 @@ def control_dependencies(control_inputs: Any) -> Iterator[None]:
 
 @contextlib.contextmanager
 def init_scope() -> Iterator[None]:
-    """A context for creating state outside a traced function; tapers creates Variables eagerly
-    already, so it changes nothing (TensorFlow's in eager mode).
+    """A context for creating state outside a traced function (``tf.init_scope``).
+
+    Inside it nothing records: a ``tapers.function`` being traced does not see the ops
+    (they run once, while tracing, and are not replayed; reading their values into Python
+    makes no guard), and ``GradientTape``s pause, as TensorFlow lifts the block out of the
+    graph being built into eager execution. Outside any trace or tape it changes nothing.
+    Keras layers create their weights under it, so a model built by the first call of a
+    compiled step draws its initial values once.
 
     Returns
     -------
     context manager
-        A context that changes nothing.
+        The scope.
     """
-    yield None
+    with _core._InitScope():
+        yield None
 
 
 def _elems_list(elems: Any) -> tuple[list[Tensor], int]:

@@ -50,6 +50,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     ex.internal(
         Ns::Tf,
+        "_InitScope",
+        py.get_type::<tape::PyInitScope>().as_any(),
+    )?;
+    ex.internal(
+        Ns::Tf,
         "_Tracing",
         py.get_type::<function::PyTracing>().as_any(),
     )?;

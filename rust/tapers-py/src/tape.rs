@@ -634,3 +634,37 @@ pub fn record_custom<'py>(
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, items)
 }
+
+/// `tapers.init_scope()`: while entered, nothing records on this thread: no
+/// tape and no trace (`tapers.function`) sees the ops run, as TensorFlow
+/// lifts them out of the graph being built and pauses its tapes. Exiting
+/// restores what recorded before. Unsendable: entered and exited on one
+/// thread, as a `with` block is.
+#[pyclass(module = "tapers._core", name = "_InitScope", unsendable)]
+#[derive(Default)]
+pub struct PyInitScope {
+    previous: Option<tapers::RecordingContext>,
+}
+
+#[pymethods]
+impl PyInitScope {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn __enter__(&mut self) -> PyResult<()> {
+        if self.previous.is_some() {
+            return Err(PyValueError::new_err("this init_scope is already entered"));
+        }
+        self.previous = Some(tapers::RecordingContext::default().install());
+        Ok(())
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&mut self, _exc: &Bound<'_, PyTuple>) {
+        if let Some(previous) = self.previous.take() {
+            previous.install();
+        }
+    }
+}

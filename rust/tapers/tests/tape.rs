@@ -241,6 +241,25 @@ fn a_recording_context_carries_tapes_to_another_thread() {
 }
 
 #[test]
+fn an_installed_empty_context_records_nothing_until_the_previous_is_back() {
+    let x = scalar(3.0);
+    let tape = GradientTape::new();
+    let _r = tape.record().unwrap();
+    tape.watch(&x);
+    let previous = RecordingContext::default().install();
+    assert!(RecordingContext::current().is_empty());
+    let lifted = ops::mul(&x, &x).unwrap();
+    assert!(RecordingContext::default().install().is_empty());
+    previous.install();
+    assert!(!RecordingContext::current().is_empty());
+    let recorded = ops::mul(&x, &x).unwrap();
+    drop(_r);
+    let g = tape.gradient(&[lifted, recorded], &[(&x).into()]).unwrap();
+    // Only the product made after the scope reaches `x`.
+    assert_eq!(value(g[0].as_ref().unwrap()), 6.0);
+}
+
+#[test]
 fn tensors_tapes_and_variables_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Tensor>();

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ... import _core
+from ..._array_extra import init_scope
 from ..._module import Module, _current_scope, name_scope
 from ...dtypes import as_dtype
 from .. import backend, constraints, regularizers
@@ -785,12 +786,15 @@ class Layer(Module):
         if initializer is None:
             initializer = "glorot_uniform" if _is_float(dtype) else "zeros"
         name = name if name is not None else backend.unique_name("variable")
-        value = _initial_value(initializer, full, dtype)
-        if _current_scope().endswith(self._scope_name):
-            var = Variable(value, trainable=trainable, name=name, dtype=dtype, constraint=constraint)
-        else:
-            with name_scope(self.name):
+        # Lifted out of a trace (a model built by the first call of a compiled step): the
+        # initial value is drawn once, with no guard on the seed an unseeded initializer reads.
+        with init_scope():
+            value = _initial_value(initializer, full, dtype)
+            if _current_scope().endswith(self._scope_name):
                 var = Variable(value, trainable=trainable, name=name, dtype=dtype, constraint=constraint)
+            else:
+                with name_scope(self.name):
+                    var = Variable(value, trainable=trainable, name=name, dtype=dtype, constraint=constraint)
         if regularizer is not None:
             self._weight_regularizers.append((var, regularizer))
         (self._trainable_variables if trainable else self._non_trainable_variables).append(var)

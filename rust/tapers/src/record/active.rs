@@ -132,6 +132,17 @@ impl RecordingContext {
         f()
     }
 
+    /// Makes this context the calling thread's active set, returning the
+    /// one it replaced: installing that one back restores the thread. For
+    /// scopes that cannot be a closure around [`RecordingContext::enter`]
+    /// (Python's `with tapers.init_scope():`); the default context installed
+    /// this way makes nothing record until the previous one is back.
+    pub fn install(self) -> RecordingContext {
+        ACTIVE.with(|a| RecordingContext {
+            active: std::mem::replace(&mut *a.borrow_mut(), self.active),
+        })
+    }
+
     /// Whether no tape is recording and no tracer traces.
     pub fn is_empty(&self) -> bool {
         self.active.tapes.is_empty() && self.active.tracer.is_none()
