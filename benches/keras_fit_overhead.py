@@ -1,9 +1,11 @@
 """What ``keras.Model.fit`` costs over a hand-written GradientTape loop, on the digits demo's data.
 
-Four loops train the same 64-64-10 MLP with Adam for the same steps (batch 32,
+Six loops train the same 64-64-10 MLP with Adam for the same steps (batch 32,
 no shuffling): plain tapers ops on the layers' Variables, a tape loop over the
-Keras model and loss, ``fit`` without metrics, and ``fit`` with accuracy. Each
-is timed best-of-3 and reported per step.
+Keras model and loss, and ``fit`` without metrics and with accuracy, each with
+``run_eagerly=True`` and with its default compiled step (a ``tapers.function``
+traced per batch shape, replayed after that). Each is timed best-of-3 (the
+compiled runs include their traces) and reported per step.
 
 Run:  PYTHONPATH=python python3 benches/keras_fit_overhead.py [EPOCHS]
 """
@@ -61,10 +63,10 @@ def main(epochs: int = 10) -> None:
                 grads = tape.gradient(loss, m.trainable_variables)
                 opt.apply_gradients(zip(grads, m.trainable_variables))
 
-    def fit(metrics: Any) -> Callable[[Any], None]:
+    def fit(metrics: Any, run_eagerly: bool) -> Callable[[Any], None]:
         def run(m: Any) -> None:
             loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-            m.compile(optimizer=tf.optimizers.Adam(1e-3), loss=loss, metrics=metrics)
+            m.compile(optimizer=tf.optimizers.Adam(1e-3), loss=loss, metrics=metrics, run_eagerly=run_eagerly)
             m.fit(x_train, y_train, batch_size=BATCH, epochs=epochs, shuffle=False, verbose=0)
 
         return run
@@ -73,8 +75,10 @@ def main(epochs: int = 10) -> None:
     loops = [
         ("tape loop, tapers ops", bare),
         ("tape loop, Keras model and loss", keras_loop),
-        ("fit, no metrics", fit(None)),
-        ("fit, accuracy", fit(["accuracy"])),
+        ("fit, no metrics, run_eagerly", fit(None, True)),
+        ("fit, no metrics (compiled step)", fit(None, False)),
+        ("fit, accuracy, run_eagerly", fit(["accuracy"], True)),
+        ("fit, accuracy (compiled step)", fit(["accuracy"], False)),
     ]
     for name, loop in loops:
         best = float("inf")

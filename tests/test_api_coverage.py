@@ -150,10 +150,9 @@ KNOWN_MISSING = {
     "keras.Model": (
         "add_metric compile_from_config compiled_loss compiled_metrics distribute_reduction_method "
         "distribute_strategy export get_compile_config get_quantization_layer_structure get_state_tree "
-        "jit_compile load_own_variables loss make_predict_function make_test_function make_train_function "
-        "metrics_variables path quantization_mode quantize quantized_build quantized_call rematerialized_call "
-        "run_eagerly save_own_variables set_state_tree stateless_call stateless_compute_loss supports_masking "
-        "symbolic_call to_json "
+        "load_own_variables loss metrics_variables path quantization_mode quantize quantized_build "
+        "quantized_call rematerialized_call save_own_variables set_state_tree stateless_call "
+        "stateless_compute_loss supports_masking symbolic_call to_json "
     ),
 }
 

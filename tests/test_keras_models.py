@@ -472,7 +472,8 @@ def test_steps_per_epoch_continues_a_repeated_source_across_epochs() -> None:
                 i += 1
 
     seq = keras.Sequential([keras.Input(shape=(4,)), L.Dense(3)])
-    seq.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
+    # Eager steps: the spy reads each batch in Python (a compiled step runs it when tracing).
+    seq.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse", run_eagerly=True)
     original = seq.train_step
 
     def spy(data: Any) -> Any:

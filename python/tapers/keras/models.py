@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .._function import function as _compiled
 from .._module import name_scope
 from .._tape import GradientTape
 from . import backend
@@ -33,6 +34,7 @@ from .layers._base import (
     map_structure,
     set_keras_mask,
 )
+from .losses import _divide_no_nan
 
 __all__ = ["Functional", "Model", "Sequential", "load_model"]
 
@@ -248,11 +250,18 @@ def _cardinality(x: Any) -> int | None:
 
 
 def pythonify_logs(logs: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Logs as Keras reports them: nested dicts flattened, keys sorted, values as Python floats."""
+    """Logs as Keras reports them: nested dicts flattened, keys sorted, values as Python floats.
+
+    While a ``tapers.function`` traces (a step ``fit`` compiled), tensors stay tensors, as
+    under TensorFlow's graph mode: reading them into Python would guard the graph on
+    their values. ``fit`` converts the replay's results."""
     out: dict[str, Any] = {}
+    tracing = _core._is_tracing()
     for key, value in sorted((logs or {}).items()):
         if isinstance(value, Mapping):
             out.update(pythonify_logs(value))
+        elif tracing and isinstance(value, Tensor):
+            out[key] = value
         else:
             try:
                 value = float(np.asarray(value))
@@ -266,33 +275,35 @@ def pythonify_logs(logs: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 class _LossTracker:
-    """The ``loss`` entry of ``model.metrics``: the mean of the batch losses, weighted by batch size."""
+    """The ``loss`` entry of ``model.metrics``: the mean of the batch losses, weighted by batch size.
+
+    Its state is two float32 Variables, so a training step compiled by ``fit`` (a
+    ``tapers.function``) updates it at every replay."""
 
     def __init__(self, name: str = "loss") -> None:
         self.name = name
-        self._total = np.float32(0.0)
-        self._count = np.float32(0.0)
+        self._total = _core.Variable(np.float32(0.0), trainable=False, name="total")
+        self._count = _core.Variable(np.float32(0.0), trainable=False, name="count")
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
         """Adds a (scalar) loss with weight ``sample_weight`` (default 1)."""
-        v = np.asarray(values.numpy() if hasattr(values, "numpy") else values, dtype=np.float32)
+        v = _core.cast(_core.convert_to_tensor(values), "float32")
         w = np.float32(1.0) if sample_weight is None else np.float32(np.asarray(sample_weight))
-        if v.ndim:
-            self._total = np.float32(self._total + np.sum(v * w, dtype=np.float32))
-            self._count = np.float32(self._count + w * v.size)
+        if len(v.shape):
+            self._total.assign_add(_core.reduce_sum(v * w))
+            self._count.assign_add(np.float32(w * float(np.prod(v.shape))))
         else:
-            self._total = np.float32(self._total + v * w)
-            self._count = np.float32(self._count + w)
+            self._total.assign_add(v * w)
+            self._count.assign_add(w)
 
     def result(self) -> Tensor:
         """The weighted mean so far (0 before any update)."""
-        value = np.float32(0.0) if self._count == 0 else np.float32(self._total / self._count)
-        return _core.constant(value)
+        return _divide_no_nan(self._total.value(), self._count.value())
 
     def reset_state(self) -> None:
         """Forgets every update."""
-        self._total = np.float32(0.0)
-        self._count = np.float32(0.0)
+        self._total.assign(np.float32(0.0))
+        self._count.assign(np.float32(0.0))
 
 
 class CompileMetrics:
@@ -558,9 +569,24 @@ class Model(Layer):
         self._loss_tracker: _LossTracker | None = None
         self.stop_training = False
         self.history: callbacks_module.History | None = None
+        self._run_eagerly = False
+        self._jit_compile: Any = None
+        self.train_function: Any = None
+        self.test_function: Any = None
+        self.predict_function: Any = None
 
     _TF_MODULE_IGNORED_PROPERTIES = Layer._TF_MODULE_IGNORED_PROPERTIES | frozenset(
-        ("_compile_metrics", "_loss_tracker", "_compile_loss", "history", "optimizer", "loss")
+        (
+            "_compile_metrics",
+            "_loss_tracker",
+            "_compile_loss",
+            "history",
+            "optimizer",
+            "loss",
+            "train_function",
+            "test_function",
+            "predict_function",
+        )
     )
 
     @property
@@ -600,8 +626,16 @@ class Model(Layer):
         auto_scale_loss: bool = True,
     ) -> None:
         """Sets the optimizer (an instance or a name such as ``"adam"``), the loss (a name, a
-        ``keras.losses`` object or a function ``f(y_true, y_pred)``) and metrics for ``fit``."""
-        del run_eagerly, jit_compile, auto_scale_loss
+        ``keras.losses`` object or a function ``f(y_true, y_pred)``) and metrics for ``fit``.
+
+        As in Keras, ``fit``, ``evaluate`` and ``predict`` then run their steps compiled (each a
+        ``tapers.function`` with ``reduce_retracing=True``, traced on its first batch and on a
+        batch of a new shape, replayed in Rust after that) unless ``run_eagerly=True``.
+        ``jit_compile`` is kept (``"auto"`` resolves to ``False``, TensorFlow's choice on a
+        CPU-only machine) and has no effect."""
+        del auto_scale_loss
+        if jit_compile == "auto" or run_eagerly:
+            jit_compile = False
         if loss_weights is not None or weighted_metrics is not None:
             raise NotImplementedError("tapers.keras: loss_weights and weighted_metrics are not implemented")
         if steps_per_execution != 1:
@@ -611,7 +645,73 @@ class Model(Layer):
         self._compile_loss = _resolve_loss(loss)
         self._compile_metrics = CompileMetrics(metrics) if metrics is not None else None
         self._loss_tracker = _LossTracker("loss")
+        self.jit_compile = jit_compile
+        self.run_eagerly = run_eagerly
+        # Steps compiled for the previous configuration are dropped (Keras' rule: trainable
+        # variables are fixed when a step is first traced, so a change takes a new compile).
+        self.train_function = None
+        self.test_function = None
+        self.predict_function = None
         object.__setattr__(self, "_compiled", True)
+
+    @property
+    def run_eagerly(self) -> bool:
+        """Whether ``fit``/``evaluate``/``predict`` run their steps eagerly instead of compiled."""
+        return self._run_eagerly
+
+    @run_eagerly.setter
+    def run_eagerly(self, value: bool) -> None:
+        value = bool(value)
+        if value != getattr(self, "_run_eagerly", False):
+            self.train_function = self.test_function = self.predict_function = None
+        self._run_eagerly = value
+
+    @property
+    def jit_compile(self) -> Any:
+        """Keras' ``jit_compile`` (kept, no effect: compiled steps replay the recorded kernels)."""
+        return False if self._jit_compile is None else self._jit_compile
+
+    @jit_compile.setter
+    def jit_compile(self, value: Any) -> None:
+        self._jit_compile = value
+
+    def _step_function(self, step: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """``step`` as ``fit`` runs it: compiled unless ``run_eagerly`` (``tapers.config.
+        run_functions_eagerly(True)`` also runs a compiled step eagerly)."""
+        if self.run_eagerly:
+            return step
+        return _compiled(step, reduce_retracing=True)
+
+    def make_train_function(self, force: bool = False) -> Callable[[Any], Any]:
+        """The function ``fit`` calls on each batch: ``train_step``, compiled unless ``run_eagerly``
+        (kept in ``train_function`` until ``compile`` or ``force``)."""
+        if self.train_function is None or force:
+
+            def one_step_on_data(data: Any) -> Any:
+                return self.train_step(data)
+
+            self.train_function = self._step_function(one_step_on_data)
+        return self.train_function
+
+    def make_test_function(self, force: bool = False) -> Callable[[Any], Any]:
+        """The function ``evaluate`` calls on each batch: ``test_step``, compiled unless ``run_eagerly``."""
+        if self.test_function is None or force:
+
+            def one_step_on_data(data: Any) -> Any:
+                return self.test_step(data)
+
+            self.test_function = self._step_function(one_step_on_data)
+        return self.test_function
+
+    def make_predict_function(self, force: bool = False) -> Callable[[Any], Any]:
+        """The function ``predict`` calls on each batch: ``predict_step``, compiled unless ``run_eagerly``."""
+        if self.predict_function is None or force:
+
+            def one_step_on_data(data: Any) -> Any:
+                return self.predict_step(data)
+
+            self.predict_function = self._step_function(one_step_on_data)
+        return self.predict_function
 
     @property
     def metrics(self) -> list[Any]:
@@ -798,13 +898,14 @@ class Model(Layer):
         # BackupAndRestore sets Keras' `_initial_epoch` hook in on_train_begin to resume a run.
         initial_epoch = getattr(self, "_initial_epoch", None) or initial_epoch
         logs: Any = {}
+        train_function = self.make_train_function()
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cb.on_epoch_begin(epoch)
             step = -1
             for step, batch in enumerate(data):
                 cb.on_train_batch_begin(step)
-                logs = pythonify_logs(self.train_step(batch))
+                logs = pythonify_logs(train_function(batch))
                 cb.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
@@ -826,10 +927,11 @@ class Model(Layer):
         if not in_fit:
             cb.on_test_begin()
         logs: Any = {}
+        test_function = self.make_test_function()
         for step, batch in enumerate(data):
             if not in_fit:
                 cb.on_test_batch_begin(step)
-            logs = pythonify_logs(self.test_step(batch))
+            logs = pythonify_logs(test_function(batch))
             if not in_fit:
                 cb.on_test_batch_end(step, logs)
         logs = self._metrics_or_logs(logs)
@@ -890,9 +992,10 @@ class Model(Layer):
         cb = callbacks_module.CallbackList(all_cbs, self, epochs=1, steps=data.num_batches, verbose=verbose)
         cb.on_predict_begin()
         outputs: list[Any] = []
+        predict_function = self.make_predict_function()
         for step, batch in enumerate(data):
             cb.on_predict_batch_begin(step)
-            out = self.predict_step(batch)
+            out = predict_function(batch)
             outputs.append(map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else np.asarray(t), out))
             cb.on_predict_batch_end(step, {"outputs": out})
         cb.on_predict_end()
@@ -917,7 +1020,7 @@ class Model(Layer):
             sample_weight = _class_weights(_to_numpy(y), class_weight)
         self.reset_metrics()
         logs = pythonify_logs(
-            self.train_step(pack_x_y_sample_weight(_to_tensor(x), _to_tensor(y), _to_tensor(sample_weight)))
+            self.make_train_function()(pack_x_y_sample_weight(_to_tensor(x), _to_tensor(y), _to_tensor(sample_weight)))
         )
         if return_dict:
             return logs
@@ -929,7 +1032,7 @@ class Model(Layer):
         self._assert_compiled()
         self.reset_metrics()
         logs = pythonify_logs(
-            self.test_step(pack_x_y_sample_weight(_to_tensor(x), _to_tensor(y), _to_tensor(sample_weight)))
+            self.make_test_function()(pack_x_y_sample_weight(_to_tensor(x), _to_tensor(y), _to_tensor(sample_weight)))
         )
         if return_dict:
             return logs
@@ -938,7 +1041,7 @@ class Model(Layer):
 
     def predict_on_batch(self, x: Any) -> Any:
         """The model's output on one batch, as numpy."""
-        out = self.predict_step((_to_tensor(x),))
+        out = self.make_predict_function()((_to_tensor(x),))
         return map_structure(lambda t: t.numpy(), out)
 
     # -- summary and weights ------------------------------------------------

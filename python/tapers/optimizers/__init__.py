@@ -20,7 +20,7 @@ from .. import _core, _ops
 from .._core import Tensor, Variable
 from .._indexed_slices import IndexedSlices
 from .._tape import GradientTape
-from ..dtypes import int64
+from ..dtypes import float64, int64
 from . import schedules
 from .schedules import LearningRateSchedule
 
@@ -98,6 +98,8 @@ class Optimizer:
         if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set.")
         self._learning_rate = learning_rate
+        self._rate_variable: Variable | None = None
+        self._sync_rate_variable()
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
@@ -118,11 +120,34 @@ class Optimizer:
             return _rate(lr(self.iterations))
         if callable(lr):
             return _rate(lr())
+        var = self.__dict__.get("_rate_variable")
+        if var is not None and _core._is_tracing():
+            # A traced step reads the rate from its Variable, so a replay uses the rate
+            # set since (by a callback such as ReduceLROnPlateau), as Keras' rate
+            # variable does. The float64 value is the float itself: the same updates.
+            return var.value()
         return float(lr)
 
     @learning_rate.setter
     def learning_rate(self, value: float | LearningRateSchedule) -> None:
         self._learning_rate = value
+        self._sync_rate_variable()
+
+    def _sync_rate_variable(self) -> None:
+        """Keeps the Variable a traced step reads a constant rate from equal to the rate
+        (created with the optimizer; assigned when the rate is set)."""
+        lr = self._learning_rate
+        if isinstance(lr, (LearningRateSchedule, Tensor, Variable)) or callable(lr):
+            return
+        try:
+            value = float(lr)
+        except (TypeError, ValueError):
+            return
+        var = self.__dict__.get("_rate_variable")
+        if var is None:
+            self._rate_variable = Variable(value, dtype=float64, trainable=False, name="learning_rate")
+        else:
+            var.assign(value)
 
     def exclude_from_weight_decay(self, var_list: Iterable[Variable] | None = None, var_names: Any = None) -> None:
         """Variables that weight decay must not touch."""
