@@ -243,6 +243,36 @@ def mlp() -> dict[str, float]:
             w -= 0.01 * g
 
     out["numpy (hand-written)"] = median_time(np_step)
+
+    # The step's eight products alone, with the shapes and transposes both steps use
+    # (three forward, five backward: no gradient for x): the time no step built on these
+    # matrix kernels goes below, so "floor: tapers products" / numpy's step is the best
+    # ratio the compiled step can reach against numpy on this machine.
+    h = np.maximum(x @ ws0[0], 0).astype(np.float32)
+    d = np.ones((len(x), 10), np.float32)
+    products = [
+        (x, ws0[0], False, False),
+        (h, ws0[1], False, False),
+        (h, ws0[2], False, False),
+        (h, d, True, False),
+        (d, ws0[2], False, True),
+        (h, h, True, False),
+        (h, ws0[1], False, True),
+        (x, h, True, False),
+    ]
+    tp_products = [(tf.constant(a), tf.constant(b), ta, tb) for a, b, ta, tb in products]
+    np_products = [(a.T if ta else a, b.T if tb else b) for a, b, ta, tb in products]
+
+    def tp_prods():
+        for a, b, ta, tb in tp_products:
+            tf.linalg.matmul(a, b, transpose_a=ta, transpose_b=tb)
+
+    def np_prods():
+        for a, b in np_products:
+            a @ b
+
+    out["floor: tapers products"] = median_time(tp_prods)
+    out["floor: numpy products"] = median_time(np_prods)
     if have("torch"):
         import torch
 
@@ -550,7 +580,7 @@ def main() -> None:
         if not res:
             return
         mine = [k for k in res if k.startswith("tapers")]
-        peers = [k for k in res if not k.startswith("tapers") and k != "fallbacks"]
+        peers = [k for k in res if not k.startswith(("tapers", "floor:")) and k != "fallbacks"]
         for m in mine:
             label = name if m == "tapers" else f"{name}: {m[len('tapers') :].strip() or m}"
             for k in peers:
@@ -570,7 +600,15 @@ def main() -> None:
     mem = run_isolated("memory", args)
     if mem:
         print(f"| tape memory per recorded op | {mem['tapers']:.0f} bytes | | | |")
-    rows("MLP 784-256-256-10 step (b=128, softmax CE, SGD)", run_isolated("mlp", args), "ms", 1e3)
+    mlp_res = run_isolated("mlp", args)
+    rows("MLP 784-256-256-10 step (b=128, softmax CE, SGD)", mlp_res, "ms", 1e3)
+    if "floor: tapers products" in mlp_res:
+        tp, npp = mlp_res["floor: tapers products"], mlp_res["floor: numpy products"]
+        step = mlp_res["numpy (hand-written)"]
+        print(
+            f"| MLP step's eight products alone | {tp * 1e3:.2f} ms | numpy's products | {npp * 1e3:.2f} ms | "
+            f"{tp / npp:.2f} (floor of compiled / numpy step: {tp / step:.2f}) |"
+        )
     ew = run_isolated("elementwise", args)
     rows("reduce_sum(tanh(x)*exp(-x*x)+x), 4M, fwd+bwd", ew, "ms", 1e3)
     bw = run_isolated("bandwidth", args).get("tapers")
