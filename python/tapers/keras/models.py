@@ -675,43 +675,31 @@ class Model(Layer):
     def jit_compile(self, value: Any) -> None:
         self._jit_compile = value
 
-    def _step_function(self, step: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        """``step`` as ``fit`` runs it: compiled unless ``run_eagerly`` (``tapers.config.
-        run_functions_eagerly(True)`` also runs a compiled step eagerly)."""
-        if self.run_eagerly:
-            return step
-        return _compiled(step, reduce_retracing=True)
+    def _step_function(self, attr: str, step: str, force: bool) -> Callable[[Any], Any]:
+        """The function kept in ``attr`` that calls the method ``step`` on a batch: compiled
+        (a ``tapers.function``) unless ``run_eagerly``; made again when missing or ``force``.
+        ``tapers.config.run_functions_eagerly(True)`` also runs a compiled one eagerly."""
+        if getattr(self, attr) is None or force:
+
+            def one_step_on_data(data: Any) -> Any:
+                return getattr(self, step)(data)
+
+            compiled = not self.run_eagerly
+            setattr(self, attr, _compiled(one_step_on_data, reduce_retracing=True) if compiled else one_step_on_data)
+        return getattr(self, attr)
 
     def make_train_function(self, force: bool = False) -> Callable[[Any], Any]:
         """The function ``fit`` calls on each batch: ``train_step``, compiled unless ``run_eagerly``
         (kept in ``train_function`` until ``compile`` or ``force``)."""
-        if self.train_function is None or force:
-
-            def one_step_on_data(data: Any) -> Any:
-                return self.train_step(data)
-
-            self.train_function = self._step_function(one_step_on_data)
-        return self.train_function
+        return self._step_function("train_function", "train_step", force)
 
     def make_test_function(self, force: bool = False) -> Callable[[Any], Any]:
         """The function ``evaluate`` calls on each batch: ``test_step``, compiled unless ``run_eagerly``."""
-        if self.test_function is None or force:
-
-            def one_step_on_data(data: Any) -> Any:
-                return self.test_step(data)
-
-            self.test_function = self._step_function(one_step_on_data)
-        return self.test_function
+        return self._step_function("test_function", "test_step", force)
 
     def make_predict_function(self, force: bool = False) -> Callable[[Any], Any]:
         """The function ``predict`` calls on each batch: ``predict_step``, compiled unless ``run_eagerly``."""
-        if self.predict_function is None or force:
-
-            def one_step_on_data(data: Any) -> Any:
-                return self.predict_step(data)
-
-            self.predict_function = self._step_function(one_step_on_data)
-        return self.predict_function
+        return self._step_function("predict_function", "predict_step", force)
 
     @property
     def metrics(self) -> list[Any]:
