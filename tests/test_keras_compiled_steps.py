@@ -97,10 +97,9 @@ def test_compiled_fit_gives_the_bits_of_eager_fit() -> None:
     m = compiled[4]
     # The steps replayed: three epochs of 7 batches traced train_step once per batch shape
     # (16, then the last batch's 4 under the relaxed signature), no more.
-    assert isinstance(m.train_function, tf.function(lambda: None).__class__)
     assert m.train_function.experimental_get_tracing_count() == 2
     assert m.test_function.experimental_get_tracing_count() == 2  # validation's 20, evaluate's 100 = 6x16+4
-    assert not isinstance(eager[4].train_function, tf.function(lambda: None).__class__)
+    assert not hasattr(eager[4].train_function, "experimental_get_tracing_count")
 
 
 def test_a_rate_reduced_on_plateau_reaches_the_compiled_step() -> None:
@@ -183,3 +182,26 @@ def test_a_failing_compiled_step_raises_and_leaves_the_weights() -> None:
     with pytest.raises(Exception, match=r"\(4, 2\)|\[4,2\]|4, 2|shape"):
         m.fit(x, np.ones((4, 5), "float32"), batch_size=4, verbose=0)
     assert all(np.array_equal(a, w.numpy()) for a, w in zip(before, m.weights))
+
+
+def test_a_batch_of_the_last_shapes_replays_without_a_signature_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (x, y) batches are the compiled step's tensor arguments: a call with the previous call's
+    # shapes takes tapers.function's fast path; only the first batch of each shape in a row
+    # computes a signature in Python (_call_slow).
+    from tapers._function import Function
+
+    slow: list[int] = []
+    original = Function._call_slow
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        slow.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Function, "_call_slow", counted)
+    m = keras.Sequential([keras.Input(shape=(3,)), L.Dense(2)])
+    m.compile(optimizer="sgd", loss="mse")
+    x, y = np.ones((100, 3), "float32"), np.zeros((100, 2), "float32")
+    m.fit(x, y, batch_size=16, epochs=3, verbose=0)  # 6 batches of 16, then one of 4, per epoch
+    # Per epoch: the first batch of 16 (after the previous epoch's 4) and the batch of 4.
+    assert len(slow) == 6
+    assert m.train_function.experimental_get_tracing_count() == 2

@@ -224,6 +224,43 @@ class _EpochData:
             self._iterator = None
 
 
+class _CompiledStep:
+    """A model's step method compiled as Keras compiles it (a ``tapers.function`` with
+    ``reduce_retracing=True``), called with one batch.
+
+    A batch that is a tuple of tensors (``(x, y)``, ``(x, y, sample_weight)``) is passed as
+    that many tensor arguments, one function per tuple length, so that a call with the
+    shapes of the previous one replays through ``tapers.function``'s fast path (no
+    signature computed in Python); any other batch (dicts, nested inputs) goes through one
+    function taking the batch as it is."""
+
+    def __init__(self, model: Model, step: str) -> None:
+        self._model = model
+        self._step = step
+        self._flat: dict[int, Any] = {}
+        self._nested: Any = None
+
+    def _run(self, data: Any) -> Any:
+        return getattr(self._model, self._step)(data)
+
+    def __call__(self, data: Any) -> Any:
+        if type(data) is tuple and all(type(v) is Tensor for v in data):
+            f = self._flat.get(len(data))
+            if f is None:
+                f = self._flat[len(data)] = _compiled(lambda *batch: self._run(batch), reduce_retracing=True)
+            return f(*data)
+        if self._nested is None:
+            self._nested = _compiled(self._run, reduce_retracing=True)
+        return self._nested(data)
+
+    def _functions(self) -> list[Any]:
+        return [*self._flat.values(), *([self._nested] if self._nested is not None else [])]
+
+    def experimental_get_tracing_count(self) -> int:
+        """The traces of all its functions (TensorFlow's count: see ``tapers.function``)."""
+        return sum(f.experimental_get_tracing_count() for f in self._functions())
+
+
 def _class_weights(y: Any, class_weight: Mapping[int, float]) -> np.ndarray:
     """Keras' per-sample weights from ``class_weight``: each sample's class is ``y`` rounded (rank 1 or a
     trailing axis of 1) or its argmax (one-hot rows); classes not in the map weigh 1."""
@@ -677,15 +714,17 @@ class Model(Layer):
 
     def _step_function(self, attr: str, step: str, force: bool) -> Callable[[Any], Any]:
         """The function kept in ``attr`` that calls the method ``step`` on a batch: compiled
-        (a ``tapers.function``) unless ``run_eagerly``; made again when missing or ``force``.
+        (a ``_CompiledStep``) unless ``run_eagerly``; made again when missing or ``force``.
         ``tapers.config.run_functions_eagerly(True)`` also runs a compiled one eagerly."""
         if getattr(self, attr) is None or force:
+            if self.run_eagerly:
 
-            def one_step_on_data(data: Any) -> Any:
-                return getattr(self, step)(data)
+                def one_step_on_data(data: Any) -> Any:
+                    return getattr(self, step)(data)
 
-            compiled = not self.run_eagerly
-            setattr(self, attr, _compiled(one_step_on_data, reduce_retracing=True) if compiled else one_step_on_data)
+                setattr(self, attr, one_step_on_data)
+            else:
+                setattr(self, attr, _CompiledStep(self, step))
         return getattr(self, attr)
 
     def make_train_function(self, force: bool = False) -> Callable[[Any], Any]:
