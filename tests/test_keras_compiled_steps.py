@@ -22,7 +22,7 @@ from tapers import keras
 
 REF = json.loads((Path(__file__).parent / "data" / "keras_compiled_steps_reference.json").read_text())
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-from keras_compiled_steps_programs import counted_run, lr_run  # noqa: E402
+from keras_compiled_steps_programs import counted_run, lr_run, steps_per_execution_run  # noqa: E402
 
 L = keras.layers
 
@@ -205,3 +205,26 @@ def test_a_batch_of_the_last_shapes_replays_without_a_signature_in_python(monkey
     # Per epoch: the first batch of 16 (after the previous epoch's 4) and the batch of 4.
     assert len(slow) == 6
     assert m.train_function.experimental_get_tracing_count() == 2
+
+
+@pytest.mark.parametrize("n", sorted(REF["steps_per_execution"], key=int))
+def test_steps_per_execution_groups_the_callbacks_as_keras(n: str) -> None:
+    # Executions of n batches: the callbacks see each execution's first and (nominal) last
+    # batch index, with the last step's logs; the results are those of one step at a time.
+    got = steps_per_execution_run(keras, int(n))
+    want = REF["steps_per_execution"][n]
+    assert got["steps_per_execution"] == want["steps_per_execution"]
+    assert got["seen"] == want["seen"]
+    for k, v in want["history"].items():
+        np.testing.assert_allclose(got["history"][k], v, rtol=1e-5, err_msg=k)
+    np.testing.assert_allclose(got["evaluate"], want["evaluate"], rtol=1e-5)
+    np.testing.assert_allclose(got["predict"], want["predict"], rtol=1e-5, atol=1e-6)
+    one = steps_per_execution_run(keras, 1)
+    assert got["history"] == one["history"] and got["evaluate"] == one["evaluate"]
+
+
+def test_steps_per_execution_must_be_a_positive_integer() -> None:
+    m = keras.Sequential([keras.Input(shape=(2,)), L.Dense(1)])
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="steps_per_execution must be a positive integer"):
+            m.compile(optimizer="sgd", loss="mse", steps_per_execution=bad)

@@ -73,3 +73,46 @@ def lr_run(keras: Any, run_eagerly: bool) -> dict[str, Any]:
         "learning_rate": [float(v) for v in hist.history["learning_rate"]],
         "kernel": m.layers[-1].kernel.numpy().ravel().tolist(),
     }
+
+
+def steps_per_execution_run(keras: Any, steps_per_execution: int) -> dict[str, Any]:
+    """fit (with validation), evaluate and predict on 4 batches of 12 with ``steps_per_execution``:
+    which batch indices the callbacks see, the logs they get and the results."""
+    x, y = _data()
+    seen: list[Any] = []
+
+    class Record(keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch: int, logs: Any = None) -> None:
+            seen.append(["train_begin", batch])
+
+        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+            seen.append(["train_end", batch, sorted(logs)])
+
+        def on_test_batch_begin(self, batch: int, logs: Any = None) -> None:
+            seen.append(["test_begin", batch])
+
+        def on_test_batch_end(self, batch: int, logs: Any = None) -> None:
+            seen.append(["test_end", batch, sorted(logs)])
+
+        def on_test_begin(self, logs: Any = None) -> None:
+            seen.append(["test_start"])
+
+        def on_test_end(self, logs: Any = None) -> None:
+            seen.append(["test_stop", sorted(logs or {})])
+
+        def on_predict_batch_begin(self, batch: int, logs: Any = None) -> None:
+            seen.append(["predict_begin", batch])
+
+        def on_predict_batch_end(self, batch: int, logs: Any = None) -> None:
+            seen.append(["predict_end", batch])
+
+    inputs = keras.Input(shape=(5,))
+    m = keras.Model(inputs, keras.layers.Dense(1, kernel_initializer="ones")(inputs))
+    m.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae"], steps_per_execution=steps_per_execution)
+    out: dict[str, Any] = {"steps_per_execution": m.steps_per_execution}
+    hist = m.fit(x, y, batch_size=12, epochs=2, verbose=0, shuffle=False, validation_data=(x, y), callbacks=[Record()])
+    out["history"] = {k: [float(v) for v in vs] for k, vs in hist.history.items()}
+    out["evaluate"] = [float(v) for v in m.evaluate(x, y, batch_size=12, verbose=0, callbacks=[Record()])]
+    out["predict"] = m.predict(x, batch_size=12, verbose=0, callbacks=[Record()]).ravel().tolist()
+    out["seen"] = seen
+    return out

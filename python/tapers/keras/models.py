@@ -9,6 +9,7 @@ what happens in fit").
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import shutil
@@ -259,6 +260,17 @@ class _CompiledStep:
     def experimental_get_tracing_count(self) -> int:
         """The traces of all its functions (TensorFlow's count: see ``tapers.function``)."""
         return sum(f.experimental_get_tracing_count() for f in self._functions())
+
+
+def _executions(batches: Iterable[Any], steps_per_execution: int) -> Iterable[tuple[int, int, list[Any]]]:
+    """Keras' executions of ``steps_per_execution`` batches: ``(begin, end, batches)``, where
+    ``begin`` and ``end = begin + steps_per_execution - 1`` are the batch indices the callbacks
+    get (``end`` as Keras gives it even when the last execution has fewer batches)."""
+    it = iter(batches)
+    begin = 0
+    while group := list(itertools.islice(it, steps_per_execution)):
+        yield begin, begin + steps_per_execution - 1, group
+        begin += steps_per_execution
 
 
 def _class_weights(y: Any, class_weight: Mapping[int, float]) -> np.ndarray:
@@ -608,6 +620,7 @@ class Model(Layer):
         self.history: callbacks_module.History | None = None
         self._run_eagerly = False
         self._jit_compile: Any = None
+        self.steps_per_execution = 1
         self.train_function: Any = None
         self.test_function: Any = None
         self.predict_function: Any = None
@@ -669,14 +682,16 @@ class Model(Layer):
         ``tapers.function`` with ``reduce_retracing=True``, traced on its first batch and on a
         batch of a new shape, replayed in Rust after that) unless ``run_eagerly=True``.
         ``jit_compile`` is kept (``"auto"`` resolves to ``False``, TensorFlow's choice on a
-        CPU-only machine) and has no effect."""
+        CPU-only machine) and has no effect. ``steps_per_execution`` groups the batches as Keras
+        does: callbacks get each group's first and (nominal) last batch index and the last
+        step's logs."""
         del auto_scale_loss
         if jit_compile == "auto" or run_eagerly:
             jit_compile = False
         if loss_weights is not None or weighted_metrics is not None:
             raise NotImplementedError("tapers.keras: loss_weights and weighted_metrics are not implemented")
-        if steps_per_execution != 1:
-            raise NotImplementedError("tapers.keras runs one step per execution")
+        if isinstance(steps_per_execution, bool) or not isinstance(steps_per_execution, int) or steps_per_execution < 1:
+            raise ValueError(f"steps_per_execution must be a positive integer, got {steps_per_execution!r}")
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = loss
         self._compile_loss = _resolve_loss(loss)
@@ -684,6 +699,7 @@ class Model(Layer):
         self._loss_tracker = _LossTracker("loss")
         self.jit_compile = jit_compile
         self.run_eagerly = run_eagerly
+        self.steps_per_execution = steps_per_execution
         # Steps compiled for the previous configuration are dropped (Keras' rule: trainable
         # variables are fixed when a step is first traced, so a change takes a new compile).
         self.train_function = None
@@ -929,18 +945,21 @@ class Model(Layer):
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cb.on_epoch_begin(epoch)
-            step = -1
-            for step, batch in enumerate(data):
-                cb.on_train_batch_begin(step)
-                logs = pythonify_logs(train_function(batch))
-                cb.on_train_batch_end(step, logs)
+            ran = False
+            for begin, end, group in _executions(data, self.steps_per_execution):
+                ran = True
+                cb.on_train_batch_begin(begin)
+                for batch in group:
+                    out = train_function(batch)
+                logs = pythonify_logs(out)
+                cb.on_train_batch_end(end, logs)
                 if self.stop_training:
                     break
-            if step < 0:
+            if not ran:
                 raise ValueError("The training data produced no batch: is it empty?")
             epoch_logs = dict(self._metrics_or_logs(logs))
             if val_data is not None and (epoch + 1) % validation_freq == 0:
-                val_logs = self._evaluate_data(val_data, cb, in_fit=True)
+                val_logs = self._evaluate_data(val_data, cb)
                 epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
             cb.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
@@ -949,21 +968,21 @@ class Model(Layer):
         self.history = history
         return history
 
-    def _evaluate_data(self, data: _EpochData, cb: Any, in_fit: bool = False) -> dict[str, Any]:
+    def _evaluate_data(self, data: _EpochData, cb: Any) -> dict[str, Any]:
+        """The test loop (``evaluate``, and validation inside ``fit``): as in Keras 3, the
+        callbacks' test hooks run in both (a progress bar prints only for ``evaluate``)."""
         self.reset_metrics()
-        if not in_fit:
-            cb.on_test_begin()
+        cb.on_test_begin()
         logs: Any = {}
         test_function = self.make_test_function()
-        for step, batch in enumerate(data):
-            if not in_fit:
-                cb.on_test_batch_begin(step)
-            logs = pythonify_logs(test_function(batch))
-            if not in_fit:
-                cb.on_test_batch_end(step, logs)
+        for begin, end, group in _executions(data, self.steps_per_execution):
+            cb.on_test_batch_begin(begin)
+            for batch in group:
+                out = test_function(batch)
+            logs = pythonify_logs(out)
+            cb.on_test_batch_end(end, logs)
         logs = self._metrics_or_logs(logs)
-        if not in_fit:
-            cb.on_test_end(logs)
+        cb.on_test_end(logs)
         return logs
 
     def evaluate(
@@ -1020,11 +1039,12 @@ class Model(Layer):
         cb.on_predict_begin()
         outputs: list[Any] = []
         predict_function = self.make_predict_function()
-        for step, batch in enumerate(data):
-            cb.on_predict_batch_begin(step)
-            out = predict_function(batch)
-            outputs.append(map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else np.asarray(t), out))
-            cb.on_predict_batch_end(step, {"outputs": out})
+        for begin, end, group in _executions(data, self.steps_per_execution):
+            cb.on_predict_batch_begin(begin)
+            for batch in group:
+                out = predict_function(batch)
+                outputs.append(map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else np.asarray(t), out))
+            cb.on_predict_batch_end(end, {"outputs": out})
         cb.on_predict_end()
         if not outputs:
             raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs).")
