@@ -108,7 +108,9 @@ def steps_per_execution_run(keras: Any, steps_per_execution: int) -> dict[str, A
 
     inputs = keras.Input(shape=(5,))
     m = keras.Model(inputs, keras.layers.Dense(1, kernel_initializer="ones")(inputs))
-    m.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae"], steps_per_execution=steps_per_execution)
+    m.compile(
+        optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae"], steps_per_execution=steps_per_execution
+    )
     out: dict[str, Any] = {"steps_per_execution": m.steps_per_execution}
     hist = m.fit(x, y, batch_size=12, epochs=2, verbose=0, shuffle=False, validation_data=(x, y), callbacks=[Record()])
     out["history"] = {k: [float(v) for v in vs] for k, vs in hist.history.items()}
