@@ -248,6 +248,40 @@ pub(crate) fn share_items<I: Send, S>(
     kept_join(take, take);
 }
 
+/// Runs `run(item)` for every item, this thread taking them from the front
+/// and the kept-awake worker ([`Split::Kept`]; call only when
+/// [`worker_awake`]) from the back, until they meet. Items laid out as a
+/// buffer's consecutive chunks are then split as a row-halves product
+/// (`gemm::row_halves`) splits its output, the caller's half first: an
+/// update that reads a gradient such a product just wrote reads it from the
+/// cache of the core that wrote it.
+pub(crate) fn share_from_both_ends<I: Send>(items: Vec<I>, run: impl Fn(I) + Sync) {
+    // `[front, back)` is what no one has taken yet; each item is moved out
+    // of its slot once (uncontended locks).
+    let slots: Vec<parking_lot::Mutex<Option<I>>> = items
+        .into_iter()
+        .map(|i| parking_lot::Mutex::new(Some(i)))
+        .collect();
+    let left = parking_lot::Mutex::new((0usize, slots.len()));
+    let take = |from_front: bool| loop {
+        let i = {
+            let mut l = left.lock();
+            if l.0 >= l.1 {
+                break;
+            }
+            if from_front {
+                l.0 += 1;
+                l.0 - 1
+            } else {
+                l.1 -= 1;
+                l.1
+            }
+        };
+        run(slots[i].lock().take().expect("each item is taken once"));
+    };
+    kept_join(|| take(true), || take(false));
+}
+
 /// Spins (yielding now and then) until the flag is set, when dropped.
 struct Spin<'a>(&'a std::sync::atomic::AtomicBool);
 
@@ -355,7 +389,7 @@ pub(crate) fn update_in_chunks<T: Send + Sync, const M: usize, const R: usize>(
             })
             .collect();
         if split == Split::Kept {
-            share_items(chunks, || (), |_, _, (mut m, r)| simd(|| body(&mut m, r)));
+            share_from_both_ends(chunks, |(mut m, r)| simd(|| body(&mut m, r)));
         } else {
             chunks
                 .into_par_iter()
@@ -1227,6 +1261,29 @@ mod tests {
                 .permuted_axes([2, 0, 1])
                 .into_dyn(),
         );
+    }
+
+    /// Each item runs once; the calling thread's items are a prefix and the
+    /// other thread's the rest (the split a row-halves product makes).
+    #[test]
+    fn items_shared_from_both_ends_split_into_a_prefix_and_a_suffix() {
+        for n in [0usize, 1, 2, 7, 64, 301] {
+            let me = std::thread::current().id();
+            let seen = std::sync::Mutex::new(Vec::new());
+            share_from_both_ends((0..n).collect(), |i| {
+                seen.lock()
+                    .unwrap()
+                    .push((i, std::thread::current().id() == me));
+            });
+            let mut seen = seen.into_inner().unwrap();
+            seen.sort_unstable();
+            assert_eq!(
+                seen.iter().map(|s| s.0).collect::<Vec<_>>(),
+                (0..n).collect::<Vec<_>>()
+            );
+            let mine = seen.iter().take_while(|s| s.1).count();
+            assert!(seen[mine..].iter().all(|s| !s.1), "n = {n}: {seen:?}");
+        }
     }
 
     /// A panic in the half run on the pool ends the join (re-raised here)
