@@ -119,16 +119,16 @@ impl RecordingContext {
     /// Runs `f` with this context as the thread's active tape set, restoring the
     /// previous set afterwards (also on panic).
     pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
-        struct Restore(Option<Active>);
+        /// Installs the replaced context back however `f` ends.
+        struct Restore(Option<RecordingContext>);
         impl Drop for Restore {
             fn drop(&mut self) {
                 if let Some(prev) = self.0.take() {
-                    ACTIVE.with(|a| *a.borrow_mut() = prev);
+                    prev.install();
                 }
             }
         }
-        let prev = ACTIVE.with(|a| std::mem::replace(&mut *a.borrow_mut(), self.active.clone()));
-        let _restore = Restore(Some(prev));
+        let _restore = Restore(Some(self.clone().install()));
         f()
     }
 
