@@ -9,7 +9,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 
-use super::uninit::ZeroPart;
+use super::uninit::{product, Part, ProductFloat};
 use super::Arith;
 
 /// Work (multiply-adds) above which one product is split across threads:
@@ -21,21 +21,15 @@ const PAR_FLOPS: usize = 1 << 22;
 /// ([`row_halves`]); above it faer's own split of the whole product wins.
 const HALVES_MAX_FLOPS: usize = 1 << 26;
 
+/// Products from this many multiply-adds (and 32 rows) run as two row
+/// halves. Below [`PAR_FLOPS`] the halves go to two threads only while a
+/// worker is kept awake ([`super::kept_worker_running`]): an MLP's
+/// 10-class layer (128x256x10) and its gradients.
+const HALVES_MIN_FLOPS: usize = 1 << 17;
+
 /// The float element types faer multiplies (f32, f64), as the kernels need them.
-pub(crate) trait GemmFloat:
-    faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + Send + Sync + 'static
-{
-}
-impl<T> GemmFloat for T where
-    T: faer::traits::ComplexField
-        + Copy
-        + num_traits::Zero
-        + num_traits::One
-        + Send
-        + Sync
-        + 'static
-{
-}
+pub(crate) trait GemmFloat: ProductFloat + Send + Sync {}
+impl<T: ProductFloat + Send + Sync> GemmFloat for T {}
 
 /// `op(x)` as a faer view of a row-major slice: `rows x cols` is op(x)'s
 /// shape, so a transposed operand is stored `cols x rows`.
@@ -86,8 +80,35 @@ where
             .expect("sizes match")
             .into_shared();
     }
+    let work = nb * m * n * k;
+    // Mid-sized plain products (an MLP layer's, 128x784x256) and transposed
+    // left operands below the copy's width (weight gradients, `x^T @ d`,
+    // at any size): the output's two row halves, one on this thread.
+    if nb == 1
+        && a.ndim() == 2
+        && b.ndim() == 2
+        && m >= 32
+        && work >= HALVES_MIN_FLOPS
+        && (ta || work < HALVES_MAX_FLOPS)
+    {
+        let halves = |parallel: bool| {
+            let (out, _) = super::uninit::in_two_parts(m * n, m / 2 * n, |top, bottom| {
+                row_halves(a, b, ta, tb, m, n, k, (top, bottom), parallel)
+            });
+            ArrayD::from_shape_vec(IxDyn(&shape), out)
+                .expect("sizes match")
+                .into_shared()
+        };
+        if work >= PAR_FLOPS {
+            return super::parallel(work, PAR_FLOPS, halves);
+        }
+        if !super::kept_worker_running() {
+            return halves(false);
+        }
+        return super::parallel(work, 0, |granted| halves(granted && super::worker_awake()));
+    }
     // The section (if granted) lasts the whole product.
-    super::parallel(nb * m * n * k, PAR_FLOPS, move |granted| {
+    super::parallel(work, PAR_FLOPS, move |granted| {
         let par = |flops: usize| {
             if granted && flops >= PAR_FLOPS {
                 Par::rayon(0)
@@ -95,38 +116,13 @@ where
                 Par::Seq
             }
         };
-        // Mid-sized plain products (an MLP layer's, 128x784x256) and transposed
-        // left operands below the copy's width (weight gradients, `x^T @ d`,
-        // at any size): the output's two row halves, one on this thread.
-        if nb == 1
-            && a.ndim() == 2
-            && b.ndim() == 2
-            && m >= 32
-            && m * n * k >= PAR_FLOPS
-            && (ta || m * n * k < HALVES_MAX_FLOPS)
-        {
-            let (out, _) = super::uninit::zeros_in_two(m * n, m / 2 * n, |top, bottom| {
-                row_halves(a, b, ta, tb, m, n, k, (top, bottom), granted)
-            });
-            return ArrayD::from_shape_vec(IxDyn(&shape), out)
-                .expect("sizes match")
-                .into_shared();
-        }
-        let mut out = vec![T::zero(); nb * m * n];
         // A batched `a` against a plain matrix `b`: one tall product, no copies of `b`.
         if b.ndim() == 2 && !ta && a.is_standard_layout() && a.shape()[..a.ndim() - 2] == *batch {
             let av =
                 MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), nb * m, k);
             let b2 = b.as_standard_layout();
             let bv = op_view(b2.as_slice().expect("standard layout"), k, n, tb);
-            faer_matmul(
-                MatMut::from_row_major_slice_mut(&mut out, nb * m, n),
-                Accum::Replace,
-                av,
-                bv,
-                T::one(),
-                par(nb * m * n * k),
-            );
+            let out = product(av, bv, par(work));
             return ArrayD::from_shape_vec(IxDyn(&shape), out)
                 .expect("sizes match")
                 .into_shared();
@@ -144,14 +140,7 @@ where
             let a2 = a.as_standard_layout();
             // op(a)^T: a's storage read as it is when `a` is transposed.
             let at = op_view(a2.as_slice().expect("standard layout"), k, m, !ta);
-            faer_matmul(
-                MatMut::from_row_major_slice_mut(&mut out, nb, m),
-                Accum::Replace,
-                bv,
-                at,
-                T::one(),
-                par(nb * m * k),
-            );
+            let out = product(bv, at, par(nb * m * k));
             return ArrayD::from_shape_vec(IxDyn(&shape), out)
                 .expect("sizes match")
                 .into_shared();
@@ -162,6 +151,13 @@ where
             a3.as_slice().expect("standard layout"),
             b3.as_slice().expect("standard layout"),
         );
+        if nb == 1 {
+            let out = product(op_view(asl, m, k, ta), op_view(bsl, k, n, tb), par(work));
+            return ArrayD::from_shape_vec(IxDyn(&shape), out)
+                .expect("sizes match")
+                .into_shared();
+        }
+        let mut out = vec![T::zero(); nb * m * n];
         let one = |i: usize, dst: &mut [T], p: Par| {
             let av = op_view(&asl[i * m * k..(i + 1) * m * k], m, k, ta);
             let bv = op_view(&bsl[i * k * n..(i + 1) * k * n], k, n, tb);
@@ -193,7 +189,8 @@ where
 /// `[0, m / 2)` and the rest of the row-major m x n result) as two row
 /// halves, each one sequential faer product, so the result is the same bits
 /// whoever computes which half and whatever the thread count. Each part is
-/// zero-filled by the thread that computes it.
+/// written by the thread that computes it, without being zero-filled first
+/// ([`Part::product`]).
 ///
 /// With a parallel section, the calling thread computes the top half while
 /// a pool worker computes the bottom one into a buffer of its own, copied
@@ -220,7 +217,7 @@ fn row_halves<T>(
     m: usize,
     n: usize,
     k: usize,
-    out: (ZeroPart<'_, T>, ZeroPart<'_, T>),
+    out: (Part<'_, T>, Part<'_, T>),
     parallel: bool,
 ) -> bool
 where
@@ -229,48 +226,39 @@ where
     // Row-major operands the worker can own (clones unless a copy is needed).
     let (a, b) = (as_batched(a, &[]), as_batched(b, &[]));
     let mid = m / 2;
-    // Rows `r0..r0 + len` of op(a) times op(b), into `dst` (len x n, row-major).
-    fn part<T: faer::traits::ComplexField + Copy + num_traits::One>(
-        a: &ArcArray<T, ndarray::Ix3>,
-        b: &ArcArray<T, ndarray::Ix3>,
+    // Rows `r0..r0 + len` of op(a) times op(b): the product's operands.
+    fn rows<'v, T: faer::traits::ComplexField>(
+        a: &'v ArcArray<T, ndarray::Ix3>,
+        b: &'v ArcArray<T, ndarray::Ix3>,
         (ta, tb): (bool, bool),
         (m, n, k): (usize, usize, usize),
         (r0, len): (usize, usize),
-        dst: &mut [T],
-    ) {
+    ) -> (MatRef<'v, T>, MatRef<'v, T>) {
         let av = op_view(a.as_slice().expect("standard layout"), m, k, ta);
         let bv = op_view(b.as_slice().expect("standard layout"), k, n, tb);
-        faer_matmul(
-            MatMut::from_row_major_slice_mut(dst, len, n),
-            Accum::Replace,
-            av.subrows(r0, len),
-            bv,
-            T::one(),
-            Par::Seq,
-        );
+        (av.subrows(r0, len), bv)
     }
     let (flags, dims) = ((ta, tb), (m, n, k));
+    let (top_rows, bottom_rows) = ((0, mid), (mid, m - mid));
+    let part = |dst: Part<'_, T>, r: (usize, usize)| {
+        let (av, bv) = rows(&a, &b, flags, dims, r);
+        dst.product(av, bv, Par::Seq);
+    };
     let (top, bottom) = out;
     if !parallel {
-        part(&a, &b, flags, dims, (0, mid), top.zeroed());
-        part(&a, &b, flags, dims, (mid, m - mid), bottom.zeroed());
+        part(top, top_rows);
+        part(bottom, bottom_rows);
         false
     } else if rayon::current_thread_index().is_some() {
-        rayon::join(
-            || part(&a, &b, flags, dims, (0, mid), top.zeroed()),
-            || part(&a, &b, flags, dims, (mid, m - mid), bottom.zeroed()),
-        );
+        rayon::join(|| part(top, top_rows), || part(bottom, bottom_rows));
         false
     } else if super::worker_awake() {
         // A kept worker is running: it writes the bottom half in place (no
-        // buffer of its own to zero and copy in). The caller spins until it
-        // is done, so the scope's end does not put it to sleep.
+        // buffer of its own to copy in). The caller spins until it is done,
+        // so the scope's end does not put it to sleep.
         #[cfg(test)]
-        IN_PLACE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        super::kept_join(
-            || part(&a, &b, flags, dims, (0, mid), top.zeroed()),
-            || part(&a, &b, flags, dims, (mid, m - mid), bottom.zeroed()),
-        );
+        IN_PLACE.with(|c| c.set(c.get() + 1));
+        super::kept_join(|| part(top, top_rows), || part(bottom, bottom_rows));
         true
     } else {
         let handoff = std::sync::Arc::new(Handoff::<T>::default());
@@ -279,21 +267,20 @@ where
             rayon::spawn(move || {
                 if handoff.claim() {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        let mut v = vec![T::zero(); (m - mid) * n];
-                        part(&a, &b, flags, dims, (mid, m - mid), &mut v);
-                        v
+                        let (av, bv) = rows(&a, &b, flags, dims, bottom_rows);
+                        product(av, bv, Par::Seq)
                     }));
                     handoff.deliver(r);
                 }
             });
         }
-        part(&a, &b, flags, dims, (0, mid), top.zeroed());
+        part(top, top_rows);
         if handoff.claim() {
-            part(&a, &b, flags, dims, (mid, m - mid), bottom.zeroed());
+            part(bottom, bottom_rows);
             false
         } else {
             match handoff.wait() {
-                Ok(v) => bottom.zeroed().copy_from_slice(&v),
+                Ok(v) => bottom.copied(&v),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
             true
@@ -301,9 +288,12 @@ where
     }
 }
 
-/// Products whose bottom half a kept worker wrote in place (unit tests).
 #[cfg(test)]
-static IN_PLACE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+thread_local! {
+    /// Products this thread computed with a kept worker writing their
+    /// bottom half in place (unit tests).
+    static IN_PLACE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// One piece of work offered to a pool worker: whoever claims it first
 /// computes it; the worker delivers its result here.
@@ -452,7 +442,7 @@ mod tests {
         parallel: bool,
     ) -> (Vec<f32>, bool) {
         let (m, k, n) = d;
-        super::super::uninit::zeros_in_two(m * n, m / 2 * n, |top, bottom| {
+        super::super::uninit::in_two_parts(m * n, m / 2 * n, |top, bottom| {
             row_halves(a, b, f.0, f.1, m, n, k, (top, bottom), parallel)
         })
     }
@@ -516,15 +506,47 @@ mod tests {
         while !done && start.elapsed() < std::time::Duration::from_secs(20) {
             super::super::parallel(usize::MAX, 1, |granted| {
                 if granted && super::super::worker_awake() {
-                    let before = super::IN_PLACE.load(Ordering::Relaxed);
+                    let before = super::IN_PLACE.with(std::cell::Cell::get);
                     let (out, by_worker) = halves(&a, &b, (true, false), d, true);
                     assert!(by_worker && out == alone);
-                    assert!(super::IN_PLACE.load(Ordering::Relaxed) > before);
+                    assert!(super::IN_PLACE.with(std::cell::Cell::get) > before);
                     done = true;
                 }
             });
         }
         assert!(done, "no section found the kept worker awake in 20 s");
+    }
+
+    /// A product below the pool's threshold (an MLP's 10-class layer) is
+    /// split in row halves too, the bottom one written by the kept worker
+    /// when it is running, with the bits of the halves on one thread.
+    #[test]
+    fn small_products_share_their_halves_with_a_kept_worker() {
+        if rayon::current_num_threads() < 2 {
+            return;
+        }
+        let _alone = super::super::SECTION_TESTS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for (ta, tb, d) in [
+            (false, false, (128, 256, 10)),
+            (true, false, (256, 128, 10)),
+        ] {
+            assert!(d.0 * d.1 * d.2 >= HALVES_MIN_FLOPS && d.0 * d.1 * d.2 < PAR_FLOPS);
+            let (a, b) = operands(d.0, d.1, d.2, ta, tb);
+            let (alone, _) = halves(&a, &b, (ta, tb), d, false);
+            let start = std::time::Instant::now();
+            let mut done = false;
+            while !done && start.elapsed() < std::time::Duration::from_secs(20) {
+                // A section wakes the keeper; the product then takes its own.
+                super::super::parallel(usize::MAX, 1, |_| ());
+                let before = super::IN_PLACE.with(std::cell::Cell::get);
+                let out = kernel_float(&a, &b, ta, tb, &[], d.0, d.2);
+                assert!(out.as_slice().unwrap() == alone.as_slice(), "ta={ta}");
+                done = super::IN_PLACE.with(std::cell::Cell::get) > before;
+            }
+            assert!(done, "no product found the kept worker running in 20 s");
+        }
     }
 
     /// With every pool worker busy, the caller computes both halves itself

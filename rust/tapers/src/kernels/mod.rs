@@ -170,7 +170,13 @@ pub(crate) const KEPT_MIN: usize = 1 << 14;
 /// [`parallel_chunks`] section: large enough, on a thread outside the pool,
 /// while a worker is kept awake.
 pub(crate) fn worth_sharing(n: usize) -> bool {
-    n >= KEPT_MIN && rayon::current_thread_index().is_none() && awake::alive()
+    n >= KEPT_MIN && kept_worker_running()
+}
+
+/// Whether, on this thread (outside the pool), a section could find the
+/// kept worker running ([`awake`]).
+pub(crate) fn kept_worker_running() -> bool {
+    rayon::current_thread_index().is_none() && awake::alive()
 }
 
 /// [`parallel`] for chunked kernels: `f(Split::Pool)` from `threshold`
@@ -229,23 +235,44 @@ pub(crate) fn share_items<I: Send, S>(
     run: impl Fn(&mut S, usize, I) + Sync,
 ) {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    // `next` hands out each index once, and its item is moved out of its
-    // slot (an uncontended lock).
-    let slots: Vec<parking_lot::Mutex<Option<I>>> = items
-        .into_iter()
-        .map(|i| parking_lot::Mutex::new(Some(i)))
-        .collect();
+    // `next` hands out each index once.
+    let slots = Slots::new(items);
     let next = AtomicUsize::new(0);
     let take = || {
         let mut state = init();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(slot) = slots.get(i) else { break };
-            let item = slot.lock().take().expect("each item is taken once");
-            run(&mut state, i, item);
+            if i >= slots.len() {
+                break;
+            }
+            run(&mut state, i, slots.take(i));
         }
     };
     kept_join(take, take);
+}
+
+/// Items two threads take by index, each moved out of its slot once (an
+/// uncontended lock per item).
+struct Slots<I>(Vec<parking_lot::Mutex<Option<I>>>);
+
+impl<I> Slots<I> {
+    fn new(items: Vec<I>) -> Self {
+        Slots(
+            items
+                .into_iter()
+                .map(|i| parking_lot::Mutex::new(Some(i)))
+                .collect(),
+        )
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Item `i` (each index is handed out once).
+    fn take(&self, i: usize) -> I {
+        self.0[i].lock().take().expect("each item is taken once")
+    }
 }
 
 /// Runs `run(item)` for every item, this thread taking them from the front
@@ -256,12 +283,8 @@ pub(crate) fn share_items<I: Send, S>(
 /// update that reads a gradient such a product just wrote reads it from the
 /// cache of the core that wrote it.
 pub(crate) fn share_from_both_ends<I: Send>(items: Vec<I>, run: impl Fn(I) + Sync) {
-    // `[front, back)` is what no one has taken yet; each item is moved out
-    // of its slot once (uncontended locks).
-    let slots: Vec<parking_lot::Mutex<Option<I>>> = items
-        .into_iter()
-        .map(|i| parking_lot::Mutex::new(Some(i)))
-        .collect();
+    // `[front, back)` is what no one has taken yet.
+    let slots = Slots::new(items);
     let left = parking_lot::Mutex::new((0usize, slots.len()));
     let take = |from_front: bool| loop {
         let i = {
@@ -277,7 +300,7 @@ pub(crate) fn share_from_both_ends<I: Send>(items: Vec<I>, run: impl Fn(I) + Syn
                 l.1
             }
         };
-        run(slots[i].lock().take().expect("each item is taken once"));
+        run(slots.take(i));
     };
     kept_join(|| take(true), || take(false));
 }

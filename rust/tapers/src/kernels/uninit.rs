@@ -11,8 +11,9 @@
 //! This module holds the crate's only `unsafe`: one `Vec::set_len` per
 //! output (in [`fill_chunked_many`]; [`fill_chunked`] is its one-output
 //! case), after a check that does not trust the kernels (see the proof at
-//! the call); [`zeros_in_two`]'s `set_len` and the view of a part its
-//! thread just zero-filled as initialized values; and the non-temporal
+//! the call); [`in_two_parts`]'s `set_len`; matrix products that
+//! faer writes into unwritten memory ([`product`], [`Part::product`]: see
+//! the proof in `write_product`); and the non-temporal
 //! copy of [`ChunkOut::stream_from_slice`] (x86-64 only), with which
 //! outputs far larger than the caches are written, and the store fence a
 //! cursor that streamed issues when dropped. Its
@@ -25,6 +26,7 @@
 
 use std::mem::MaybeUninit;
 
+use faer::{MatRef, Par};
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
@@ -412,37 +414,137 @@ where
 pub(crate) static KEPT_CHUNKS: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
 
-/// One part of a vector built by [`zeros_in_two`], zero-filled by the
-/// thread that takes it.
-pub(crate) struct ZeroPart<'a, T> {
+/// One part of a vector built by [`in_two_parts`], written by the thread
+/// that takes it: a copy, or a matrix product (or, untaken, zero-filled).
+pub(crate) struct Part<'a, T> {
     slots: &'a mut [MaybeUninit<T>],
     filled: &'a mut bool,
 }
 
-impl<'a, T: num_traits::Zero> ZeroPart<'a, T> {
-    /// The part's elements, zero-filled on this thread.
-    pub(crate) fn zeroed(self) -> &'a mut [T] {
-        for d in self.slots.iter_mut() {
-            d.write(T::zero());
+impl<T> Part<'_, T> {
+    /// The part written with a copy of `vals` (as long as the part).
+    pub(crate) fn copied(self, vals: &[T])
+    where
+        T: Copy,
+    {
+        assert_eq!(vals.len(), self.slots.len(), "a copy fills the part");
+        for (d, &v) in self.slots.iter_mut().zip(vals) {
+            d.write(v);
         }
         *self.filled = true;
-        // SAFETY: every slot of `self.slots` was written just above, and
-        // `MaybeUninit<T>` has `T`'s size, alignment and layout, so the
-        // same memory read as `[T]` holds initialized values; the borrow
-        // keeps `'a` and stays unique (`self` is consumed).
-        unsafe { &mut *(std::ptr::from_mut::<[MaybeUninit<T>]>(self.slots) as *mut [T]) }
+    }
+
+    /// The part written with the row-major product `lhs @ rhs` (as long as
+    /// the part), without zero-filling it first where faer allows
+    /// ([`write_product`]).
+    pub(crate) fn product(self, lhs: MatRef<'_, T>, rhs: MatRef<'_, T>, par: Par)
+    where
+        T: ProductFloat,
+    {
+        write_product(self.slots, lhs, rhs, par);
+        *self.filled = true;
     }
 }
 
-/// A vector of `n` zeros whose parts `[0, mid)` and `[mid, n)` `f` gets
-/// unwritten, to zero-fill on the threads that then compute into them (in
+/// The element types whose products faer writes (f32, f64 and complex).
+pub(crate) trait ProductFloat:
+    faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + 'static
+{
+}
+impl<T> ProductFloat for T where
+    T: faer::traits::ComplexField + Copy + num_traits::Zero + num_traits::One + 'static
+{
+}
+
+/// Whether faer's `matmul` of an `m x n x k` product of `T` writes its
+/// output only through raw pointers, never reading it or forming a
+/// reference to it: the real types it multiplies with its gemm kernels
+/// (`m`, `n`, `k` all at least 2; a vector or rank-one product takes paths
+/// that assign through references).
+fn writes_unread<T: 'static>(m: usize, n: usize, k: usize) -> bool {
+    use std::any::TypeId;
+    let real = TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>();
+    real && m >= 2 && n >= 2 && k >= 2
+}
+
+/// Writes the product `lhs @ rhs` into `slots`, row-major: every slot
+/// (`lhs.nrows() * rhs.ncols()` of them). Where [`writes_unread`] holds,
+/// faer writes straight into the uninitialized slots; otherwise they are
+/// zero-filled first.
+fn write_product<T: ProductFloat>(
+    slots: &mut [MaybeUninit<T>],
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    par: Par,
+) {
+    let (m, n, k) = (lhs.nrows(), rhs.ncols(), lhs.ncols());
+    assert!(
+        rhs.nrows() == k && slots.len() == m * n,
+        "a {m}x{k} @ {}x{n} product fills {} slots",
+        rhs.nrows(),
+        slots.len()
+    );
+    if !writes_unread::<T>(m, n, k) {
+        for d in slots.iter_mut() {
+            d.write(T::zero());
+        }
+        // SAFETY: every slot was written just above; `MaybeUninit<T>` has
+        // `T`'s layout; the borrow of `slots` is unique and outlives `s`.
+        let s = unsafe { &mut *(std::ptr::from_mut::<[MaybeUninit<T>]>(slots) as *mut [T]) };
+        faer::linalg::matmul::matmul(
+            faer::MatMut::from_row_major_slice_mut(s, m, n),
+            faer::Accum::Replace,
+            lhs,
+            rhs,
+            T::one(),
+            par,
+        );
+        return;
+    }
+    // SAFETY: `MatMut::from_raw_parts_mut`'s conditions: the `m x n`
+    // row-major view (row stride `n`, column stride 1) addresses exactly
+    // the `m * n` slots of one allocation (`slots`, checked above), through
+    // a non-null pointer aligned for `T` (a slice's, `MaybeUninit<T>` having
+    // `T`'s layout); no element is addressed twice (`n >= 2` > 0 strides
+    // apart by rows, 1 by columns), and nothing else touches `slots` while
+    // the view lives (its unique borrow). The values may be uninitialized
+    // as long as they are written before being read or referenced (faer's
+    // words): `matmul` with `Accum::Replace` does not read them (its
+    // documentation), and for f32/f64 with `m`, `n`, `k >= 2`
+    // ([`writes_unread`]) it goes straight to its gemm kernels (nano-gemm's,
+    // private-gemm-x86's, or the gemm crate's with `read_dst = false`),
+    // which store through raw pointers; faer writes products into its own
+    // uninitialized scratch matrices (`temp_mat_uninit`) the same way.
+    // Replace writes every element, so all slots are initialized when it
+    // returns; a panic leaves them to the caller as uninitialized.
+    let dst = unsafe {
+        faer::MatMut::from_raw_parts_mut(slots.as_mut_ptr().cast::<T>(), m, n, n as isize, 1)
+    };
+    faer::linalg::matmul::matmul(dst, faer::Accum::Replace, lhs, rhs, T::one(), par);
+}
+
+/// The row-major product `lhs @ rhs` in a new vector, written without
+/// zero-filling it first where faer allows ([`write_product`]).
+pub(crate) fn product<T: ProductFloat>(lhs: MatRef<'_, T>, rhs: MatRef<'_, T>, par: Par) -> Vec<T> {
+    let n = lhs.nrows() * rhs.ncols();
+    let mut v: Vec<T> = Vec::with_capacity(n);
+    write_product(&mut v.spare_capacity_mut()[..n], lhs, rhs, par);
+    // SAFETY: `n <= capacity` (`with_capacity(n)`), and `write_product`
+    // wrote all `n` slots when it returns (a panic unwinds before this
+    // line and drops `v` with length 0).
+    unsafe { v.set_len(n) };
+    v
+}
+
+/// A vector of `n` elements whose parts `[0, mid)` and `[mid, n)` `f` gets
+/// unwritten, to write on the threads that then compute into them (in
 /// parallel, each part landing in its own core's cache) instead of one
 /// thread zeroing it all first. A part `f` did not take is zero-filled
 /// after it returns. Returns the vector and what `f` returned.
-pub(crate) fn zeros_in_two<T: num_traits::Zero, R>(
+pub(crate) fn in_two_parts<T: num_traits::Zero, R>(
     n: usize,
     mid: usize,
-    f: impl FnOnce(ZeroPart<'_, T>, ZeroPart<'_, T>) -> R,
+    f: impl FnOnce(Part<'_, T>, Part<'_, T>) -> R,
 ) -> (Vec<T>, R) {
     assert!(mid <= n, "the split {mid} lies within the {n} elements");
     let mut v: Vec<T> = Vec::with_capacity(n);
@@ -450,11 +552,11 @@ pub(crate) fn zeros_in_two<T: num_traits::Zero, R>(
     let r = {
         let (top, bottom) = v.spare_capacity_mut()[..n].split_at_mut(mid);
         f(
-            ZeroPart {
+            Part {
                 slots: top,
                 filled: &mut top_filled,
             },
-            ZeroPart {
+            Part {
                 slots: bottom,
                 filled: &mut bottom_filled,
             },
@@ -469,10 +571,10 @@ pub(crate) fn zeros_in_two<T: num_traits::Zero, R>(
         }
     }
     // SAFETY: `n <= capacity` (`with_capacity(n)`), and slots `[0, n)`
-    // are initialized: `[0, mid)` and `[mid, n)` were each either filled
-    // by `ZeroPart::zeroed` (which sets its flag only after writing every
-    // slot of its part) or, flag unset, zero-filled just above. A panic in
-    // `f` unwinds before this line and drops `v` with length 0.
+    // are initialized: `[0, mid)` and `[mid, n)` were each either written
+    // whole by a `Part` method (each sets its flag only after writing
+    // every slot of its part) or, flag unset, zero-filled just above. A
+    // panic in `f` unwinds before this line and drops `v` with length 0.
     unsafe { v.set_len(n) };
     (v, r)
 }
@@ -481,26 +583,90 @@ pub(crate) fn zeros_in_two<T: num_traits::Zero, R>(
 mod tests {
     use super::*;
 
+    /// `product` (faer writing unwritten memory where `writes_unread`
+    /// holds, zero-filled memory otherwise) gives the bits of faer's
+    /// product into zeros, for degenerate, small and kernel-sized shapes,
+    /// row- and column-major operands, f32 and f64; so do the two parts of
+    /// `in_two_parts`.
+    fn products_match_faer_into_zeros<T>(cast: impl Fn(f64) -> T)
+    where
+        T: ProductFloat + PartialEq + std::fmt::Debug,
+    {
+        for (m, n, k) in [
+            (0, 3, 2),
+            (3, 0, 2),
+            (3, 2, 0),
+            (1, 5, 7),
+            (5, 1, 7),
+            (5, 7, 1),
+            (2, 2, 2),
+            (17, 9, 33),
+            (64, 48, 70),
+        ] {
+            for (ta, tb) in [(false, false), (true, true)] {
+                let a: Vec<T> = (0..m * k)
+                    .map(|i| cast(((i * 37) % 23) as f64 / 7.0 - 1.5))
+                    .collect();
+                let b: Vec<T> = (0..k * n)
+                    .map(|i| cast(((i * 11) % 19) as f64 / 5.0 - 1.8))
+                    .collect();
+                fn view<T>(s: &[T], r: usize, c: usize, t: bool) -> MatRef<'_, T> {
+                    if t {
+                        MatRef::from_column_major_slice(s, r, c)
+                    } else {
+                        MatRef::from_row_major_slice(s, r, c)
+                    }
+                }
+                let (lhs, rhs) = (view(&a, m, k, ta), view(&b, k, n, tb));
+                let mut want = vec![T::zero(); m * n];
+                faer::linalg::matmul::matmul(
+                    faer::MatMut::from_row_major_slice_mut(&mut want, m, n),
+                    faer::Accum::Replace,
+                    lhs,
+                    rhs,
+                    T::one(),
+                    Par::Seq,
+                );
+                assert_eq!(product(lhs, rhs, Par::Seq), want, "{m}x{k} @ {k}x{n}");
+                let mid = m / 2;
+                let (got, ()) = in_two_parts(m * n, mid * n, |top, bottom| {
+                    top.product(lhs.subrows(0, mid), rhs, Par::Seq);
+                    bottom.product(lhs.subrows(mid, m - mid), rhs, Par::Seq);
+                });
+                assert_eq!(got, want, "halves of {m}x{k} @ {k}x{n}");
+            }
+        }
+    }
+
     #[test]
-    fn zeros_in_two_are_zeros_whichever_parts_were_taken_and_where() {
+    fn products_written_unzeroed_are_faers_products() {
+        products_match_faer_into_zeros::<f32>(|x| x as f32);
+        products_match_faer_into_zeros::<f64>(|x| x);
+    }
+
+    #[test]
+    #[should_panic(expected = "product fills")]
+    fn a_product_of_the_wrong_size_for_its_part_panics_before_writing() {
+        let a = [1.0f32; 6];
+        let lhs = MatRef::from_row_major_slice(&a, 2, 3);
+        let rhs = MatRef::from_row_major_slice(&a, 3, 2);
+        let _ = in_two_parts::<f32, ()>(5, 2, |top, _| top.product(lhs, rhs, Par::Seq));
+    }
+
+    #[test]
+    fn untaken_parts_are_zeros_whichever_parts_were_taken_and_where() {
         for (n, mid) in [(0usize, 0usize), (5, 0), (5, 5), (9, 4), (4096 + 3, 2048)] {
             for take in 0..4u32 {
-                let (v, r) = zeros_in_two::<f32, usize>(n, mid, |top, bottom| {
+                let (v, r) = in_two_parts::<f32, usize>(n, mid, |top, bottom| {
                     let mut seen = 0;
                     if take & 1 == 1 {
-                        let t = top.zeroed();
-                        assert_eq!(t.len(), mid);
-                        t.iter_mut().enumerate().for_each(|(i, x)| *x = i as f32);
+                        top.copied(&(0..mid).map(|i| i as f32).collect::<Vec<_>>());
                         seen += 1;
                     }
                     if take & 2 == 2 {
                         // The other part on another thread.
                         std::thread::scope(|s| {
-                            s.spawn(|| {
-                                let b = bottom.zeroed();
-                                assert_eq!(b.len(), n - mid);
-                                b.iter_mut().for_each(|x| *x = -1.0);
-                            });
+                            s.spawn(|| bottom.copied(&vec![-1.0; n - mid]));
                         });
                         seen += 1;
                     }
