@@ -145,9 +145,10 @@ pub(crate) enum Split {
     /// Across the pool.
     Pool,
     /// Shared between the calling thread and the worker kept awake between
-    /// parallel sections ([`awake`]), each taking the next chunk not yet
-    /// taken: for work too small to pay for the pool's hand-off and
-    /// wake-ups, but not for one worker already spinning.
+    /// parallel sections ([`awake`]), the caller taking chunks from the
+    /// front and the worker from the back ([`share_items`]): for work too
+    /// small to pay for the pool's hand-off and wake-ups, but not for one
+    /// worker already spinning.
     Kept,
 }
 
@@ -226,81 +227,45 @@ pub(crate) fn kept_join<R>(here: impl FnOnce() -> R, there: impl FnOnce() + Send
     })
 }
 
-/// Runs `run(state, i, item)` for every item, this thread and the kept-awake
-/// worker ([`Split::Kept`]; call only when [`worker_awake`]) each taking
-/// the next item not yet taken, with a `state` of its own made by `init`.
+/// Runs `run(state, i, item)` for every item, with a `state` of its own per
+/// thread made by `init`: this thread takes items from the front and the
+/// kept-awake worker ([`Split::Kept`]; call only when [`worker_awake`]) from
+/// the back, until they meet. Items laid out as a buffer's consecutive
+/// chunks are then split as a row-halves product (`gemm::row_halves`)
+/// splits its output, the caller's half first: a pass that reads what such
+/// a product just wrote (a bias add, an activation, an update reading a
+/// gradient) reads it from the cache of the core that wrote it.
 pub(crate) fn share_items<I: Send, S>(
     items: Vec<I>,
     init: impl Fn() -> S + Sync,
     run: impl Fn(&mut S, usize, I) + Sync,
 ) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    // `next` hands out each index once.
-    let slots = Slots::new(items);
-    let next = AtomicUsize::new(0);
-    let take = || {
+    // Each item is moved out of its slot once (uncontended locks);
+    // `[front, back)` is what no one has taken yet.
+    let slots: Vec<parking_lot::Mutex<Option<I>>> = items
+        .into_iter()
+        .map(|i| parking_lot::Mutex::new(Some(i)))
+        .collect();
+    let left = parking_lot::Mutex::new((0usize, slots.len()));
+    let take = |from_front: bool| {
         let mut state = init();
         loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= slots.len() {
-                break;
-            }
-            run(&mut state, i, slots.take(i));
+            let i = {
+                let mut l = left.lock();
+                if l.0 >= l.1 {
+                    break;
+                }
+                if from_front {
+                    l.0 += 1;
+                    l.0 - 1
+                } else {
+                    l.1 -= 1;
+                    l.1
+                }
+            };
+            let item = slots[i].lock().take().expect("each item is taken once");
+            run(&mut state, i, item);
         }
-    };
-    kept_join(take, take);
-}
-
-/// Items two threads take by index, each moved out of its slot once (an
-/// uncontended lock per item).
-struct Slots<I>(Vec<parking_lot::Mutex<Option<I>>>);
-
-impl<I> Slots<I> {
-    fn new(items: Vec<I>) -> Self {
-        Slots(
-            items
-                .into_iter()
-                .map(|i| parking_lot::Mutex::new(Some(i)))
-                .collect(),
-        )
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Item `i` (each index is handed out once).
-    fn take(&self, i: usize) -> I {
-        self.0[i].lock().take().expect("each item is taken once")
-    }
-}
-
-/// Runs `run(item)` for every item, this thread taking them from the front
-/// and the kept-awake worker ([`Split::Kept`]; call only when
-/// [`worker_awake`]) from the back, until they meet. Items laid out as a
-/// buffer's consecutive chunks are then split as a row-halves product
-/// (`gemm::row_halves`) splits its output, the caller's half first: an
-/// update that reads a gradient such a product just wrote reads it from the
-/// cache of the core that wrote it.
-pub(crate) fn share_from_both_ends<I: Send>(items: Vec<I>, run: impl Fn(I) + Sync) {
-    // `[front, back)` is what no one has taken yet.
-    let slots = Slots::new(items);
-    let left = parking_lot::Mutex::new((0usize, slots.len()));
-    let take = |from_front: bool| loop {
-        let i = {
-            let mut l = left.lock();
-            if l.0 >= l.1 {
-                break;
-            }
-            if from_front {
-                l.0 += 1;
-                l.0 - 1
-            } else {
-                l.1 -= 1;
-                l.1
-            }
-        };
-        run(slots.take(i));
     };
     kept_join(|| take(true), || take(false));
 }
@@ -412,7 +377,7 @@ pub(crate) fn update_in_chunks<T: Send + Sync, const M: usize, const R: usize>(
             })
             .collect();
         if split == Split::Kept {
-            share_from_both_ends(chunks, |(mut m, r)| simd(|| body(&mut m, r)));
+            share_items(chunks, || (), |_, _, (mut m, r)| simd(|| body(&mut m, r)));
         } else {
             chunks
                 .into_par_iter()
@@ -1293,11 +1258,15 @@ mod tests {
         for n in [0usize, 1, 2, 7, 64, 301] {
             let me = std::thread::current().id();
             let seen = std::sync::Mutex::new(Vec::new());
-            share_from_both_ends((0..n).collect(), |i| {
-                seen.lock()
-                    .unwrap()
-                    .push((i, std::thread::current().id() == me));
-            });
+            share_items(
+                (0..n).collect(),
+                || (),
+                |_, _, i| {
+                    seen.lock()
+                        .unwrap()
+                        .push((i, std::thread::current().id() == me));
+                },
+            );
             let mut seen = seen.into_inner().unwrap();
             seen.sort_unstable();
             assert_eq!(
