@@ -110,6 +110,13 @@ def creation() -> list[str]:
             f"tf.constant(np.zeros([0, 2], tf.{d}.as_numpy_dtype))",
             f"printed(tf.constant([1, 2], tf.{d}))",
         ]
+    # numpy arrays in the other byte order (big-endian here) convert to their values.
+    P += [f"tf.constant(np.arange(3).astype('>{c}'))" for c in ("f2", "f4", "f8", "i2", "i4", "i8", "u2", "u8", "c8")]
+    P += [
+        "tf.constant(np.arange(6).astype('>f4').reshape(2, 3)[:, 1:])",
+        "tf.convert_to_tensor(np.array([1.5, -2.0], '>f8'))",
+        "tf.constant(np.array([1, 2], '>i4'), dtype=tf.float32)",
+    ]
     P += [
         "tf.constant(np.zeros(3, np.uint8))",
         "tf.constant(300, dtype=tf.uint8)",

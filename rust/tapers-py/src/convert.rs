@@ -6,7 +6,9 @@
 //! our back, so sharing it would break tensor immutability. Data going to numpy
 //! is shared, read-only (see `tensor.rs`).
 
-use numpy::{PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayDescr, PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -208,16 +210,49 @@ fn copy_array<T: tapers::Element + numpy::Element>(arr: &Bound<'_, PyAny>) -> Py
     Ok(Tensor::from_array(r.as_array().to_owned()))
 }
 
+/// The dtype of a numpy dtype of a builtin kind, from its kind and size
+/// (fields of the C struct; `dtype.name` is a Python property that costs
+/// microseconds per conversion); `None` for any other (ml_dtypes'
+/// `bfloat16`, a void kind that only its name tells apart).
+fn builtin_dtype(descr: &Bound<'_, PyArrayDescr>) -> Option<DType> {
+    Some(match (descr.kind(), descr.itemsize()) {
+        (b'f', 2) => D::F16,
+        (b'f', 4) => D::F32,
+        (b'f', 8) => D::F64,
+        (b'i', 1) => D::I8,
+        (b'i', 2) => D::I16,
+        (b'i', 4) => D::I32,
+        (b'i', 8) => D::I64,
+        (b'u', 1) => D::U8,
+        (b'u', 2) => D::U16,
+        (b'u', 4) => D::U32,
+        (b'u', 8) => D::U64,
+        (b'b', 1) => D::Bool,
+        (b'c', 8) => D::C64,
+        (b'c', 16) => D::C128,
+        _ => return None,
+    })
+}
+
 /// Copies a numpy array of a supported dtype into a tensor.
 fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
-    let np_name: String = arr.dtype().getattr("name")?.extract()?;
-    let a = arr.as_any();
-    match DType::from_name(&np_name) {
-        Some(d) => tapers::with_dtype!(d, T => copy_array::<T>(a)),
-        None => Err(unsupported_dtype(&format!(
-            "a numpy array of dtype {np_name}"
-        ))),
+    let descr = arr.dtype();
+    let d = match builtin_dtype(&descr) {
+        Some(d) => d,
+        None => {
+            let np_name: String = descr.getattr("name")?.extract()?;
+            DType::from_name(&np_name)
+                .ok_or_else(|| unsupported_dtype(&format!("a numpy array of dtype {np_name}")))?
+        }
+    };
+    if descr.is_native_byteorder() == Some(false) {
+        // A byte-swapped array (`>f4` on a little-endian machine): its values
+        // in this machine's order first.
+        let native = cast_ndarray(arr, d)?;
+        return tapers::with_dtype!(d, T => copy_array::<T>(native.as_any()));
     }
+    let a = arr.as_any();
+    tapers::with_dtype!(d, T => copy_array::<T>(a))
 }
 
 fn as_ndarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
