@@ -245,13 +245,15 @@ fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
                 .ok_or_else(|| unsupported_dtype(&format!("a numpy array of dtype {np_name}")))?
         }
     };
-    if descr.is_native_byteorder() == Some(false) {
-        // A byte-swapped array (`>f4` on a little-endian machine): its values
-        // in this machine's order first.
-        let native = cast_ndarray(arr, d)?;
-        return tapers::with_dtype!(d, T => copy_array::<T>(native.as_any()));
-    }
-    let a = arr.as_any();
+    // A byte-swapped array (`>f4` on a little-endian machine): its values in
+    // this machine's order first.
+    let native;
+    let a = if descr.is_native_byteorder() == Some(false) {
+        native = cast_ndarray(arr, d)?;
+        native.as_any()
+    } else {
+        arr.as_any()
+    };
     tapers::with_dtype!(d, T => copy_array::<T>(a))
 }
 

@@ -488,35 +488,24 @@ fn write_product<T: ProductFloat>(
         for d in slots.iter_mut() {
             d.write(T::zero());
         }
-        // SAFETY: every slot was written just above; `MaybeUninit<T>` has
-        // `T`'s layout; the borrow of `slots` is unique and outlives `s`.
-        let s = unsafe { &mut *(std::ptr::from_mut::<[MaybeUninit<T>]>(slots) as *mut [T]) };
-        faer::linalg::matmul::matmul(
-            faer::MatMut::from_row_major_slice_mut(s, m, n),
-            faer::Accum::Replace,
-            lhs,
-            rhs,
-            T::one(),
-            par,
-        );
-        return;
     }
     // SAFETY: `MatMut::from_raw_parts_mut`'s conditions: the `m x n`
     // row-major view (row stride `n`, column stride 1) addresses exactly
     // the `m * n` slots of one allocation (`slots`, checked above), through
     // a non-null pointer aligned for `T` (a slice's, `MaybeUninit<T>` having
-    // `T`'s layout); no element is addressed twice (`n >= 2` > 0 strides
-    // apart by rows, 1 by columns), and nothing else touches `slots` while
-    // the view lives (its unique borrow). The values may be uninitialized
-    // as long as they are written before being read or referenced (faer's
-    // words): `matmul` with `Accum::Replace` does not read them (its
-    // documentation), and for f32/f64 with `m`, `n`, `k >= 2`
-    // ([`writes_unread`]) it goes straight to its gemm kernels (nano-gemm's,
-    // private-gemm-x86's, or the gemm crate's with `read_dst = false`),
-    // which store through raw pointers; faer writes products into its own
-    // uninitialized scratch matrices (`temp_mat_uninit`) the same way.
-    // Replace writes every element, so all slots are initialized when it
-    // returns; a panic leaves them to the caller as uninitialized.
+    // `T`'s layout); element `(i, j)` is slot `i * n + j` with `j < n`, so
+    // no slot is addressed twice, and nothing else touches `slots` while the
+    // view lives (its unique borrow). The values may be uninitialized as
+    // long as they are written before being read or referenced (faer's
+    // words): either they were zero-filled just above, or [`writes_unread`]
+    // holds: `matmul` with `Accum::Replace` does not read them (its
+    // documentation), and for f32/f64 with `m`, `n`, `k >= 2` it goes
+    // straight to its gemm kernels (nano-gemm's, private-gemm-x86's, or the
+    // gemm crate's with `read_dst = false`), which store through raw
+    // pointers; faer writes products into its own uninitialized scratch
+    // matrices (`temp_mat_uninit`) the same way. Replace writes every
+    // element, so all slots are initialized when it returns; a panic leaves
+    // them to the caller as uninitialized.
     let dst = unsafe {
         faer::MatMut::from_raw_parts_mut(slots.as_mut_ptr().cast::<T>(), m, n, n as isize, 1)
     };
