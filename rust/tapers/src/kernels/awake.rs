@@ -6,7 +6,8 @@
 //! stretch of single-threaded work in between and waited for it each time.
 //! Each parallel section granted to a thread outside the pool therefore
 //! keeps one worker running a loop that executes whatever pool work it finds
-//! (a half handed off, a split elementwise loop) and spins otherwise, until
+//! (a half handed off through its [`MAILBOX`], a split elementwise loop)
+//! and spins otherwise, until
 //! [`KEEP_US`] pass without a section. Under contention no section is
 //! granted (see [`super::parallel`]), so the loop ends and leaves the cores
 //! to the threads that compete for them.
@@ -15,6 +16,8 @@
 //! split is fixed by the shapes.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use super::handoff::Mailbox;
 
 /// How long the kept worker waits for the next section.
 const KEEP_US: u64 = 500;
@@ -54,17 +57,31 @@ pub(super) fn keep() -> bool {
     was
 }
 
-/// The keeper loop: pool work when there is some, spinning otherwise, and
-/// now and then a look at the clock.
+/// Where a thread holding the pool hands the kept worker half of its work
+/// ([`super::kept_join`]).
+pub(super) static MAILBOX: Mailbox = Mailbox::new();
+
+/// The keeper loop: a job handed through [`MAILBOX`] when there is one,
+/// now and then pool work (a large kernel split across the pool), spinning
+/// otherwise, and now and then a look at the clock.
 fn run() {
     let mut spins = 0u32;
     loop {
-        if let Some(rayon::Yield::Executed) = rayon::yield_now() {
+        if MAILBOX.serve() {
             JOBS.fetch_add(1, Ordering::Relaxed);
             spins = 0;
             continue;
         }
         spins = spins.wrapping_add(1);
+        // The pool's work-stealing search costs far more than a look at
+        // the mailbox.
+        if spins % 8 == 0 {
+            if let Some(rayon::Yield::Executed) = rayon::yield_now() {
+                JOBS.fetch_add(1, Ordering::Relaxed);
+                spins = 0;
+                continue;
+            }
+        }
         if spins % 64 != 0 {
             std::hint::spin_loop();
             continue;

@@ -254,8 +254,8 @@ where
         false
     } else if super::worker_awake() {
         // A kept worker is running: it writes the bottom half in place (no
-        // buffer of its own to copy in). The caller spins until it is done,
-        // so the scope's end does not put it to sleep.
+        // buffer of its own to copy in), or the caller does after its own
+        // half if the worker has not started it by then.
         #[cfg(test)]
         IN_PLACE.with(|c| c.set(c.get() + 1));
         super::kept_join(|| part(top, top_rows), || part(bottom, bottom_rows));

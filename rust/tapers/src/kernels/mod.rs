@@ -10,6 +10,7 @@ mod awake;
 pub(crate) mod complex;
 pub(crate) mod decomp;
 pub(crate) mod gemm;
+mod handoff;
 pub(crate) mod registered;
 pub(crate) mod special;
 pub(crate) mod sum;
@@ -202,29 +203,12 @@ pub(crate) fn parallel_chunks<R>(n: usize, threshold: usize, f: impl FnOnce(Spli
 
 /// Runs `here` on this thread and `there` on the kept-awake worker at the
 /// same time (call only when [`worker_awake`]), returning once both are
-/// done. The caller spins for `there` instead of blocking: a blocked
+/// done; `there` runs here after `here` if the worker has not taken it by
+/// then. The caller spins for `there` instead of blocking: a blocked
 /// thread takes tens of microseconds to wake, and the worker starts at
 /// once. A panic in either is raised here after both ended.
 pub(crate) fn kept_join<R>(here: impl FnOnce() -> R, there: impl FnOnce() + Send) -> R {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    /// Marks `there` done however it ends (a panic included), so the spin
-    /// below always ends.
-    struct Done<'a>(&'a AtomicBool);
-    impl Drop for Done<'_> {
-        fn drop(&mut self) {
-            self.0.store(true, Ordering::Release);
-        }
-    }
-    let done = AtomicBool::new(false);
-    rayon::in_place_scope(|s| {
-        s.spawn(|_| {
-            let _done = Done(&done);
-            there();
-        });
-        // Dropped after `here` returns or unwinds: the spin for `there`.
-        let _wait = Spin(&done);
-        here()
-    })
+    awake::MAILBOX.join(here, there)
 }
 
 /// Runs `run(state, i, item)` for every item, with a `state` of its own per
@@ -268,23 +252,6 @@ pub(crate) fn share_items<I: Send, S>(
         }
     };
     kept_join(|| take(true), || take(false));
-}
-
-/// Spins (yielding now and then) until the flag is set, when dropped.
-struct Spin<'a>(&'a std::sync::atomic::AtomicBool);
-
-impl Drop for Spin<'_> {
-    fn drop(&mut self) {
-        let mut spins = 0u32;
-        while !self.0.load(std::sync::atomic::Ordering::Acquire) {
-            spins = spins.wrapping_add(1);
-            if spins % 4096 == 0 {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
-    }
 }
 
 /// Runs `f` inside a parallel section: `f(true)` when `work >= threshold`

@@ -8,7 +8,8 @@
 //! it wrote, and only marks the vector's length once every chunk has
 //! written all of its elements.
 //!
-//! This module holds the crate's only `unsafe`: one `Vec::set_len` per
+//! This module holds most of the crate's `unsafe` (the rest is in
+//! [`super::handoff`]): one `Vec::set_len` per
 //! output (in [`fill_chunked_many`]; [`fill_chunked`] is its one-output
 //! case), after a check that does not trust the kernels (see the proof at
 //! the call); [`in_two_parts`]'s `set_len`; matrix products that
