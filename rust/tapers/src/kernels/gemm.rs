@@ -200,9 +200,11 @@ where
 /// (rayon::join, faer's own split) waits for that wake-up and then for its
 /// own; here the caller never waits for a worker that has not started.
 /// When a worker kept awake between sections is running
-/// ([`super::worker_awake`]), it writes the bottom half in place while the
-/// caller computes the top one and then spins until it is done (that worker
-/// starts at once; a blocking wait would put the caller to sleep). On a
+/// ([`super::worker_awake`]), the bottom half is handed to it through its
+/// mailbox ([`super::kept_join`]) and written in place while the caller
+/// computes the top one; the caller then spins until it is done (that
+/// worker starts at once; a blocking wait would put the caller to sleep),
+/// or computes the bottom half too if the worker has not taken it. On a
 /// pool worker (a parallel backward
 /// pass) the halves are a rayon::join, whose caller takes back what is not
 /// stolen.
