@@ -470,6 +470,25 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
         });
         return ArrayD::from_shape_vec(IxDyn(shape), out).expect("same size");
     }
+    // A column or a row repeated (the gradient of a `keepdims` reduction,
+    // a bias row): stretches of one value or of consecutive elements, copied
+    // as such instead of element by element through dynamic-rank indexing.
+    if n < PAR_THRESHOLD_MEMORY {
+        if let Some(t) = Tiled::of(a, shape) {
+            let mut out = Vec::with_capacity(n);
+            let mut pos = 0;
+            while pos < n {
+                let (y, r) = t.at(pos);
+                let seg = (n - pos).min(r);
+                match y {
+                    Seg::One(v) => out.extend(std::iter::repeat_n(v, seg)),
+                    Seg::Run(q) => out.extend_from_slice(&q[..seg]),
+                }
+                pos += seg;
+            }
+            return ArrayD::from_shape_vec(IxDyn(shape), out).expect("same size");
+        }
+    }
     standard_owned(a.broadcast(IxDyn(shape)).expect("shapes were checked"))
 }
 
@@ -1243,6 +1262,41 @@ mod tests {
             let mine = seen.iter().take_while(|s| s.1).count();
             assert!(seen[mine..].iter().all(|s| !s.1), "n = {n}: {seen:?}");
         }
+    }
+
+    /// Broadcasts read as stretches (a column, a row, a block under leading
+    /// axes) give ndarray's broadcast element for element; short stretches
+    /// and non-contiguous inputs take the general copy.
+    #[test]
+    fn broadcasts_copied_by_stretches_are_ndarrays_broadcasts() {
+        let cases: &[(&[usize], &[usize])] = &[
+            (&[3, 1], &[3, 5]),
+            (&[128, 1], &[128, 10]),
+            (&[1, 5], &[4, 5]),
+            (&[5], &[2, 3, 5]),
+            (&[2, 1, 3], &[2, 4, 3]),
+            (&[2, 3, 1], &[2, 3, 2]),
+            (&[1, 1], &[0, 3]),
+            (&[4], &[4]),
+        ];
+        for &(from, to) in cases {
+            let n: usize = from.iter().product();
+            let a = Array::from_shape_fn(n, |i| i as f32 * 1.5 - 2.0)
+                .into_shape_with_order(IxDyn(from))
+                .unwrap()
+                .into_shared();
+            let want = a.broadcast(IxDyn(to)).unwrap().to_owned();
+            assert_eq!(broadcast_owned(&a, to), want, "{from:?} -> {to:?}");
+        }
+        let t = Array::from_shape_fn((3, 4), |(i, j)| (i * 4 + j) as f64)
+            .into_dyn()
+            .into_shared();
+        let col = t.slice(s![.., 1..2]).to_owned().into_dyn().into_shared();
+        let want = col.broadcast(IxDyn(&[3, 6])).unwrap().to_owned();
+        assert_eq!(broadcast_owned(&col, &[3, 6]), want);
+        let strided = t.clone().reversed_axes();
+        let want = strided.broadcast(IxDyn(&[2, 4, 3])).unwrap().to_owned();
+        assert_eq!(broadcast_owned(&strided, &[2, 4, 3]), want);
     }
 
     /// A panic in the half run on the pool ends the join (re-raised here)
