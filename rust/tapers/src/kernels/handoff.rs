@@ -166,7 +166,7 @@ fn run_job_of<F: FnOnce() + Send>(_: &F) -> unsafe fn(*const Header) {
 }
 
 /// Spins (yielding now and then) until `flag` is set.
-pub(crate) fn spin_until(flag: &AtomicBool) {
+fn spin_until(flag: &AtomicBool) {
     let mut spins = 0u32;
     while !flag.load(Ordering::Acquire) {
         spins = spins.wrapping_add(1);

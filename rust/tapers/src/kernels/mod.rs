@@ -472,7 +472,9 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
     }
     // A column or a row repeated (the gradient of a `keepdims` reduction,
     // a bias row): stretches of one value or of consecutive elements, copied
-    // as such instead of element by element through dynamic-rank indexing.
+    // as such instead of element by element through dynamic-rank indexing
+    // (on this thread: from the pool's threshold the general copy below is
+    // split across the pool).
     if n < PAR_THRESHOLD_MEMORY {
         if let Some(t) = Tiled::of(a, shape) {
             let mut out = Vec::with_capacity(n);
