@@ -71,13 +71,14 @@ def test_small_pointwise_gradients_replay_as_one_pass_each() -> None:
     assert "PointwiseGrad" in g.op_names
 
 
-def _mlp_step(form: str) -> tuple[Callable[[], Any], list[Any]]:
+def _mlp_step(form: str, sizes: tuple[int, ...] = (16, 12, 8, 3)) -> tuple[Callable[[], Any], list[Any]]:
     rng = np.random.default_rng(2)
-    x = tf.constant(rng.normal(size=(16, 12)).astype(np.float32))
-    labels = rng.integers(0, 3, 16)
+    batch, width, hidden, classes = sizes
+    x = tf.constant(rng.normal(size=(batch, width)).astype(np.float32))
+    labels = rng.integers(0, classes, batch)
     yt = tf.constant(labels.astype(np.int32))
-    onehot = tf.constant(np.eye(3, dtype=np.float32)[labels])
-    shapes = [(12, 8), (8, 3)]
+    onehot = tf.constant(np.eye(classes, dtype=np.float32)[labels])
+    shapes = [(width, hidden), (hidden, classes)]
     ws = [tf.Variable(rng.normal(size=s).astype(np.float32) * 0.3) for s in shapes]
     bs = [tf.Variable(np.zeros(s[1], np.float32)) for s in shapes]
     params = ws + bs
@@ -123,6 +124,26 @@ def test_training_steps_replay_bitwise_and_release_values_early(form: str) -> No
     assert stats["peak_live"] < stats["computed"]
     assert stats["pointwise_grads"] > 0
     assert compiled.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("form", ["fused", "user"])
+def test_layers_replay_with_their_products_bitwise(form: str) -> None:
+    # Products large enough that MatMul computes them as two row halves: the
+    # bias add and activation of each layer run on each half as it is computed,
+    # and so does the activation's gradient mask after the backward product.
+    sizes = (64, 96, 80, 32)
+    eager, eager_params = _mlp_step(form, sizes)
+    step, params = _mlp_step(form, sizes)
+    compiled = tf.function(step)
+    for k in range(4):
+        le, lf = eager(), compiled()
+        assert bits(le.numpy()) == bits(lf.numpy()), f"loss at step {k}"
+        for a, b in zip(eager_params, params):
+            assert bits(a.numpy()) == bits(b.numpy()), f"variable after step {k}"
+    g = only_graph(compiled)
+    # Hidden layer, logits layer, and `d @ w1^T` with relu's mask.
+    assert g.plan_stats["product_chains"] == 3, g.op_names
+    assert "Maximum" not in g.op_names and "Relu" not in g.op_names
 
 
 def test_calls_of_tensors_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -358,6 +358,7 @@ impl PyGraph {
         d.set_item("nodes", s.nodes)?;
         d.set_item("fused_regions", s.fused_regions)?;
         d.set_item("pointwise_grads", s.pointwise_grads)?;
+        d.set_item("product_chains", s.product_chains)?;
         d.set_item("released_early", s.released_early)?;
         d.set_item("peak_live", s.peak_live)?;
         d.set_item("computed", s.computed)?;

@@ -109,6 +109,15 @@ pub enum Fusion<'a> {
     /// A sum of any number of inputs, element by element in input order
     /// (`AddN`, as a chain of pairwise adds gives).
     AddN,
+    /// A matrix product with its transpose flags (`MatMul`): a graph may
+    /// run the elementwise ops that read its output on each half of its
+    /// rows as the half is computed.
+    Product {
+        /// Whether the left operand is transposed.
+        transpose_a: bool,
+        /// Whether the right operand is transposed.
+        transpose_b: bool,
+    },
 }
 
 /// The per-element forward formula of a float elementwise op, over one

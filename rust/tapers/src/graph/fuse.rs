@@ -187,7 +187,7 @@ fn classify(n: &Node<Slot>, meta: &[Option<Meta>]) -> Option<(Kind, Meta)> {
                 )
             })
         }
-        Fusion::None | Fusion::Gradient { .. } | Fusion::AddN => None,
+        Fusion::None | Fusion::Gradient { .. } | Fusion::AddN | Fusion::Product { .. } => None,
     }
 }
 

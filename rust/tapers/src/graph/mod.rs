@@ -43,6 +43,7 @@ use crate::tensor::{Storage, Tensor, TensorId};
 use crate::variable::Variable;
 
 pub mod control;
+mod epilogue;
 mod fold;
 mod fuse;
 mod plan;
@@ -495,6 +496,7 @@ impl Graph {
             g.folded = fold::fold_constants(&mut g);
         }
         fold_scaled_updates(&mut g, &slot_meta);
+        epilogue::fuse_products(&mut g, &slot_meta);
         g.fusion = fuse::fuse(&mut g, &slot_meta);
         g.shape_checks = g
             .nodes

@@ -28,6 +28,9 @@ pub struct PlanStats {
     /// `PointwiseGrad` nodes: gradient contributions of pointwise ops, each
     /// one pass of the op's chunk kernel.
     pub pointwise_grads: usize,
+    /// `MatMulChain` nodes: matrix products run with the elementwise ops
+    /// that read them (`graph::epilogue`).
+    pub product_chains: usize,
     /// Values released right after their last reader (before the replay
     /// ends).
     pub released_early: usize,
@@ -76,6 +79,7 @@ impl Plan {
                     match op.name() {
                         "FusedElementwiseGrad" => stats.fused_regions += 1,
                         "PointwiseGrad" => stats.pointwise_grads += 1,
+                        "MatMulChain" => stats.product_chains += 1,
                         _ => {}
                     }
                     (inputs, outputs)

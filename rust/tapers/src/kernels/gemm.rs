@@ -9,7 +9,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 
-use super::uninit::{product, Part, ProductFloat};
+use super::uninit::{product, ChunkOut, Part, ProductFloat};
 use super::Arith;
 
 /// Work (multiply-adds) above which one product is split across threads:
@@ -81,31 +81,15 @@ where
             .into_shared();
     }
     let work = nb * m * n * k;
-    // Mid-sized plain products (an MLP layer's, 128x784x256) and transposed
-    // left operands below the copy's width (weight gradients, `x^T @ d`,
-    // at any size): the output's two row halves, one on this thread.
-    if nb == 1
-        && a.ndim() == 2
-        && b.ndim() == 2
-        && m >= 32
-        && work >= HALVES_MIN_FLOPS
-        && (ta || work < HALVES_MAX_FLOPS)
-    {
-        let halves = |parallel: bool| {
+    if nb == 1 && a.ndim() == 2 && b.ndim() == 2 && in_row_halves(m, n, k, ta) {
+        return with_halves_section(work, |parallel| {
             let (out, _) = super::uninit::in_two_parts(m * n, m / 2 * n, |top, bottom| {
                 row_halves(a, b, ta, tb, m, n, k, (top, bottom), parallel)
             });
             ArrayD::from_shape_vec(IxDyn(&shape), out)
                 .expect("sizes match")
                 .into_shared()
-        };
-        if work >= PAR_FLOPS {
-            return super::parallel(work, PAR_FLOPS, halves);
-        }
-        if !super::kept_worker_running() {
-            return halves(false);
-        }
-        return super::parallel(work, 0, |granted| halves(granted && super::worker_awake()));
+        });
     }
     // The section (if granted) lasts the whole product.
     super::parallel(work, PAR_FLOPS, move |granted| {
@@ -183,6 +167,91 @@ where
             .expect("sizes match")
             .into_shared()
     })
+}
+
+/// Whether a 2-D `m x k @ k x n` product (`ta`: of a transposed left
+/// operand) runs as two row halves ([`row_halves`]): mid-sized plain
+/// products (an MLP layer's, 128x784x256) and transposed left operands
+/// below the copy's width (weight gradients, `x^T @ d`, at any size).
+pub(crate) fn in_row_halves(m: usize, n: usize, k: usize, ta: bool) -> bool {
+    let work = m * n * k;
+    m >= 32
+        && work >= HALVES_MIN_FLOPS
+        && (ta || work < HALVES_MAX_FLOPS)
+        && !(ta && n >= 512 && work >= PAR_FLOPS)
+}
+
+/// Runs `halves(parallel)` in the parallel section a row-halves product of
+/// `work` multiply-adds gets: the pool from [`PAR_FLOPS`], below it the
+/// kept worker only while it runs ([`super::kept_worker_running`]).
+fn with_halves_section<R>(work: usize, halves: impl FnOnce(bool) -> R) -> R {
+    if work >= PAR_FLOPS {
+        return super::parallel(work, PAR_FLOPS, halves);
+    }
+    if !super::kept_worker_running() {
+        return halves(false);
+    }
+    super::parallel(work, 0, |granted| halves(granted && super::worker_awake()))
+}
+
+/// Per row block of a product: `(first row, the block's rows of the
+/// product, row-major, one cursor per output)`; it appends the block's
+/// rows of every output ([`product_then`]).
+pub(crate) type RowEpilogue<'e, T> = dyn Fn(usize, &[T], &mut [ChunkOut<'_, T>]) + Sync + 'e;
+
+/// The 2-D product `op(a) @ op(b)` passed row block by row block through
+/// `epilogue`, which writes `outputs` tensors of the product's shape:
+/// each half of the rows is computed as [`row_halves`] computes it (the
+/// same faer calls, so the product's bits are `MatMul`'s) and handed to
+/// `epilogue` by the thread that computed it, while it is in that core's
+/// cache. `None` (nothing computed) when `MatMul` would not run the
+/// product as row halves: a caller then runs the ops one by one.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn product_then<T: GemmFloat + num_traits::Zero>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    ta: bool,
+    tb: bool,
+    outputs: usize,
+    epilogue: &RowEpilogue<'_, T>,
+) -> Option<Vec<Vec<T>>> {
+    if a.ndim() != 2 || b.ndim() != 2 {
+        return None;
+    }
+    let (m, k) = if ta {
+        (a.shape()[1], a.shape()[0])
+    } else {
+        (a.shape()[0], a.shape()[1])
+    };
+    let (k2, n) = if tb {
+        (b.shape()[1], b.shape()[0])
+    } else {
+        (b.shape()[0], b.shape()[1])
+    };
+    if k != k2 || !in_row_halves(m, n, k, ta) {
+        return None;
+    }
+    let (a, b) = (as_batched(a, &[]), as_batched(b, &[]));
+    let av = op_view(a.as_slice().expect("standard layout"), m, k, ta);
+    let bv = op_view(b.as_slice().expect("standard layout"), k, n, tb);
+    let mid = m / 2;
+    let half = |parts: Vec<Part<'_, T>>, r0: usize, len: usize| {
+        let rows = product(av.subrows(r0, len), bv, Par::Seq);
+        super::uninit::write_parts(parts, |outs| epilogue(r0, &rows, outs));
+    };
+    let (outs, ()) = with_halves_section(m * n * k, |parallel| {
+        super::uninit::in_two_parts_each(outputs, m * n, mid * n, |tops, bottoms| {
+            if parallel && rayon::current_thread_index().is_some() {
+                rayon::join(|| half(tops, 0, mid), || half(bottoms, mid, m - mid));
+            } else if parallel && super::worker_awake() {
+                super::kept_join(|| half(tops, 0, mid), || half(bottoms, mid, m - mid));
+            } else {
+                half(tops, 0, mid);
+                half(bottoms, mid, m - mid);
+            }
+        })
+    });
+    Some(outs)
 }
 
 /// `op(a) @ op(b)` for 2-D operands, written into `out`'s two parts (rows

@@ -12,7 +12,7 @@
 //! [`super::handoff`]): one `Vec::set_len` per
 //! output (in [`fill_chunked_many`]; [`fill_chunked`] is its one-output
 //! case), after a check that does not trust the kernels (see the proof at
-//! the call); [`in_two_parts`]'s `set_len`; matrix products that
+//! the call); [`in_two_parts_each`]'s `set_len`; matrix products that
 //! faer writes into unwritten memory ([`product`], [`Part::product`]: see
 //! the proof in `write_product`); and the non-temporal
 //! copy of [`ChunkOut::stream_from_slice`] (x86-64 only), with which
@@ -536,37 +536,79 @@ pub(crate) fn in_two_parts<T: num_traits::Zero, R>(
     mid: usize,
     f: impl FnOnce(Part<'_, T>, Part<'_, T>) -> R,
 ) -> (Vec<T>, R) {
+    let (mut vs, r) = in_two_parts_each(1, n, mid, |tops, bottoms| {
+        let (top, bottom) = (tops.into_iter().next(), bottoms.into_iter().next());
+        f(top.expect("one part"), bottom.expect("one part"))
+    });
+    (vs.pop().expect("one vector"), r)
+}
+
+/// [`in_two_parts`] for `count` vectors of `n` elements at once, split at
+/// the same `mid`: `f` gets the top parts and the bottom parts, vector by
+/// vector (for a kernel that writes several outputs row block by row
+/// block, [`write_parts`]).
+pub(crate) fn in_two_parts_each<T: num_traits::Zero, R>(
+    count: usize,
+    n: usize,
+    mid: usize,
+    f: impl FnOnce(Vec<Part<'_, T>>, Vec<Part<'_, T>>) -> R,
+) -> (Vec<Vec<T>>, R) {
     assert!(mid <= n, "the split {mid} lies within the {n} elements");
-    let mut v: Vec<T> = Vec::with_capacity(n);
-    let (mut top_filled, mut bottom_filled) = (false, false);
+    let mut vs: Vec<Vec<T>> = (0..count).map(|_| Vec::with_capacity(n)).collect();
+    let mut flags = vec![(false, false); count];
     let r = {
-        let (top, bottom) = v.spare_capacity_mut()[..n].split_at_mut(mid);
-        f(
-            Part {
+        let (mut tops, mut bottoms) = (Vec::with_capacity(count), Vec::with_capacity(count));
+        for (v, (top_filled, bottom_filled)) in vs.iter_mut().zip(flags.iter_mut()) {
+            let (top, bottom) = v.spare_capacity_mut()[..n].split_at_mut(mid);
+            tops.push(Part {
                 slots: top,
-                filled: &mut top_filled,
-            },
-            Part {
+                filled: top_filled,
+            });
+            bottoms.push(Part {
                 slots: bottom,
-                filled: &mut bottom_filled,
-            },
-        )
-    };
-    let rest = v.spare_capacity_mut();
-    for (range, filled) in [(0..mid, top_filled), (mid..n, bottom_filled)] {
-        if !filled {
-            rest[range].iter_mut().for_each(|d| {
-                d.write(T::zero());
+                filled: bottom_filled,
             });
         }
+        f(tops, bottoms)
+    };
+    for (v, &(top_filled, bottom_filled)) in vs.iter_mut().zip(&flags) {
+        let rest = v.spare_capacity_mut();
+        for (range, filled) in [(0..mid, top_filled), (mid..n, bottom_filled)] {
+            if !filled {
+                rest[range].iter_mut().for_each(|d| {
+                    d.write(T::zero());
+                });
+            }
+        }
+        // SAFETY: `n <= capacity` (`with_capacity(n)`), and slots `[0, n)`
+        // are initialized: `[0, mid)` and `[mid, n)` were each either
+        // written whole by a `Part` method or [`write_parts`] (each sets its
+        // flag only after every slot of its part was written) or, flag
+        // unset, zero-filled just above. A panic in `f` unwinds before this
+        // loop and drops every vector with length 0.
+        unsafe { v.set_len(n) };
     }
-    // SAFETY: `n <= capacity` (`with_capacity(n)`), and slots `[0, n)`
-    // are initialized: `[0, mid)` and `[mid, n)` were each either written
-    // whole by a `Part` method (each sets its flag only after writing
-    // every slot of its part) or, flag unset, zero-filled just above. A
-    // panic in `f` unwinds before this line and drops `v` with length 0.
-    unsafe { v.set_len(n) };
-    (v, r)
+    (vs, r)
+}
+
+/// Writes `parts` at once through one cursor each: `f` must append exactly
+/// each part's length to its cursor (a kernel computing several outputs
+/// block by block). Each part counts as written only when its cursor is
+/// full.
+///
+/// # Panics
+/// If `f` leaves a cursor short (a kernel bug): its vector is then dropped
+/// as empty by [`in_two_parts_each`], never read.
+pub(crate) fn write_parts<T>(parts: Vec<Part<'_, T>>, f: impl FnOnce(&mut [ChunkOut<'_, T>])) {
+    let (mut outs, mut flags): (Vec<ChunkOut<'_, T>>, Vec<&mut bool>) = parts
+        .into_iter()
+        .map(|p| (ChunkOut::new(p.slots), p.filled))
+        .unzip();
+    f(&mut outs);
+    for (o, flag) in outs.iter().zip(flags.iter_mut()) {
+        assert_eq!(o.written, o.len(), "a kernel fills each part it writes");
+        **flag = true;
+    }
 }
 
 #[cfg(test)]
@@ -873,5 +915,30 @@ mod tests {
             });
             assert!(r.is_err(), "par = {par}");
         }
+    }
+
+    /// Several vectors split at one row: parts written through
+    /// `write_parts` hold what their cursors got, parts left alone are
+    /// zeros, and a cursor left short panics without exposing its vector.
+    #[test]
+    fn parts_of_several_vectors_are_written_or_zeroed() {
+        let (vs, ()) = in_two_parts_each::<f64, ()>(2, 7, 3, |tops, bottoms| {
+            write_parts(tops, |outs| {
+                outs[0].extend_from_slice(&[1.0, 2.0, 3.0]);
+                outs[1].extend([4.0, 5.0, 6.0]);
+            });
+            drop(bottoms);
+        });
+        assert_eq!(vs[0], vec![1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(vs[1], vec![4.0, 5.0, 6.0, 0.0, 0.0, 0.0, 0.0]);
+        let r = std::panic::catch_unwind(|| {
+            in_two_parts_each::<f64, ()>(2, 4, 2, |tops, _| {
+                write_parts(tops, |outs| {
+                    outs[0].extend([1.0, 2.0]);
+                    outs[1].extend([3.0]);
+                })
+            })
+        });
+        assert!(r.is_err());
     }
 }

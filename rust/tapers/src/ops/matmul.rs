@@ -39,7 +39,11 @@ describe_attr_op!(
     MatMul { options: MatmulOptions },
     "MatMul",
     |op, [a, b]| matmul_with(a, b, op.options),
-    rows: true
+    rows: true,
+    fusion: |op| crate::op::Fusion::Product {
+        transpose_a: op.options.transpose_a,
+        transpose_b: op.options.transpose_b,
+    }
 );
 
 /// Matrix product of the last two dims; leading (batch) dims broadcast.

@@ -362,6 +362,7 @@ macro_rules! describe_attr_op {
     (
         $Name:ident { $($f:ident: $t:ty),* $(,)? }, $tf:literal,
         |$s:ident, [$($x:ident),*]| $fwd:expr $(, rows: $rows:expr)?
+        $(, fusion: |$fs:ident| $fu:expr)?
     ) => {
         #[doc = concat!("The description of `", $tf, "` with its attributes.")]
         pub(crate) struct $Name {
@@ -381,6 +382,11 @@ macro_rules! describe_attr_op {
 
             $(fn carries_rows(&self) -> bool {
                 $rows
+            })?
+
+            $(fn fusion(&self) -> $crate::op::Fusion<'_> {
+                let $fs = self;
+                $fu
             })?
         }
     };
