@@ -348,7 +348,8 @@ impl PyGraph {
     }
 
     /// What the graph's execution plan does on each replay: nodes, fused
-    /// backward regions, pointwise gradient passes, values released early,
+    /// backward regions, pointwise gradient passes, products run with the
+    /// elementwise ops that read them (`product_chains`), values released early,
     /// the most values alive at once, values computed; and how many ops on
     /// constants were computed once when the graph was built (`folded`).
     #[getter]
