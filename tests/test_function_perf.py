@@ -106,16 +106,23 @@ def _mlp_step(form: str, sizes: tuple[int, ...] = (16, 12, 8, 3)) -> tuple[Calla
     return (fused if form == "fused" else user), params
 
 
-@pytest.mark.parametrize("form", ["fused", "user"])
-def test_training_steps_replay_bitwise_and_release_values_early(form: str) -> None:
-    eager, eager_params = _mlp_step(form)
-    step, params = _mlp_step(form)
+def _compiled_steps_match_eager(form: str, sizes: tuple[int, ...] = (16, 12, 8, 3)) -> Any:
+    """Four steps eagerly and four compiled, from the same start: the losses and
+    variables agree bit for bit after each. Returns the compiled function."""
+    eager, eager_params = _mlp_step(form, sizes)
+    step, params = _mlp_step(form, sizes)
     compiled = tf.function(step)
     for k in range(4):
         le, lf = eager(), compiled()
         assert bits(le.numpy()) == bits(lf.numpy()), f"loss at step {k}"
         for a, b in zip(eager_params, params):
             assert bits(a.numpy()) == bits(b.numpy()), f"variable after step {k}"
+    return compiled
+
+
+@pytest.mark.parametrize("form", ["fused", "user"])
+def test_training_steps_replay_bitwise_and_release_values_early(form: str) -> None:
+    compiled = _compiled_steps_match_eager(form)
     g = only_graph(compiled)
     stats = g.plan_stats
     # Liveness: activations go once the backward pass has read them, so far
@@ -131,16 +138,7 @@ def test_layers_replay_with_their_products_bitwise(form: str) -> None:
     # Products large enough that MatMul computes them as two row halves: the
     # bias add and activation of each layer run on each half as it is computed,
     # and so does the activation's gradient mask after the backward product.
-    sizes = (64, 96, 80, 32)
-    eager, eager_params = _mlp_step(form, sizes)
-    step, params = _mlp_step(form, sizes)
-    compiled = tf.function(step)
-    for k in range(4):
-        le, lf = eager(), compiled()
-        assert bits(le.numpy()) == bits(lf.numpy()), f"loss at step {k}"
-        for a, b in zip(eager_params, params):
-            assert bits(a.numpy()) == bits(b.numpy()), f"variable after step {k}"
-    g = only_graph(compiled)
+    g = only_graph(_compiled_steps_match_eager(form, (64, 96, 80, 32)))
     # Hidden layer, logits layer, and `d @ w1^T` with relu's mask.
     assert g.plan_stats["product_chains"] == 3, g.op_names
     assert "Maximum" not in g.op_names and "Relu" not in g.op_names

@@ -30,15 +30,14 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use super::fuse::Meta;
+use super::fuse::{elements, runs_fused, Elem, Meta};
 use super::{Graph, Node, Slot};
-use crate::autodiff::fuse::Fusible;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::gemm::{in_row_halves, product_then, GemmFloat};
 use crate::kernels::uninit::ChunkOut;
 use crate::op::{Acc, Elementwise, Fusion, Op, OpRef, Pointwise};
-use crate::tensor::{Element, Tensor};
+use crate::tensor::Tensor;
 
 /// Elements of a block of rows the members run on at a time (whole rows,
 /// at least one): small enough that the chain's buffers stay in the first
@@ -291,29 +290,9 @@ pub(super) fn fuse_products(g: &mut Graph, meta: &[Option<Meta>]) -> usize {
 }
 
 /// The element types a chain runs in.
-trait ChainElem: Fusible + GemmFloat + num_traits::Zero {
-    fn map(k: &dyn Elementwise, ins: [&[Self]; 2], out: &mut Vec<Self>);
-}
+trait ChainElem: Elem + GemmFloat + num_traits::Zero {}
 
-impl ChainElem for f32 {
-    fn map(k: &dyn Elementwise, ins: [&[f32]; 2], out: &mut Vec<f32>) {
-        k.chunk_f32(ins, out)
-    }
-}
-
-impl ChainElem for f64 {
-    fn map(k: &dyn Elementwise, ins: [&[f64]; 2], out: &mut Vec<f64>) {
-        k.chunk_f64(ins, out)
-    }
-}
-
-fn elements<T: Element>(t: &Tensor) -> Cow<'_, [T]> {
-    let a = T::unwrap(t.storage()).expect("a chain has one dtype");
-    match a.as_slice() {
-        Some(s) => Cow::Borrowed(s),
-        None => Cow::Owned(a.iter().copied().collect()),
-    }
-}
+impl<T: Elem + GemmFloat + num_traits::Zero> ChainElem for T {}
 
 impl Op for ProductChain {
     fn name(&self) -> &'static str {
@@ -321,19 +300,7 @@ impl Op for ProductChain {
     }
 
     fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        if inputs.len() != self.input_shapes.len() {
-            return Err(Error::invalid(format!(
-                "MatMulChain takes {} inputs, {} were given",
-                self.input_shapes.len(),
-                inputs.len()
-            )));
-        }
-        let traced = inputs
-            .iter()
-            .zip(&self.input_shapes)
-            .all(|(t, s)| t.shape() == &s[..] && t.dtype() == self.dtype);
-        // A tape or a trace that watches this replay must see each op.
-        if !traced || super::observed() {
+        if !runs_fused(self.name(), inputs, &self.input_shapes, self.dtype)? {
             return self.op_by_op(inputs);
         }
         let fused = match self.dtype {

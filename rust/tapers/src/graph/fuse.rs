@@ -640,19 +640,7 @@ impl Op for FusedLoop {
     }
 
     fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        if inputs.len() != self.inputs {
-            return Err(Error::invalid(format!(
-                "FusedElementwise takes {} inputs, {} were given",
-                self.inputs,
-                inputs.len()
-            )));
-        }
-        let traced = inputs
-            .iter()
-            .zip(&self.input_shapes)
-            .all(|(t, s)| t.shape() == &s[..] && t.dtype() == self.dtype);
-        // A tape or a trace that watches this replay must see each op.
-        if !traced || super::observed() {
+        if !runs_fused(self.name(), inputs, &self.input_shapes, self.dtype)? {
             return self.op_by_op(inputs);
         }
         Ok(match self.dtype {
@@ -663,8 +651,32 @@ impl Op for FusedLoop {
     }
 }
 
+/// Whether a fused node runs fused on `inputs`: they have the traced
+/// shapes and the node's dtype, and no tape or trace watches the replay
+/// (those must see each op; the node then runs its ops one by one). An
+/// error when there are not as many inputs as traced.
+pub(super) fn runs_fused(
+    name: &str,
+    inputs: &[Tensor],
+    shapes: &[SmallVec<[usize; 4]>],
+    dtype: DType,
+) -> Result<bool> {
+    if inputs.len() != shapes.len() {
+        return Err(Error::invalid(format!(
+            "{name} takes {} inputs, {} were given",
+            shapes.len(),
+            inputs.len()
+        )));
+    }
+    let traced = inputs
+        .iter()
+        .zip(shapes)
+        .all(|(t, s)| t.shape() == &s[..] && t.dtype() == dtype);
+    Ok(traced && !super::observed())
+}
+
 /// The element types a fused loop runs in.
-trait Elem: Fusible + Arith {
+pub(super) trait Elem: Fusible + Arith {
     fn map(k: &dyn Elementwise, ins: [&[Self]; 2], out: &mut Vec<Self>);
 }
 
@@ -705,8 +717,9 @@ impl<T: Copy> View<'_, T> {
     }
 }
 
-fn elements<T: Element>(t: &Tensor) -> Cow<'_, [T]> {
-    let a = T::unwrap(t.storage()).expect("a fused loop has one dtype");
+/// A tensor's elements in order, borrowed when it is in standard layout.
+pub(super) fn elements<T: Element>(t: &Tensor) -> Cow<'_, [T]> {
+    let a = T::unwrap(t.storage()).expect("a fused node has one dtype");
     match a.as_slice() {
         Some(s) => Cow::Borrowed(s),
         None => Cow::Owned(a.iter().copied().collect()),
