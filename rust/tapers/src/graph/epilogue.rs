@@ -348,7 +348,19 @@ impl ProductChain {
         let n = self.n;
         let block_rows = (BLOCK / n).max(1);
         let block = block_rows * n;
-        let ext: Vec<Cow<'_, [T]>> = inputs.iter().map(elements::<T>).collect();
+        // The members' inputs (the product's operands, 0 and 1, stay as
+        // they are: a strided one would be copied here for nothing).
+        let ext: Vec<Cow<'_, [T]>> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                if i < 2 {
+                    Cow::Borrowed(&[][..])
+                } else {
+                    elements::<T>(t)
+                }
+            })
+            .collect();
         // Rows and one-element gradient operands repeated over a block.
         let repeated: Vec<Vec<T>> = ext
             .iter()

@@ -65,7 +65,7 @@ where
     } else {
         a.shape()[a.ndim() - 1]
     };
-    if ta && n >= 512 && m * n * k >= PAR_FLOPS {
+    if copies_transposed_lhs(ta, n, m * n * k) {
         let r = a.ndim();
         let mut perm: Vec<usize> = (0..r).collect();
         perm.swap(r - 2, r - 1);
@@ -178,7 +178,13 @@ pub(crate) fn in_row_halves(m: usize, n: usize, k: usize, ta: bool) -> bool {
     m >= 32
         && work >= HALVES_MIN_FLOPS
         && (ta || work < HALVES_MAX_FLOPS)
-        && !(ta && n >= 512 && work >= PAR_FLOPS)
+        && !copies_transposed_lhs(ta, n, work)
+}
+
+/// Whether [`kernel_float`] multiplies a copy of a transposed left
+/// operand made row-major (wide products only: see there).
+fn copies_transposed_lhs(ta: bool, n: usize, work: usize) -> bool {
+    ta && n >= 512 && work >= PAR_FLOPS
 }
 
 /// Runs `halves(parallel)` in the parallel section a row-halves product of
@@ -206,7 +212,6 @@ pub(crate) type RowEpilogue<'e, T> = dyn Fn(usize, &[T], &mut [ChunkOut<'_, T>])
 /// `epilogue` by the thread that computed it, while it is in that core's
 /// cache. `None` (nothing computed) when `MatMul` would not run the
 /// product as row halves: a caller then runs the ops one by one.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn product_then<T: GemmFloat + num_traits::Zero>(
     a: &ArcArray<T, IxDyn>,
     b: &ArcArray<T, IxDyn>,
@@ -232,12 +237,11 @@ pub(crate) fn product_then<T: GemmFloat + num_traits::Zero>(
         return None;
     }
     let (a, b) = (as_batched(a, &[]), as_batched(b, &[]));
-    let av = op_view(a.as_slice().expect("standard layout"), m, k, ta);
-    let bv = op_view(b.as_slice().expect("standard layout"), k, n, tb);
     let mid = m / 2;
     let half = |parts: Vec<Part<'_, T>>, r0: usize, len: usize| {
-        let rows = product(av.subrows(r0, len), bv, Par::Seq);
-        super::uninit::write_parts(parts, |outs| epilogue(r0, &rows, outs));
+        let (av, bv) = rows(&a, &b, (ta, tb), (m, n, k), (r0, len));
+        let block = product(av, bv, Par::Seq);
+        super::uninit::write_parts(parts, |outs| epilogue(r0, &block, outs));
     };
     let (outs, ()) = with_halves_section(m * n * k, |parallel| {
         super::uninit::in_two_parts_each(outputs, m * n, mid * n, |tops, bottoms| {
@@ -252,6 +256,20 @@ pub(crate) fn product_then<T: GemmFloat + num_traits::Zero>(
         })
     });
     Some(outs)
+}
+
+/// Rows `r0..r0 + len` of op(a), and op(b): the operands of one row block
+/// of a product of row-major `a` and `b` (`m x k @ k x n` after `ta`, `tb`).
+fn rows<'v, T: faer::traits::ComplexField>(
+    a: &'v ArcArray<T, ndarray::Ix3>,
+    b: &'v ArcArray<T, ndarray::Ix3>,
+    (ta, tb): (bool, bool),
+    (m, n, k): (usize, usize, usize),
+    (r0, len): (usize, usize),
+) -> (MatRef<'v, T>, MatRef<'v, T>) {
+    let av = op_view(a.as_slice().expect("standard layout"), m, k, ta);
+    let bv = op_view(b.as_slice().expect("standard layout"), k, n, tb);
+    (av.subrows(r0, len), bv)
 }
 
 /// `op(a) @ op(b)` for 2-D operands, written into `out`'s two parts (rows
@@ -297,18 +315,6 @@ where
     // Row-major operands the worker can own (clones unless a copy is needed).
     let (a, b) = (as_batched(a, &[]), as_batched(b, &[]));
     let mid = m / 2;
-    // Rows `r0..r0 + len` of op(a) times op(b): the product's operands.
-    fn rows<'v, T: faer::traits::ComplexField>(
-        a: &'v ArcArray<T, ndarray::Ix3>,
-        b: &'v ArcArray<T, ndarray::Ix3>,
-        (ta, tb): (bool, bool),
-        (m, n, k): (usize, usize, usize),
-        (r0, len): (usize, usize),
-    ) -> (MatRef<'v, T>, MatRef<'v, T>) {
-        let av = op_view(a.as_slice().expect("standard layout"), m, k, ta);
-        let bv = op_view(b.as_slice().expect("standard layout"), k, n, tb);
-        (av.subrows(r0, len), bv)
-    }
     let (flags, dims) = ((ta, tb), (m, n, k));
     let (top_rows, bottom_rows) = ((0, mid), (mid, m - mid));
     let part = |dst: Part<'_, T>, r: (usize, usize)| {
