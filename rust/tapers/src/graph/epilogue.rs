@@ -374,7 +374,8 @@ impl ProductChain {
                     matches!(mb.kind, Kind::Gradient(..)) && mb.operands.contains(&Operand::One(i))
                 });
                 if row {
-                    e.iter().copied().cycle().take(block).collect()
+                    // A row of `n` elements, `block_rows` times (slice copies).
+                    e.repeat(block_rows)
                 } else if one_grad {
                     vec![e[0]; block]
                 } else {

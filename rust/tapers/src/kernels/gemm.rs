@@ -4,8 +4,7 @@
 //! mid-sized ones). Every split is fixed by the shapes, so the bits never
 //! depend on the thread count or on who ran a half.
 
-use faer::linalg::matmul::matmul as faer_matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{MatMut, MatRef, Par};
 use ndarray::{ArcArray, Array3, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
 
@@ -145,14 +144,7 @@ where
         let one = |i: usize, dst: &mut [T], p: Par| {
             let av = op_view(&asl[i * m * k..(i + 1) * m * k], m, k, ta);
             let bv = op_view(&bsl[i * k * n..(i + 1) * k * n], k, n, tb);
-            faer_matmul(
-                MatMut::from_row_major_slice_mut(dst, m, n),
-                Accum::Replace,
-                av,
-                bv,
-                T::one(),
-                p,
-            );
+            super::uninit::in_k_slices(MatMut::from_row_major_slice_mut(dst, m, n), av, bv, p);
         };
         if nb > 1 && m * n * k < PAR_FLOPS && granted {
             out.par_chunks_mut(m * n)

@@ -499,18 +499,73 @@ fn write_product<T: ProductFloat>(
     // view lives (its unique borrow). The values may be uninitialized as
     // long as they are written before being read or referenced (faer's
     // words): either they were zero-filled just above, or [`writes_unread`]
-    // holds: `matmul` with `Accum::Replace` does not read them (its
-    // documentation), and for f32/f64 with `m`, `n`, `k >= 2` it goes
-    // straight to its gemm kernels (nano-gemm's, private-gemm-x86's, or the
-    // gemm crate's with `read_dst = false`), which store through raw
+    // holds: [`in_k_slices`]' first call, `matmul` with `Accum::Replace`,
+    // does not read them (its documentation), and for f32/f64 with `m`, `n`
+    // and its slice of k at least 2 (a slice of a sliced k has over 256) it
+    // goes straight to its gemm kernels (nano-gemm's, private-gemm-x86's,
+    // or the gemm crate's with `read_dst = false`), which store through raw
     // pointers; faer writes products into its own uninitialized scratch
     // matrices (`temp_mat_uninit`) the same way. Replace writes every
-    // element, so all slots are initialized when it returns; a panic leaves
-    // them to the caller as uninitialized.
+    // element, so all slots are initialized when it returns, before the
+    // later slices' `Accum::Add` calls read them; a panic leaves them to
+    // the caller as uninitialized.
     let dst = unsafe {
         faer::MatMut::from_raw_parts_mut(slots.as_mut_ptr().cast::<T>(), m, n, n as isize, 1)
     };
-    faer::linalg::matmul::matmul(dst, faer::Accum::Replace, lhs, rhs, T::one(), par);
+    in_k_slices(dst, lhs, rhs, par);
+}
+
+/// f32 products whose reduction is longer than this run in slices of k.
+const K_SLICES_ABOVE: usize = 512;
+
+/// The longest slice of k an f32 product runs in, above [`K_SLICES_ABOVE`].
+const K_SLICE: usize = 392;
+
+/// How many near-equal slices of its `k` a product of `T` is computed in.
+///
+/// faer blocks the reduction of an f32 product at 512 itself; with a
+/// longer k (an MLP's first layer, 784 inputs) its packed operand no longer
+/// stays in a 512 KB L2 cache, and one row half of a 128x784 @ 784x256
+/// product ran 6-7% slower than the same half as two products over k's two
+/// halves, summed (README, Performance). f64 showed no such gain and keeps
+/// faer's blocking.
+pub(crate) fn k_slices<T: 'static>(k: usize) -> usize {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() && k > K_SLICES_ABOVE {
+        k.div_ceil(K_SLICE)
+    } else {
+        1
+    }
+}
+
+/// `dst = lhs @ rhs`, computed as [`k_slices`] products over consecutive
+/// slices of k, each added to `dst` in order (the first replaces what
+/// `dst` held, which it does not read). The slices depend on the shapes
+/// only, so every caller (row halves, whole products, batches) gets the
+/// same bits for the same rows.
+pub(crate) fn in_k_slices<T: ProductFloat>(
+    mut dst: faer::MatMut<'_, T>,
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    par: Par,
+) {
+    let k = lhs.ncols();
+    let parts = k_slices::<T>(k);
+    for p in 0..parts {
+        let (k0, k1) = (k * p / parts, k * (p + 1) / parts);
+        let accum = if p == 0 {
+            faer::Accum::Replace
+        } else {
+            faer::Accum::Add
+        };
+        faer::linalg::matmul::matmul(
+            dst.as_mut(),
+            accum,
+            lhs.subcols(k0, k1 - k0),
+            rhs.subrows(k0, k1 - k0),
+            T::one(),
+            par,
+        );
+    }
 }
 
 /// The row-major product `lhs @ rhs` in a new vector, written without
@@ -674,6 +729,43 @@ mod tests {
     fn products_written_unzeroed_are_faers_products() {
         products_match_faer_into_zeros::<f32>(|x| x as f32);
         products_match_faer_into_zeros::<f64>(|x| x);
+    }
+
+    #[test]
+    fn long_f32_reductions_run_in_slices_of_k() {
+        assert_eq!(k_slices::<f32>(512), 1);
+        assert_eq!(k_slices::<f32>(784), 2);
+        assert_eq!(k_slices::<f32>(1024), 3);
+        assert_eq!(k_slices::<f64>(784), 1);
+        // Kept small for miri: the slicing depends on k only.
+        let (m, n, k) = (4, 3, 784);
+        let a: Vec<f32> = (0..m * k)
+            .map(|i| ((i * 37) % 23) as f32 / 7.0 - 1.5)
+            .collect();
+        let b: Vec<f32> = (0..k * n)
+            .map(|i| ((i * 11) % 19) as f32 / 5.0 - 1.8)
+            .collect();
+        let lhs = MatRef::from_row_major_slice(&a, m, k);
+        let rhs = MatRef::from_row_major_slice(&b, k, n);
+        // Two products over k's halves, the second added to the first.
+        let mut want = vec![0f32; m * n];
+        for (p, accum) in [(0, faer::Accum::Replace), (1, faer::Accum::Add)] {
+            faer::linalg::matmul::matmul(
+                faer::MatMut::from_row_major_slice_mut(&mut want, m, n),
+                accum,
+                lhs.subcols(p * k / 2, k / 2),
+                rhs.subrows(p * k / 2, k / 2),
+                1.0,
+                Par::Seq,
+            );
+        }
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&product(lhs, rhs, Par::Seq)), bits(&want));
+        let (got, ()) = in_two_parts(m * n, 2 * n, |top, bottom| {
+            top.product(lhs.subrows(0, 2), rhs, Par::Seq);
+            bottom.product(lhs.subrows(2, m - 2), rhs, Par::Seq);
+        });
+        assert_eq!(bits(&got), bits(&want), "row parts");
     }
 
     #[test]
