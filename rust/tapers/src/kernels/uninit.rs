@@ -521,7 +521,13 @@ const K_SLICES_ABOVE: usize = 512;
 /// The longest slice of k an f32 product runs in, above [`K_SLICES_ABOVE`].
 const K_SLICE: usize = 392;
 
-/// How many near-equal slices of its `k` a product of `T` is computed in.
+/// Outputs of at most this many elements (256 KB of f32) are sliced: each
+/// slice after the first reads and writes the whole output again, cheap
+/// while it stays in cache, not for a large product's.
+const K_SLICED_OUTPUT_MAX: usize = 1 << 16;
+
+/// How many near-equal slices of its `k` an `m x n x k` product of `T` is
+/// computed in.
 ///
 /// faer blocks the reduction of an f32 product at 512 itself; with a
 /// longer k (an MLP's first layer, 784 inputs) its packed operand no longer
@@ -529,8 +535,9 @@ const K_SLICE: usize = 392;
 /// product ran 6-7% slower than the same half as two products over k's two
 /// halves, summed (README, Performance). f64 showed no such gain and keeps
 /// faer's blocking.
-pub(crate) fn k_slices<T: 'static>(k: usize) -> usize {
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() && k > K_SLICES_ABOVE {
+pub(crate) fn k_slices<T: 'static>(m: usize, n: usize, k: usize) -> usize {
+    let f32 = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>();
+    if f32 && k > K_SLICES_ABOVE && m * n <= K_SLICED_OUTPUT_MAX {
         k.div_ceil(K_SLICE)
     } else {
         1
@@ -539,9 +546,9 @@ pub(crate) fn k_slices<T: 'static>(k: usize) -> usize {
 
 /// `dst = lhs @ rhs`, computed as [`k_slices`] products over consecutive
 /// slices of k, each added to `dst` in order (the first replaces what
-/// `dst` held, which it does not read). The slices depend on the shapes
-/// only, so every caller (row halves, whole products, batches) gets the
-/// same bits for the same rows.
+/// `dst` held, which it does not read). The slices depend on the call's
+/// shapes only, never on threads: a product split into row halves has the
+/// same bits whoever computes each half.
 pub(crate) fn in_k_slices<T: ProductFloat>(
     mut dst: faer::MatMut<'_, T>,
     lhs: MatRef<'_, T>,
@@ -549,7 +556,7 @@ pub(crate) fn in_k_slices<T: ProductFloat>(
     par: Par,
 ) {
     let k = lhs.ncols();
-    let parts = k_slices::<T>(k);
+    let parts = k_slices::<T>(dst.nrows(), dst.ncols(), k);
     for p in 0..parts {
         let (k0, k1) = (k * p / parts, k * (p + 1) / parts);
         let accum = if p == 0 {
@@ -733,10 +740,12 @@ mod tests {
 
     #[test]
     fn long_f32_reductions_run_in_slices_of_k() {
-        assert_eq!(k_slices::<f32>(512), 1);
-        assert_eq!(k_slices::<f32>(784), 2);
-        assert_eq!(k_slices::<f32>(1024), 3);
-        assert_eq!(k_slices::<f64>(784), 1);
+        assert_eq!(k_slices::<f32>(64, 256, 512), 1);
+        assert_eq!(k_slices::<f32>(64, 256, 784), 2);
+        assert_eq!(k_slices::<f32>(64, 256, 1024), 3);
+        assert_eq!(k_slices::<f64>(64, 256, 784), 1);
+        // A large output is not read and written again per slice.
+        assert_eq!(k_slices::<f32>(1024, 1024, 1024), 1);
         // Kept small for miri: the slicing depends on k only.
         let (m, n, k) = (4, 3, 784);
         let a: Vec<f32> = (0..m * k)
