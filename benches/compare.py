@@ -168,6 +168,40 @@ def mlp_inputs():
     return x, labels, ws
 
 
+def mlp_step_products(x: np.ndarray, ws: list[np.ndarray]) -> dict[str, tuple]:
+    """The MLP step's eight products as `(a, b, transpose_a, transpose_b)`, with
+    the shapes and transposes both steps use (three forward, five backward: no
+    gradient for x), by name."""
+    h = np.maximum(x @ ws[0], 0).astype(np.float32)
+    d = np.ones((len(x), 10), np.float32)
+    return {
+        "x @ W0": (x, ws[0], False, False),
+        "h1 @ W1": (h, ws[1], False, False),
+        "h2 @ W2": (h, ws[2], False, False),
+        "h2^T @ d3": (h, d, True, False),
+        "d3 @ W2^T": (d, ws[2], False, True),
+        "h1^T @ d2": (h, h, True, False),
+        "d2 @ W1^T": (h, ws[1], False, True),
+        "x^T @ d1": (x, h, True, False),
+    }
+
+
+def mlp_products() -> dict[str, float]:
+    """Each of the MLP step's products alone, eager (seconds, median): the
+    per-product view of `mlp`'s products floor, for A/B runs of kernel changes
+    (`benches/ab.py OLD NEW --workloads mlp_products`)."""
+    x, _, ws = mlp_inputs()
+    out: dict[str, float] = {}
+    for name, (a, b, ta, tb) in mlp_step_products(x, ws).items():
+        ta_, tb_ = tf.constant(a), tf.constant(b)
+        out[f"tapers {name}"] = median_time(
+            lambda: tf.linalg.matmul(ta_, tb_, transpose_a=ta, transpose_b=tb)  # noqa: B023
+        )
+        na, nb = (a.T if ta else a), (b.T if tb else b)
+        out[f"numpy {name}"] = median_time(lambda: na @ nb)  # noqa: B023
+    return out
+
+
 def tapers_mlp_step_fn(form: str = "fused", compiled: bool = False) -> Callable[[], object]:
     """One SGD step of the MLP, eager or under ``tf.function``.
 
@@ -248,18 +282,7 @@ def mlp() -> dict[str, float]:
     # (three forward, five backward: no gradient for x): the time no step built on these
     # matrix kernels goes below, so "floor: tapers products" / numpy's step is the best
     # ratio the compiled step can reach against numpy on this machine.
-    h = np.maximum(x @ ws0[0], 0).astype(np.float32)
-    d = np.ones((len(x), 10), np.float32)
-    products = [
-        (x, ws0[0], False, False),
-        (h, ws0[1], False, False),
-        (h, ws0[2], False, False),
-        (h, d, True, False),
-        (d, ws0[2], False, True),
-        (h, h, True, False),
-        (h, ws0[1], False, True),
-        (x, h, True, False),
-    ]
+    products = list(mlp_step_products(x, ws0).values())
     tp_products = [(tf.constant(a), tf.constant(b), ta, tb) for a, b, ta, tb in products]
     np_products = [(a.T if ta else a, b.T if tb else b) for a, b, ta, tb in products]
 
@@ -503,6 +526,7 @@ WORKLOADS: dict[str, Callable[[], dict[str, float]]] = {
     "elementwise": elementwise,
     "bandwidth": lambda: {"tapers": copy_bandwidth()},
     "matmul": matmul_chain,
+    "mlp_products": mlp_products,
     "jacobian": jacobian,
     "threads": threads,
     "one_thread": lambda: threads(both=False),
