@@ -501,7 +501,7 @@ fn write_product<T: ProductFloat>(
     // words): either they were zero-filled just above, or [`writes_unread`]
     // holds: [`in_k_slices`]' first call, `matmul` with `Accum::Replace`,
     // does not read them (its documentation), and for f32/f64 with `m`, `n`
-    // and its slice of k at least 2 (a slice of a sliced k has over 256) it
+    // and its slice of k at least 2 (a slice of a sliced k has at least 256) it
     // goes straight to its gemm kernels (nano-gemm's, private-gemm-x86's,
     // or the gemm crate's with `read_dst = false`), which store through raw
     // pointers; faer writes products into its own uninitialized scratch
@@ -746,7 +746,7 @@ mod tests {
         assert_eq!(k_slices::<f64>(64, 256, 784), 1);
         // A large output is not read and written again per slice.
         assert_eq!(k_slices::<f32>(1024, 1024, 1024), 1);
-        // Kept small for miri: the slicing depends on k only.
+        // Kept small for miri: a small output is sliced too.
         let (m, n, k) = (4, 3, 784);
         let a: Vec<f32> = (0..m * k)
             .map(|i| ((i * 37) % 23) as f32 / 7.0 - 1.5)
