@@ -266,7 +266,8 @@ fn rows<'v, T: faer::traits::ComplexField>(
 
 /// `op(a) @ op(b)` for 2-D operands, written into `out`'s two parts (rows
 /// `[0, m / 2)` and the rest of the row-major m x n result) as two row
-/// halves, each one sequential faer product, so the result is the same bits
+/// halves, each one sequential product (faer, in slices of a long k:
+/// [`super::uninit::in_k_slices`]), so the result is the same bits
 /// whoever computes which half and whatever the thread count. Each part is
 /// written by the thread that computes it, without being zero-filled first
 /// ([`Part::product`]).
