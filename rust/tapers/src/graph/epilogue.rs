@@ -30,11 +30,11 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use super::fuse::{elements, runs_fused, Elem, Meta};
+use super::fuse::{elements, kept_slots, runs_fused, slot_readers, Elem, Meta};
 use super::{Graph, Node, Slot};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::gemm::{in_row_halves, product_then, GemmFloat};
+use crate::kernels::gemm::{in_row_halves, product_dims, product_then, GemmFloat};
 use crate::kernels::uninit::ChunkOut;
 use crate::op::{Acc, Elementwise, Fusion, Op, OpRef, Pointwise};
 use crate::tensor::Tensor;
@@ -91,23 +91,8 @@ struct ProductChain {
 /// Replaces each product and the chain of elementwise ops reading it by a
 /// [`ProductChain`] node; returns how many.
 pub(super) fn fuse_products(g: &mut Graph, meta: &[Option<Meta>]) -> usize {
-    let mut readers: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); g.slots];
-    for (i, n) in g.nodes.iter().enumerate() {
-        let ins: &[Slot] = match n {
-            Node::Op { inputs, .. } => inputs,
-            Node::Effect { inputs, .. } => inputs,
-            Node::Read { .. } => &[],
-        };
-        for &s in ins {
-            if readers[s as usize].last() != Some(&i) {
-                readers[s as usize].push(i);
-            }
-        }
-    }
-    let mut pinned = vec![false; g.slots];
-    for &s in g.outputs.iter().chain(g.guards.iter().map(|(s, _)| s)) {
-        pinned[s as usize] = true;
-    }
+    let readers = slot_readers(g);
+    let pinned = kept_slots(g);
     let m = |s: Slot| meta.get(s as usize).and_then(Option::as_ref);
     let mut taken = vec![false; g.nodes.len()];
     // (position of the last member, the node replacing the chain)
@@ -145,11 +130,7 @@ pub(super) fn fuse_products(g: &mut Graph, meta: &[Option<Meta>]) -> usize {
             continue;
         }
         let (rows, cols) = (mp.shape[0], mp.shape[1]);
-        let k = if transpose_a {
-            ma.shape[0]
-        } else {
-            ma.shape[1]
-        };
+        let ((_, k), _) = product_dims(&ma.shape, &mb.shape, transpose_a, transpose_b);
         if !in_row_halves(rows, cols, k, transpose_a) {
             continue;
         }

@@ -204,23 +204,11 @@ pub(super) fn fuse(g: &mut Graph, meta: &[Option<Meta>]) -> FusionStats {
     let n = g.nodes.len();
     // Readers of each slot (node indices, ascending), the producer of each,
     // and the slots read after every node (outputs, guards).
-    let mut readers: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); g.slots];
+    let readers = slot_readers(g);
+    let kept = kept_slots(g);
     let mut producer: Vec<Option<usize>> = vec![None; g.slots];
-    let mut kept = vec![false; g.slots];
-    for &s in &g.outputs {
-        kept[s as usize] = true;
-    }
-    for (s, _) in &g.guards {
-        kept[*s as usize] = true;
-    }
     for (i, node) in g.nodes.iter().enumerate() {
-        let (ins, outs) = node_slots(node);
-        for &s in ins {
-            if readers[s as usize].last() != Some(&i) {
-                readers[s as usize].push(i);
-            }
-        }
-        for &s in outs {
+        for &s in node_slots(node).1 {
             producer[s as usize] = Some(i);
         }
     }
@@ -432,6 +420,29 @@ fn streams(dtype: DType, n: usize) -> bool {
         DType::F64 => crate::kernels::uninit::streams::<f64>(n),
         _ => false,
     }
+}
+
+/// The nodes that read each slot, ascending, each once.
+pub(super) fn slot_readers(g: &Graph) -> Vec<SmallVec<[usize; 2]>> {
+    let mut readers: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); g.slots];
+    for (i, node) in g.nodes.iter().enumerate() {
+        for &s in node_slots(node).0 {
+            if readers[s as usize].last() != Some(&i) {
+                readers[s as usize].push(i);
+            }
+        }
+    }
+    readers
+}
+
+/// Whether each slot is read after every node: the graph's outputs and the
+/// values its guards check.
+pub(super) fn kept_slots(g: &Graph) -> Vec<bool> {
+    let mut kept = vec![false; g.slots];
+    for &s in g.outputs.iter().chain(g.guards.iter().map(|(s, _)| s)) {
+        kept[s as usize] = true;
+    }
+    kept
 }
 
 /// The slots a node reads and writes.

@@ -40,6 +40,23 @@ fn op_view<T>(s: &[T], rows: usize, cols: usize, transposed: bool) -> MatRef<'_,
     }
 }
 
+/// `(m, k)` of op(a) and `(k, n)` of op(b), for operands whose last two
+/// dimensions are the matrices (at least two each; `ta`, `tb`: transposed).
+pub(crate) fn product_dims(
+    sa: &[usize],
+    sb: &[usize],
+    ta: bool,
+    tb: bool,
+) -> ((usize, usize), (usize, usize)) {
+    let (ra, rb) = (sa.len(), sb.len());
+    let lhs = (sa[ra - 2], sa[ra - 1]);
+    let rhs = (sb[rb - 2], sb[rb - 1]);
+    (
+        if ta { (lhs.1, lhs.0) } else { lhs },
+        if tb { (rhs.1, rhs.0) } else { rhs },
+    )
+}
+
 /// Float products via faer: strided views (transposes are free), one call per
 /// batch, threads split the output (never the reduction), so results do not
 /// depend on the thread count.
@@ -59,11 +76,7 @@ where
     // slower than a row-major one. A row-major copy of it costs m*k element
     // moves against m*n*k multiply-adds, so it pays only for wide products;
     // at MLP shapes (narrow n) the copy loses.
-    let k = if ta {
-        a.shape()[a.ndim() - 2]
-    } else {
-        a.shape()[a.ndim() - 1]
-    };
+    let ((_, k), _) = product_dims(a.shape(), b.shape(), ta, tb);
     if copies_transposed_lhs(ta, n, m * n * k) {
         let r = a.ndim();
         let mut perm: Vec<usize> = (0..r).collect();
@@ -215,16 +228,7 @@ pub(crate) fn product_then<T: GemmFloat + num_traits::Zero>(
     if a.ndim() != 2 || b.ndim() != 2 {
         return None;
     }
-    let (m, k) = if ta {
-        (a.shape()[1], a.shape()[0])
-    } else {
-        (a.shape()[0], a.shape()[1])
-    };
-    let (k2, n) = if tb {
-        (b.shape()[1], b.shape()[0])
-    } else {
-        (b.shape()[0], b.shape()[1])
-    };
+    let ((m, k), (k2, n)) = product_dims(a.shape(), b.shape(), ta, tb);
     if k != k2 || !in_row_halves(m, n, k, ta) {
         return None;
     }
@@ -445,7 +449,7 @@ pub(crate) fn kernel_int<T: Arith>(
     let a3 = as_batched(a, batch);
     let b3 = as_batched(b, batch);
     let nb = a3.shape()[0];
-    let k = if ta { a3.shape()[1] } else { a3.shape()[2] };
+    let ((_, k), _) = product_dims(a3.shape(), b3.shape(), ta, tb);
     let mut out = Array3::<T>::zeros((nb, m, n));
     for i in 0..nb {
         let av = a3.index_axis(Axis(0), i);

@@ -91,16 +91,7 @@ fn product(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Resu
         )));
     }
     let (ra, rb) = (sa.len(), sb.len());
-    let (m, k1) = if transpose_a {
-        (sa[ra - 1], sa[ra - 2])
-    } else {
-        (sa[ra - 2], sa[ra - 1])
-    };
-    let (k2, n) = if transpose_b {
-        (sb[rb - 1], sb[rb - 2])
-    } else {
-        (sb[rb - 2], sb[rb - 1])
-    };
+    let ((m, k1), (k2, n)) = crate::kernels::gemm::product_dims(sa, sb, transpose_a, transpose_b);
     let mismatch = || {
         Error::invalid(format!(
             "Matrix size-incompatible: In[0]: {}, In[1]: {} [Op:MatMul]",
