@@ -22,6 +22,11 @@ pub(crate) trait Arith: Copy + Send + Sync + num_traits::Zero {
     fn sum_slice(c: &[Self]) -> Self {
         c.iter().fold(Self::zero(), |acc, &v| Arith::add(acc, v))
     }
+    /// The sum of one contiguous lane, as [`Arith::sum_axis`] sums each
+    /// lane of a row-major array's last axis (same order, same bits).
+    fn sum_lane(c: &[Self]) -> Self {
+        c.iter().fold(Self::zero(), |acc, &v| Arith::add(acc, v))
+    }
     /// The sum along one axis.
     fn sum_axis(a: ndarray::ArrayViewD<'_, Self>, ax: ndarray::Axis) -> ndarray::ArrayD<Self> {
         a.fold_axis(ax, Self::zero(), |acc, &v| Arith::add(*acc, v))
@@ -77,6 +82,11 @@ macro_rules! float_arith {
             // bits at every vector width.
             fn sum_slice(c: &[Self]) -> Self {
                 super::sum::sum(c)
+            }
+            fn sum_lane(c: &[Self]) -> Self {
+                // What ndarray's `sum_axis` runs on each lane of the
+                // contiguous axis (its eightfold unrolled fold).
+                ndarray::ArrayView1::from(c).sum()
             }
             fn sum_axis(
                 a: ndarray::ArrayViewD<'_, Self>,

@@ -478,14 +478,15 @@ pub fn broadcast_owned<T: Copy + Send + Sync>(
     if n < PAR_THRESHOLD_MEMORY {
         if let Some(t) = Tiled::of(a, shape) {
             let mut out = Vec::with_capacity(n);
-            let mut pos = 0;
+            let (mut pos, mut cur) = (0, t.cursor(0));
             while pos < n {
-                let (y, r) = t.at(pos);
+                let (y, r) = cur.seg();
                 let seg = (n - pos).min(r);
                 match y {
                     Seg::One(v) => out.extend(std::iter::repeat_n(v, seg)),
                     Seg::Run(q) => out.extend_from_slice(&q[..seg]),
                 }
+                cur.advance(seg);
                 pos += seg;
             }
             return ArrayD::from_shape_vec(IxDyn(shape), out).expect("same size");
@@ -728,15 +729,56 @@ impl<'a, T: Copy> Tiled<'a, T> {
         long.then_some(Tiled { s, inner })
     }
 
-    /// The operand from output position `pos` on, and for how many elements
-    /// that stretch holds.
+    /// A cursor at output position `pos` (the only divisions of a walk).
     #[inline(always)]
-    fn at(&self, pos: usize) -> (Seg<'a, T>, usize) {
-        let j = (pos / self.inner) % self.s.len();
-        if self.inner == 1 {
-            (Seg::Run(&self.s[j..]), self.s.len() - j)
+    fn cursor(self, pos: usize) -> Cursor<'a, T> {
+        Cursor {
+            j: (pos / self.inner) % self.s.len(),
+            k: pos % self.inner,
+            t: self,
+        }
+    }
+}
+
+/// A walk over a [`Tiled`] operand, stretch by stretch: a loop over a
+/// `[rows, 10] - [rows, 1]` broadcast takes ten elements per stretch, so the
+/// position arithmetic must cost a few additions, not divisions.
+struct Cursor<'a, T> {
+    t: Tiled<'a, T>,
+    /// Index into `t.s` of the current element or run.
+    j: usize,
+    /// Position within the current element's `inner` repeats.
+    k: usize,
+}
+
+impl<'a, T: Copy> Cursor<'a, T> {
+    /// The operand from the cursor on, and for how many elements that
+    /// stretch holds.
+    #[inline(always)]
+    fn seg(&self) -> (Seg<'a, T>, usize) {
+        let s = self.t.s;
+        if self.t.inner == 1 {
+            (Seg::Run(&s[self.j..]), s.len() - self.j)
         } else {
-            (Seg::One(self.s[j]), self.inner - pos % self.inner)
+            (Seg::One(s[self.j]), self.t.inner - self.k)
+        }
+    }
+
+    /// Moves on by `n` elements, at most to the end of the current stretch.
+    #[inline(always)]
+    fn advance(&mut self, n: usize) {
+        let len = self.t.s.len();
+        if self.t.inner == 1 {
+            self.j += n;
+        } else {
+            self.k += n;
+            if self.k == self.t.inner {
+                self.k = 0;
+                self.j += 1;
+            }
+        }
+        if self.j == len {
+            self.j = 0;
         }
     }
 }
@@ -771,9 +813,9 @@ pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
     // registers instead of being read back through a reference at every
     // element (which also keeps the loop from vectorizing).
     let body = move |(c, chunk): (usize, &mut [T])| {
-        let (mut pos, mut at) = (c * K, 0);
+        let (mut at, mut cur) = (0, t.cursor(c * K));
         while at < chunk.len() {
-            let (y, r) = t.at(pos);
+            let (y, r) = cur.seg();
             let seg = (chunk.len() - at).min(r);
             let out = &mut chunk[at..at + seg];
             match y {
@@ -783,7 +825,7 @@ pub(crate) fn zip_in_place<T: Copy + Send + Sync>(
                     .zip(&q[..seg])
                     .for_each(|(x, &y)| *x = f(*x, y)),
             }
-            pos += seg;
+            cur.advance(seg);
             at += seg;
         }
     };
@@ -831,9 +873,9 @@ where
             |_, c, _, dst| {
                 simd(|| {
                     let (mut pos, end) = (c * K, c * K + dst.len());
+                    let (mut ca, mut cb) = (a.cursor(pos), b.cursor(pos));
                     while pos < end {
-                        let (x, ra) = a.at(pos);
-                        let (y, rb) = b.at(pos);
+                        let ((x, ra), (y, rb)) = (ca.seg(), cb.seg());
                         let seg = (end - pos).min(ra).min(rb);
                         match (x, y) {
                             (Seg::Run(p), Seg::Run(q)) => {
@@ -847,6 +889,8 @@ where
                             }
                             (Seg::One(x), Seg::One(y)) => dst.extend((0..seg).map(|_| f(x, y))),
                         }
+                        ca.advance(seg);
+                        cb.advance(seg);
                         pos += seg;
                     }
                 })
@@ -1299,6 +1343,42 @@ mod tests {
         let strided = t.clone().reversed_axes();
         let want = strided.broadcast(IxDyn(&[2, 4, 3])).unwrap().to_owned();
         assert_eq!(broadcast_owned(&strided, &[2, 4, 3]), want);
+    }
+
+    /// Broadcast operands walked stretch by stretch (a column, a row, a
+    /// scalar, repeated blocks; chunks of 4096 that start inside a row or a
+    /// column's repeats) give `f` of the pairs ndarray's broadcast gives.
+    #[test]
+    fn tiled_operands_pair_the_elements_ndarray_pairs() {
+        let cases: &[(&[usize], &[usize])] = &[
+            (&[128, 10], &[128, 1]),
+            (&[1000, 10], &[1000, 1]),
+            (&[1000, 1], &[1000, 10]),
+            (&[3, 4101], &[4101]),
+            (&[700, 13], &[13]),
+            (&[2, 700, 13], &[700, 1]),
+            (&[9000], &[1]),
+            (&[1], &[5, 7]),
+        ];
+        for &(sa, sb) in cases {
+            let arr = |shape: &[usize], k: f64| {
+                let n: usize = shape.iter().product();
+                Array::from_shape_fn(n, |i| i as f64 * k + 0.5)
+                    .into_shape_with_order(IxDyn(shape))
+                    .unwrap()
+                    .into_shared()
+            };
+            let (a, b) = (arr(sa, 1.0), arr(sb, 1e-3));
+            let got = zip_map("Test", &a, &b, |x, y| x * 3.0 - y).unwrap();
+            let shape = broadcast_shapes("Test", sa, sb).unwrap();
+            let sh = IxDyn(&shape);
+            let mut want = ArrayD::<f64>::zeros(sh.clone());
+            Zip::from(&mut want)
+                .and(&a.broadcast(sh.clone()).unwrap())
+                .and(&b.broadcast(sh).unwrap())
+                .for_each(|w, &x, &y| *w = x * 3.0 - y);
+            assert_eq!(got, want, "{sa:?} with {sb:?}");
+        }
     }
 
     /// A panic in the half run on the pool ends the join (re-raised here)

@@ -89,11 +89,14 @@ where
         let inner: usize = a.shape()[1..].iter().product();
         if inner > 1 && a.shape()[0] > 0 {
             let mut acc = vec![T::zero(); inner];
-            for row in flat.chunks_exact(inner) {
-                for (s, &v) in acc.iter_mut().zip(row) {
-                    *s = Arith::add(*s, v);
+            // Element by element, so compiled for AVX2 where the CPU has it.
+            crate::kernels::simd(|| {
+                for row in flat.chunks_exact(inner) {
+                    for (s, &v) in acc.iter_mut().zip(row) {
+                        *s = Arith::add(*s, v);
+                    }
                 }
-            }
+            });
             let shape = if keepdims {
                 kept_shape(a.shape(), axes)
             } else {
@@ -101,6 +104,24 @@ where
             };
             return ndarray::ArrayD::from_shape_vec(IxDyn(&shape), acc)
                 .expect("sizes match")
+                .into_shared();
+        }
+    }
+    if let (&[ax], Some(flat)) = (axes, a.as_slice()) {
+        // Over the last axis of a row-major array (a softmax's
+        // denominator): each row summed as `T::sum_axis` sums a contiguous
+        // lane (`Arith::sum_lane`: the same bits), without its per-lane
+        // dynamic-shape iteration.
+        let len = a.shape()[ax];
+        if ax + 1 == a.ndim() && len > 1 {
+            let sums: Vec<T> = flat.chunks_exact(len).map(T::sum_lane).collect();
+            let shape = if keepdims {
+                kept_shape(a.shape(), axes)
+            } else {
+                a.shape()[..ax].to_vec()
+            };
+            return ndarray::ArrayD::from_shape_vec(IxDyn(&shape), sums)
+                .expect("one sum per row")
                 .into_shared();
         }
     }
@@ -868,6 +889,44 @@ mod tests {
                 let bits =
                     |t: &ArcArray<f32, IxDyn>| t.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&got), bits(&want.into_shared()), "{shape:?}");
+            }
+        }
+    }
+
+    /// Sums over the last axis by rows, and over the first by accumulated
+    /// rows, give ndarray's `sum_axis` bits (its eightfold unrolled lanes:
+    /// rows shorter than, equal to and longer than eight, with remainders;
+    /// values whose sums depend on the order), with and without the kept
+    /// dimension.
+    #[test]
+    fn sums_over_the_first_or_last_axis_are_sum_axis_bits() {
+        for shape in [
+            vec![128, 10],
+            vec![5, 3],
+            vec![4, 8],
+            vec![3, 37],
+            vec![2, 3, 19],
+            vec![0, 4],
+            vec![6, 2],
+        ] {
+            let n: usize = shape.iter().product();
+            let v: Vec<f32> = (0..n)
+                .map(|i| ((i * 7919) % 1013) as f32 * 1e-3 * if i % 3 == 0 { 1e4 } else { -1.0 })
+                .collect();
+            let a = ArcArray::from_shape_vec(IxDyn(&shape), v).unwrap();
+            for ax in [0, shape.len() - 1] {
+                for keepdims in [false, true] {
+                    let got = sum_axes(&a, &[ax], keepdims);
+                    let mut want = a.sum_axis(Axis(ax));
+                    if keepdims {
+                        want = want.insert_axis(Axis(ax));
+                    }
+                    assert_eq!(got.shape(), want.shape(), "{shape:?} axis {ax}");
+                    let bits = |t: ndarray::ArrayViewD<'_, f32>| {
+                        t.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                    };
+                    assert_eq!(bits(got.view()), bits(want.view()), "{shape:?} axis {ax}");
+                }
             }
         }
     }
