@@ -730,13 +730,16 @@ impl<'a, T: Copy> Tiled<'a, T> {
     }
 
     /// A cursor at output position `pos` (the only divisions of a walk).
+    /// An empty operand or output has no stretch to walk: its cursor is
+    /// never read.
     #[inline(always)]
     fn cursor(self, pos: usize) -> Cursor<'a, T> {
-        Cursor {
-            j: (pos / self.inner) % self.s.len(),
-            k: pos % self.inner,
-            t: self,
-        }
+        let (j, k) = if self.inner == 0 || self.s.is_empty() {
+            (0, 0)
+        } else {
+            ((pos / self.inner) % self.s.len(), pos % self.inner)
+        };
+        Cursor { t: self, j, k }
     }
 }
 
@@ -1323,6 +1326,8 @@ mod tests {
             (&[2, 1, 3], &[2, 4, 3]),
             (&[2, 3, 1], &[2, 3, 2]),
             (&[1, 1], &[0, 3]),
+            (&[3, 1], &[3, 0]),
+            (&[0, 1], &[0, 4]),
             (&[4], &[4]),
         ];
         for &(from, to) in cases {
@@ -1359,6 +1364,10 @@ mod tests {
             (&[2, 700, 13], &[700, 1]),
             (&[9000], &[1]),
             (&[1], &[5, 7]),
+            (&[0, 10], &[0, 1]),
+            (&[3, 0], &[3, 1]),
+            (&[3, 0], &[0]),
+            (&[0], &[1]),
         ];
         for &(sa, sb) in cases {
             let arr = |shape: &[usize], k: f64| {
