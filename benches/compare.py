@@ -202,6 +202,32 @@ def mlp_products() -> dict[str, float]:
     return out
 
 
+def loss_chain() -> dict[str, float]:
+    """The MLP step's hand-written loss alone (TF-user form): a max-shifted
+    logsumexp against one-hot labels on [128, 10] logits, value and gradient,
+    eager and compiled (seconds, median). Its ops are small broadcasts and
+    row reductions, so their per-call and per-row costs show here and hide
+    in the whole step (`benches/ab.py OLD NEW --workloads loss`)."""
+    _, labels, _ = mlp_inputs()
+    logits = tf.constant(R.normal(size=(128, 10)).astype(np.float32))
+    onehot = tf.constant(np.eye(10, dtype=np.float32)[labels])
+
+    def loss_grad(z0):
+        with tf.GradientTape() as tape:
+            tape.watch(z0)
+            z = z0 - tf.reduce_max(z0, axis=1, keepdims=True)
+            logp = z - tf.math.log(tf.reduce_sum(tf.exp(z), axis=1, keepdims=True))
+            loss = -tf.reduce_mean(tf.reduce_sum(onehot * logp, axis=1))
+        return loss, tape.gradient(loss, z0)
+
+    out = {"tapers": median_time(lambda: loss_grad(logits))}
+    if HAS_FUNCTION:
+        compiled = tf.function(loss_grad)
+        out["tapers.function"] = median_time(lambda: compiled(logits))
+        out["fallbacks"] = fallbacks(compiled)
+    return out
+
+
 def tapers_mlp_step_fn(form: str = "fused", compiled: bool = False) -> Callable[[], object]:
     """One SGD step of the MLP, eager or under ``tf.function``.
 
@@ -527,6 +553,7 @@ WORKLOADS: dict[str, Callable[[], dict[str, float]]] = {
     "bandwidth": lambda: {"tapers": copy_bandwidth()},
     "matmul": matmul_chain,
     "mlp_products": mlp_products,
+    "loss": loss_chain,
     "jacobian": jacobian,
     "threads": threads,
     "one_thread": lambda: threads(both=False),
