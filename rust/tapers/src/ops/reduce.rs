@@ -112,17 +112,8 @@ where
         // denominator): each row summed as `T::sum_axis` sums a contiguous
         // lane (`Arith::sum_lane`: the same bits), without its per-lane
         // dynamic-shape iteration.
-        let len = a.shape()[ax];
-        if ax + 1 == a.ndim() && len > 1 {
-            let sums: Vec<T> = flat.chunks_exact(len).map(T::sum_lane).collect();
-            let shape = if keepdims {
-                kept_shape(a.shape(), axes)
-            } else {
-                a.shape()[..ax].to_vec()
-            };
-            return ndarray::ArrayD::from_shape_vec(IxDyn(&shape), sums)
-                .expect("one sum per row")
-                .into_shared();
+        if ax + 1 == a.ndim() && a.shape()[ax] > 1 {
+            return by_rows(a.shape(), flat, keepdims, T::sum_lane);
         }
     }
     let Some((&last, rest)) = axes.split_last() else {
@@ -337,6 +328,24 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
     ops::div(&s, &Tensor::scalar_of(x.dtype(), count as f64))
 }
 
+/// One value per row of the row-major `flat` of `shape` (rows of its last
+/// axis, which is not empty): a reduction over that axis alone, its axis
+/// kept as 1 when `keepdims`.
+fn by_rows<T, R>(
+    shape: &[usize],
+    flat: &[T],
+    keepdims: bool,
+    row: impl FnMut(&[T]) -> R,
+) -> ArcArray<R, IxDyn> {
+    let (&len, outer) = shape.split_last().expect("at least one axis");
+    let vals: Vec<R> = flat.chunks_exact(len).map(row).collect();
+    let mut out = outer.to_vec();
+    if keepdims {
+        out.push(1);
+    }
+    ArcArray::from_shape_vec(IxDyn(&out), vals).expect("one value per row")
+}
+
 /// Folds `f` over `axes` (descending, so axis numbers stay valid).
 fn fold_axes<T: Clone>(
     a: &ArcArray<T, IxDyn>,
@@ -349,18 +358,10 @@ fn fold_axes<T: Clone>(
     // classes): one fold along each row, index 0 first as `fold_axis` folds
     // (its per-element zips over dynamic-rank views cost several times more).
     if let ([ax], Some(s)) = (axes, a.as_slice()) {
-        let len = a.shape()[*ax];
-        if *ax + 1 == a.ndim() && len > 0 {
-            let v: Vec<T> = s
-                .chunks(len)
-                .map(|row| row.iter().fold(init.clone(), |acc, x| f(&acc, x)))
-                .collect();
-            let shape = if keepdims {
-                kept_shape(a.shape(), axes)
-            } else {
-                a.shape()[..*ax].to_vec()
-            };
-            return ArcArray::from_shape_vec(IxDyn(&shape), v).expect("one value per row");
+        if *ax + 1 == a.ndim() && a.shape()[*ax] > 0 {
+            return by_rows(a.shape(), s, keepdims, |row| {
+                row.iter().fold(init.clone(), |acc, x| f(&acc, x))
+            });
         }
     }
     let mut r = a.to_owned();
