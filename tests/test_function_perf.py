@@ -71,7 +71,9 @@ def test_small_pointwise_gradients_replay_as_one_pass_each() -> None:
     assert "PointwiseGrad" in g.op_names
 
 
-def _mlp_step(form: str, sizes: tuple[int, ...] = (16, 12, 8, 3)) -> tuple[Callable[[], Any], list[Any]]:
+def _mlp_step(
+    form: str, sizes: tuple[int, ...] = (16, 12, 8, 3), momentum: float = 0.9
+) -> tuple[Callable[[], Any], list[Any]]:
     rng = np.random.default_rng(2)
     batch, width, hidden, classes = sizes
     x = tf.constant(rng.normal(size=(batch, width)).astype(np.float32))
@@ -82,7 +84,7 @@ def _mlp_step(form: str, sizes: tuple[int, ...] = (16, 12, 8, 3)) -> tuple[Calla
     ws = [tf.Variable(rng.normal(size=s).astype(np.float32) * 0.3) for s in shapes]
     bs = [tf.Variable(np.zeros(s[1], np.float32)) for s in shapes]
     params = ws + bs
-    opt = tf.optimizers.SGD(0.1, momentum=0.9)
+    opt = tf.optimizers.SGD(0.1, momentum=momentum)
 
     def fused() -> Any:
         with tf.GradientTape() as tape:
@@ -106,11 +108,11 @@ def _mlp_step(form: str, sizes: tuple[int, ...] = (16, 12, 8, 3)) -> tuple[Calla
     return (fused if form == "fused" else user), params
 
 
-def _compiled_steps_match_eager(form: str, sizes: tuple[int, ...] = (16, 12, 8, 3)) -> Any:
+def _compiled_steps_match_eager(form: str, sizes: tuple[int, ...] = (16, 12, 8, 3), momentum: float = 0.9) -> Any:
     """Four steps eagerly and four compiled, from the same start: the losses and
     variables agree bit for bit after each. Returns the compiled function."""
-    eager, eager_params = _mlp_step(form, sizes)
-    step, params = _mlp_step(form, sizes)
+    eager, eager_params = _mlp_step(form, sizes, momentum)
+    step, params = _mlp_step(form, sizes, momentum)
     compiled = tf.function(step)
     for k in range(4):
         le, lf = eager(), compiled()
@@ -142,6 +144,24 @@ def test_layers_replay_with_their_products_bitwise(form: str) -> None:
     # Hidden layer, logits layer, and `d @ w1^T` with relu's mask.
     assert g.plan_stats["product_chains"] == 3, g.op_names
     assert "Maximum" not in g.op_names and "Relu" not in g.op_names
+    # `v.assign_sub(0.1 * g)` of each weight runs with the product making `g`
+    # (SGD with momentum has no such form).
+    assert g.plan_stats["product_updates"] == (2 if form == "user" else 0)
+    assert g.update_stats["with_products"] == g.plan_stats["product_updates"]
+
+
+def test_plain_sgd_updates_run_with_their_gradient_products() -> None:
+    # SGD without momentum updates `v - g * lr`: each weight's gradient
+    # product is folded into the weight half by half, with eager's bits, and
+    # the weight is written in place.
+    compiled = _compiled_steps_match_eager("fused", (64, 96, 80, 32), momentum=0.0)
+    g = only_graph(compiled)
+    assert g.plan_stats["product_updates"] == 2, g.op_names
+    # The two weight gradients were the only products not in a chain.
+    assert "MatMul" not in g.op_names and g.plan_stats["product_chains"] == 3
+    # Both weights' updates computed their products as they wrote (the biases'
+    # updates read reduce_sum's gradients), all four on the variables' buffers.
+    assert g.update_stats == {"in_place": 4, "copied": 0, "with_products": 2}
 
 
 def test_calls_of_tensors_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -351,7 +351,8 @@ impl PyGraph {
     /// backward regions, pointwise gradient passes, products run with the
     /// elementwise ops that read them (`product_chains`), values released early,
     /// the most values alive at once, values computed; and how many ops on
-    /// constants were computed once when the graph was built (`folded`).
+    /// constants were computed once when the graph was built (`folded`);
+    /// variable updates run with their gradient products (`product_updates`).
     #[getter]
     fn plan_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.graph.plan_stats();
@@ -365,18 +366,22 @@ impl PyGraph {
         d.set_item("computed", s.computed)?;
         d.set_item("scalar", self.graph.is_scalar())?;
         d.set_item("folded", self.graph.folded_constants())?;
+        d.set_item("product_updates", self.graph.product_updates())?;
         Ok(d)
     }
 
     /// How the last replay applied the variable updates it deferred to its
     /// end: `in_place` (on the variable's own buffer) and `copied` (another
-    /// holder shared the old buffer, which keeps its value).
+    /// holder shared the old buffer, which keeps its value); of those,
+    /// `with_products`: updates that computed their gradient product as they
+    /// wrote (`plan_stats["product_updates"]`).
     #[getter]
     fn update_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.graph.update_stats();
         let d = PyDict::new(py);
         d.set_item("in_place", s.in_place)?;
         d.set_item("copied", s.copied)?;
+        d.set_item("with_products", s.with_products)?;
         Ok(d)
     }
 

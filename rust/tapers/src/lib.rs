@@ -72,7 +72,9 @@ pub use autodiff::{Explanation, Gradient, IndexedSlices, PassStats, Source, Unco
 pub use dims::{tuple_string, Dims, ShapeDisplay};
 pub use dtype::{DType, Num, Scalar, ToF64};
 pub use error::{CallbackError, Error, ErrorKind, Result};
-pub use record::{is_recording, record_op, BackwardFn, CutReason, Effect, RecordingContext};
+pub use record::{
+    is_recording, record_op, BackwardFn, CutReason, Effect, Linear, RecordingContext,
+};
 pub use shape::{broadcast_shapes, normalize_axis};
 pub use tape::{GradientTape, PausedGuard, PendingSpend, RecordingGuard, TapeStats};
 pub use tensor::{Element, Storage, Tensor, TensorId};

@@ -376,6 +376,42 @@ impl crate::record::Effect for Update {
             run: Box::new(run),
         }))
     }
+
+    /// Plain SGD (no momentum, no weight decay): `v - g * lr`.
+    fn linear_in(&self, at: usize) -> bool {
+        let plain = matches!(self.rule, Rule::Sgd { momentum, .. } if momentum == 0.0);
+        at == 0 && plain && self.weight_decay == 0.0
+    }
+
+    fn linear(
+        &self,
+        at: usize,
+        current: &[Tensor],
+        others: &[Tensor],
+    ) -> Option<crate::record::Linear> {
+        let float = matches!(current[0].dtype(), crate::DType::F32 | crate::DType::F64);
+        if !self.linear_in(at) || !float {
+            return None;
+        }
+        // A counter the step cannot come from: the traced form says so.
+        if self.fixed.is_none() {
+            counter_step(current.get(1)?).ok()?;
+        }
+        let lr = match self.lr {
+            Some(v) => v,
+            None => rate_of(others.first()?).ok()?,
+        };
+        // The rate in the variable's dtype ([`Elem::lr`]), exactly.
+        let lr = if current[0].dtype() == crate::DType::F32 {
+            f64::from(lr as f32)
+        } else {
+            lr
+        };
+        Some(crate::record::Linear {
+            scale: Some((lr, false)),
+            add: false,
+        })
+    }
 }
 
 /// An element type the update rules run on: the arithmetic of the

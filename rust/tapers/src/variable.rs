@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops;
-use crate::record::{trace_effect, Effect, InPlace};
+use crate::record::{trace_effect, Effect, InPlace, Linear};
 pub use crate::record::{ValueGuard, Variable};
 use crate::tensor::{Storage, Tensor};
 
@@ -104,6 +105,22 @@ impl Effect for Update {
             sub: self.sub,
         })))
     }
+
+    fn linear_in(&self, at: usize) -> bool {
+        at == 0
+    }
+
+    fn linear(&self, _at: usize, current: &[Tensor], _others: &[Tensor]) -> Option<Linear> {
+        float_variable(current).then_some(Linear {
+            scale: None,
+            add: !self.sub,
+        })
+    }
+}
+
+/// Whether the (first) variable holds float32 or float64 values.
+fn float_variable(current: &[Tensor]) -> bool {
+    matches!(current[0].dtype(), DType::F32 | DType::F64)
 }
 
 /// [`Update`] of the product of its two inputs (`Mul`'s operands, in their
@@ -184,5 +201,22 @@ impl Effect for ScaledUpdate {
             writes: 1,
             run: Box::new(run),
         }))
+    }
+
+    fn linear_in(&self, at: usize) -> bool {
+        at < 2
+    }
+
+    /// `v ± c * g` (`g` second) or `v ± g * c` (`g` first), with `c` the
+    /// other operand: one element of the variable's dtype.
+    fn linear(&self, at: usize, current: &[Tensor], others: &[Tensor]) -> Option<Linear> {
+        let c = others.first()?;
+        if !float_variable(current) || c.rank() != 0 || c.dtype() != current[0].dtype() {
+            return None;
+        }
+        Some(Linear {
+            scale: Some((c.to_f64_scalar().ok()?, at == 1)),
+            add: !self.0.sub,
+        })
     }
 }

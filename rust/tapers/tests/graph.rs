@@ -843,3 +843,97 @@ fn a_changed_shape_inside_a_branch_makes_the_graph_not_apply() {
     let err = g.run(&[mask(&[true, false, false])]).unwrap_err();
     assert!(matches!(err, tapers::Error::StaleGraph), "{err}");
 }
+
+/// Weight gradients that are matrix products read only by their updates
+/// (`v.assign_sub(c * g)`, plain SGD) run with them: each half of the
+/// product is folded into the variable's rows as it is made. The values
+/// are eager's bits, the updates are written in place, and a replay that
+/// fails after them writes nothing.
+#[test]
+fn weight_updates_run_with_their_gradient_products() {
+    // Products large enough for MatMul's row halves: x^T @ d is 48x64 over
+    // a batch of 64, h^T @ d2 64x40.
+    let make = || {
+        (
+            Variable::new(vals(48 * 64, 0.2, &[48, 64])),
+            Variable::new(vals(64 * 40, 0.9, &[64, 40])),
+            Variable::new(vals(64 * 40, 1.7, &[64, 40])),
+            Variable::new(Tensor::scalar(0i64)),
+        )
+    };
+    let sgd = Rule::Sgd {
+        momentum: 0.0,
+        nesterov: false,
+    };
+    let step = |(w0, w1, w2, iters): &(Variable, Variable, Variable, Variable),
+                i: &[Tensor]|
+     -> tapers::Result<Vec<Tensor>> {
+        let (x, y) = (&i[0], &i[1]);
+        let tape = GradientTape::new();
+        let loss = {
+            let _r = tape.record()?;
+            let h = ops::relu(&x.matmul(&w0.read())?)?;
+            let out = h.matmul(&w1.read())?.add(&h.matmul(&w2.read())?)?;
+            ops::reduce_mean(&out.sub(y)?.square()?, None, false)?
+        };
+        let srcs: Vec<tapers::Source> = [w0, w1, w2].into_iter().map(Into::into).collect();
+        let g = tape.gradient(std::slice::from_ref(&loss), &srcs)?;
+        let g: Vec<&Tensor> = g.iter().map(|g| g.as_ref().unwrap()).collect();
+        // The three forms: `c * g`, an optimizer's `g * lr`, `g` itself.
+        w0.assign_sub(&Tensor::scalar(0.1f32).mul(g[0])?)?;
+        apply_traced(&sgd, w1, g[1], &[], 0.05, None, Some(iters), 0.0)?;
+        w2.assign_sub(g[2])?;
+        iters.assign_add(&Tensor::scalar(1i64))?;
+        // An integer division after the updates (fails on a zero divisor).
+        Ok(vec![loss, ops::floordiv(&Tensor::scalar(7i64), &i[2])?])
+    };
+    let (eager, traced) = (make(), make());
+    let batch = |k: usize| {
+        [
+            vals(64 * 48, k as f64, &[64, 48]),
+            vals(64 * 40, k as f64 + 0.5, &[64, 40]),
+            Tensor::scalar(1i64),
+        ]
+    };
+    let first = batch(0);
+    let tracing = Tracing::start(&first);
+    let outs = step(&traced, &first).unwrap();
+    let g = tracing.finish(&outs);
+    step(&eager, &first).unwrap();
+    assert_eq!(g.product_updates(), 3, "{:?}", g.op_names());
+    let value_bits = |s: &(Variable, Variable, Variable, Variable)| {
+        [&s.0, &s.1, &s.2, &s.3].map(|v| bits(&v.value()))
+    };
+    for k in 1..5 {
+        let r = g.run(&batch(k)).unwrap();
+        let e = step(&eager, &batch(k)).unwrap();
+        assert_eq!(bits(&r[0]), bits(&e[0]), "loss of step {k}");
+        assert_eq!(value_bits(&traced), value_bits(&eager), "step {k}");
+        let stats = g.update_stats();
+        assert_eq!((stats.in_place, stats.with_products), (3, 3), "step {k}");
+    }
+    let before = value_bits(&traced);
+    let mut bad = batch(5);
+    bad[2] = Tensor::scalar(0i64);
+    let err = g.run(&bad).unwrap_err();
+    assert!(format!("{err}").contains("division by zero"), "{err}");
+    assert_eq!(value_bits(&traced), before, "nothing written");
+    // A kept old value keeps its bits: the update writes a copy.
+    let kept = traced.0.value();
+    let kept_bits = bits(&kept);
+    g.run(&batch(6)).unwrap();
+    step(&eager, &batch(6)).unwrap();
+    assert_eq!(bits(&kept), kept_bits);
+    assert_eq!(value_bits(&traced), value_bits(&eager));
+    assert_eq!(g.update_stats().copied, 1);
+    assert_eq!(g.update_stats().with_products, 3);
+    // Under a tape, the product runs as its own op (the tape sees it).
+    let tape = GradientTape::new();
+    {
+        let _r = tape.record().unwrap();
+        g.run(&batch(7)).unwrap();
+    }
+    assert_eq!(g.update_stats().with_products, 0);
+    step(&eager, &batch(7)).unwrap();
+    assert_eq!(value_bits(&traced), value_bits(&eager));
+}

@@ -47,6 +47,7 @@ mod epilogue;
 mod fold;
 mod fuse;
 mod plan;
+mod product_update;
 mod scalar;
 pub use control::{cond, cond_fn, trace_branch, while_loop, while_loop_fn, Branch};
 pub use fuse::FusionStats;
@@ -337,6 +338,8 @@ pub struct Graph {
     updates: UpdateCounts,
     /// Ops computed once when the graph was built (`fold.rs`).
     folded: usize,
+    /// Updates run with their gradient products (`product_update.rs`).
+    product_updates: usize,
 }
 
 impl std::fmt::Debug for Graph {
@@ -491,11 +494,13 @@ impl Graph {
             scalar: None,
             updates: UpdateCounts::default(),
             folded: 0,
+            product_updates: 0,
         };
         if g.unreplayable.is_none() {
             g.folded = fold::fold_constants(&mut g);
         }
         fold_scaled_updates(&mut g, &slot_meta);
+        g.product_updates = product_update::fuse_product_updates(&mut g, &slot_meta);
         epilogue::fuse_products(&mut g, &slot_meta);
         g.fusion = fuse::fuse(&mut g, &slot_meta);
         g.shape_checks = g
@@ -522,6 +527,13 @@ impl Graph {
     /// their inputs are constants (small values only: `fold.rs`).
     pub fn folded_constants(&self) -> usize {
         self.folded
+    }
+
+    /// How many variable updates run with the matrix products that make
+    /// their gradients, half by half (`product_update.rs`): each replaces a
+    /// `MatMul` node and the update that read it.
+    pub fn product_updates(&self) -> usize {
+        self.product_updates
     }
 
     /// What the graph's execution plan does on each replay.
@@ -764,6 +776,7 @@ impl Graph {
         // releases) must not keep the variables' buffers shared.
         drop(vals);
         let (mut in_place, mut copied) = (0, 0);
+        let fused_before = product_update::fused_runs();
         for (vars, ip) in deferred {
             if with_storages(&vars, ip.run)? {
                 in_place += 1;
@@ -771,7 +784,8 @@ impl Graph {
                 copied += 1;
             }
         }
-        self.updates.store(in_place, copied);
+        let with_products = product_update::fused_runs() - fused_before;
+        self.updates.store(in_place, copied, with_products);
         Ok(Some(outs))
     }
 
@@ -936,6 +950,9 @@ pub struct UpdateStats {
     pub in_place: usize,
     /// Updates written into a copy (the old buffer was shared).
     pub copied: usize,
+    /// Of those, updates that computed their gradient product half by half
+    /// as they wrote ([`Graph::product_updates`]).
+    pub with_products: usize,
 }
 
 /// [`UpdateStats`] of a graph's last replay (atomics: replays may overlap).
@@ -943,18 +960,21 @@ pub struct UpdateStats {
 struct UpdateCounts {
     in_place: AtomicUsize,
     copied: AtomicUsize,
+    with_products: AtomicUsize,
 }
 
 impl UpdateCounts {
-    fn store(&self, in_place: usize, copied: usize) {
+    fn store(&self, in_place: usize, copied: usize, with_products: usize) {
         self.in_place.store(in_place, Ordering::Relaxed);
         self.copied.store(copied, Ordering::Relaxed);
+        self.with_products.store(with_products, Ordering::Relaxed);
     }
 
     fn load(&self) -> UpdateStats {
         UpdateStats {
             in_place: self.in_place.load(Ordering::Relaxed),
             copied: self.copied.load(Ordering::Relaxed),
+            with_products: self.with_products.load(Ordering::Relaxed),
         }
     }
 }

@@ -225,13 +225,7 @@ pub(crate) fn product_then<T: GemmFloat + num_traits::Zero>(
     outputs: usize,
     epilogue: &RowEpilogue<'_, T>,
 ) -> Option<Vec<Vec<T>>> {
-    if a.ndim() != 2 || b.ndim() != 2 {
-        return None;
-    }
-    let ((m, k), (k2, n)) = product_dims(a.shape(), b.shape(), ta, tb);
-    if k != k2 || !in_row_halves(m, n, k, ta) {
-        return None;
-    }
+    let (m, n, k) = halves_dims(a.shape(), b.shape(), ta, tb)?;
     let (a, b) = (as_batched(a, &[]), as_batched(b, &[]));
     let mid = m / 2;
     let half = |parts: Vec<Part<'_, T>>, r0: usize, len: usize| {
@@ -252,6 +246,62 @@ pub(crate) fn product_then<T: GemmFloat + num_traits::Zero>(
         })
     });
     Some(outs)
+}
+
+/// `(m, n, k)` of the 2-D product `op(a) @ op(b)` of operands shaped `sa`
+/// and `sb` when `MatMul` runs it as two row halves ([`in_row_halves`]).
+pub(crate) fn halves_dims(
+    sa: &[usize],
+    sb: &[usize],
+    ta: bool,
+    tb: bool,
+) -> Option<(usize, usize, usize)> {
+    if sa.len() != 2 || sb.len() != 2 {
+        return None;
+    }
+    let ((m, k), (k2, n)) = product_dims(sa, sb, ta, tb);
+    (k == k2 && in_row_halves(m, n, k, ta)).then_some((m, n, k))
+}
+
+/// `dst[i] = f(dst[i], p[i])` for the 2-D product `p = op(a) @ op(b)` and a
+/// row-major `dst` of its size: each half of `p`'s rows is computed as
+/// [`row_halves`] computes it (the same faer calls, so `MatMul`'s bits) and
+/// folded into the same rows of `dst` by the thread that computed it,
+/// while it is in that core's cache; `p` is never written whole. Returns
+/// `false`, having done nothing, when `MatMul` would not run the product
+/// as row halves ([`halves_dims`]) or `dst` is not of its size.
+pub(crate) fn product_update<T: GemmFloat>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    (ta, tb): (bool, bool),
+    dst: &mut [T],
+    f: impl Fn(T, T) -> T + Copy + Send + Sync,
+) -> bool {
+    let Some((m, n, k)) = halves_dims(a.shape(), b.shape(), ta, tb) else {
+        return false;
+    };
+    if dst.len() != m * n {
+        return false;
+    }
+    let (a, b) = (as_batched(a, &[]), as_batched(b, &[]));
+    let mid = m / 2;
+    let (top, bottom) = dst.split_at_mut(mid * n);
+    let half = |d: &mut [T], r0: usize, len: usize| {
+        let (av, bv) = rows(&a, &b, (ta, tb), (m, n, k), (r0, len));
+        let p = product(av, bv, Par::Seq);
+        super::simd(|| d.iter_mut().zip(&p).for_each(|(v, &p)| *v = f(*v, p)));
+    };
+    with_halves_section(m * n * k, |parallel| {
+        if parallel && rayon::current_thread_index().is_some() {
+            rayon::join(|| half(top, 0, mid), || half(bottom, mid, m - mid));
+        } else if parallel && super::worker_awake() {
+            super::kept_join(|| half(top, 0, mid), || half(bottom, mid, m - mid));
+        } else {
+            half(top, 0, mid);
+            half(bottom, mid, m - mid);
+        }
+    });
+    true
 }
 
 /// Rows `r0..r0 + len` of op(a), and op(b): the operands of one row block

@@ -22,7 +22,7 @@ pub(crate) use active::{record_cut, record_entry, set_tracer, variable_accessed,
 pub use data::CutReason;
 pub(crate) use data::TapeData;
 pub use trace::{
-    is_tracing, trace_effect, trace_guard, trace_unreplayable, Effect, InPlace, Tracer,
+    is_tracing, trace_effect, trace_guard, trace_unreplayable, Effect, InPlace, Linear, Tracer,
 };
 pub(crate) use trace::{trace_created, trace_op, trace_read, Assign};
 pub use variable::{ValueGuard, Variable};

@@ -51,6 +51,35 @@ pub trait Effect: Send + Sync {
     fn scaled(&self) -> Option<Arc<dyn Effect>> {
         None
     }
+
+    /// Whether input `at` is one the effect adds to or subtracts from its
+    /// first variable element by element, scaled by one number at most
+    /// (`v ± g`, `v ± c·g`; [`Linear`]). A graph whose gradient product
+    /// feeds only such an input computes the product in row halves and
+    /// updates the variable as each half is made (`graph::product_update`).
+    fn linear_in(&self, _at: usize) -> bool {
+        false
+    }
+
+    /// The per-element update of [`Effect::linear_in`]'s input `at`, given
+    /// the variables' `current` values and the effect's `others` inputs (in
+    /// order, without input `at`). `None` when these values have no such
+    /// form: the replay then makes the input and runs the effect as traced.
+    fn linear(&self, _at: usize, _current: &[Tensor], _others: &[Tensor]) -> Option<Linear> {
+        None
+    }
+}
+
+/// An update `v = v ± p` of one variable with `p` an input `g` itself or
+/// `g` times a number ([`Effect::linear`]), each operation rounded as the
+/// eager ops round it (a product, then a sum or difference).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Linear {
+    /// `Some((c, true))`: `p = c * g`; `Some((c, false))`: `p = g * c`;
+    /// `None`: `p = g`. `c` is exact in the variable's dtype.
+    pub scale: Option<(f64, bool)>,
+    /// `v + p` (true) or `v - p`.
+    pub add: bool,
 }
 
 /// A deferred in-place update ([`Effect::in_place`]): `run` gets the
