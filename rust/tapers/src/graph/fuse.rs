@@ -446,7 +446,7 @@ pub(super) fn kept_slots(g: &Graph) -> Vec<bool> {
 }
 
 /// The slots a node reads and writes.
-fn node_slots(n: &Node<Slot>) -> (&[Slot], &[Slot]) {
+pub(super) fn node_slots(n: &Node<Slot>) -> (&[Slot], &[Slot]) {
     match n {
         Node::Op {
             inputs, outputs, ..

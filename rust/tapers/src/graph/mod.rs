@@ -869,34 +869,73 @@ fn with_storages(
     r
 }
 
+/// Which nodes read and which node makes each slot of a graph: what the
+/// passes that fold an op into the one node reading its output look up.
+struct Feeds {
+    readers: Vec<SmallVec<[usize; 2]>>,
+    kept: Vec<bool>,
+    producer: Vec<Option<usize>>,
+}
+
+impl Feeds {
+    fn of(g: &Graph) -> Feeds {
+        let mut producer = vec![None; g.slots];
+        for (i, n) in g.nodes.iter().enumerate() {
+            if let Node::Op { outputs, .. } = n {
+                for &o in outputs {
+                    producer[o as usize] = Some(i);
+                }
+            }
+        }
+        Feeds {
+            readers: fuse::slot_readers(g),
+            kept: fuse::kept_slots(g),
+            producer,
+        }
+    }
+
+    /// The op node making `d` (its position, op and operands) when `d` is
+    /// its only output and node `reader` reads `d` once and is its only
+    /// reader (no other node, output or guard): an op a pass may fold into
+    /// `reader`.
+    fn sole_source<'g>(
+        &self,
+        g: &'g Graph,
+        reader: usize,
+        d: Slot,
+    ) -> Option<(usize, &'g OpRef, &'g [Slot])> {
+        let p = self.producer[d as usize]?;
+        let Node::Op {
+            op,
+            inputs,
+            outputs,
+        } = &g.nodes[p]
+        else {
+            return None;
+        };
+        let reads = fuse::node_slots(&g.nodes[reader]).0;
+        let once = reads.iter().filter(|&&s| s == d).count() == 1;
+        let sole = self.readers[d as usize][..] == [reader] && !self.kept[d as usize];
+        (outputs[..] == [d] && once && sole).then_some((p, op, &inputs[..]))
+    }
+}
+
+/// Removes the nodes marked in `dropped` (indexed as `g.nodes`).
+fn drop_nodes(g: &mut Graph, dropped: &[bool]) {
+    let mut i = 0;
+    g.nodes.retain(|_| {
+        i += 1;
+        !dropped[i - 1]
+    });
+}
+
 /// Gives each variable update whose input is a `Mul` of a one-element value
 /// and a tensor, read by nothing else, the product's operands instead
 /// ([`crate::record::Effect::scaled`]), and drops the `Mul`: a replay then
 /// updates the variable in one pass (`v.assign_sub(lr * g)` per variable, as
 /// TensorFlow users write SGD).
 fn fold_scaled_updates(g: &mut Graph, meta: &[Option<fuse::Meta>]) {
-    let mut readers = vec![0usize; g.slots];
-    for n in &g.nodes {
-        let ins: &[Slot] = match n {
-            Node::Op { inputs, .. } => inputs,
-            Node::Effect { inputs, .. } => inputs,
-            Node::Read { .. } => &[],
-        };
-        for &s in ins {
-            readers[s as usize] += 1;
-        }
-    }
-    for &s in g.outputs.iter().chain(g.guards.iter().map(|(s, _)| s)) {
-        readers[s as usize] += 1;
-    }
-    let mut producer: FxHashMap<Slot, usize> = FxHashMap::default();
-    for (i, n) in g.nodes.iter().enumerate() {
-        if let Node::Op { outputs, .. } = n {
-            for &o in outputs {
-                producer.insert(o, i);
-            }
-        }
-    }
+    let feeds = Feeds::of(g);
     let one_element = |s: Slot| {
         meta[s as usize]
             .as_ref()
@@ -908,19 +947,10 @@ fn fold_scaled_updates(g: &mut Graph, meta: &[Option<fuse::Meta>]) {
             continue;
         };
         let [d] = inputs[..] else { continue };
-        let Some(&p) = producer.get(&d) else { continue };
-        if readers[d as usize] != 1 {
-            continue;
-        }
-        let Node::Op {
-            op,
-            inputs: operands,
-            outputs,
-        } = &g.nodes[p]
-        else {
+        let Some((p, op, operands)) = feeds.sole_source(g, e, d) else {
             continue;
         };
-        if op.name() != "Mul" || outputs.len() != 1 || operands.len() != 2 {
+        if op.name() != "Mul" || operands.len() != 2 {
             continue;
         }
         if !(one_element(operands[0]) || one_element(operands[1])) {
@@ -936,11 +966,7 @@ fn fold_scaled_updates(g: &mut Graph, meta: &[Option<fuse::Meta>]) {
         };
         dropped[p] = true;
     }
-    let mut i = 0;
-    g.nodes.retain(|_| {
-        i += 1;
-        !dropped[i - 1]
-    });
+    drop_nodes(g, &dropped);
 }
 
 /// How a replay applied its deferred variable updates ([`Graph::update_stats`]).

@@ -22,8 +22,10 @@ use std::sync::Arc;
 
 use ndarray::{ArcArray, IxDyn};
 
-use super::fuse::{kept_slots, slot_readers, Meta};
-use super::{Graph, Node, Slot};
+use smallvec::{smallvec, SmallVec};
+
+use super::fuse::Meta;
+use super::{drop_nodes, Feeds, Graph, Node, Slot};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::gemm::{halves_dims, product_update, GemmFloat};
@@ -59,17 +61,8 @@ struct ProductUpdate {
 /// (or subtracts it from) a variable ([`Effect::linear_in`]) and the update
 /// by one [`ProductUpdate`] at the update's place; returns how many.
 pub(super) fn fuse_product_updates(g: &mut Graph, meta: &[Option<Meta>]) -> usize {
-    let readers = slot_readers(g);
-    let kept = kept_slots(g);
+    let feeds = Feeds::of(g);
     let m = |s: Slot| meta.get(s as usize).and_then(Option::as_ref);
-    let mut producer = vec![None; g.slots];
-    for (i, n) in g.nodes.iter().enumerate() {
-        if let Node::Op { outputs, .. } = n {
-            for &o in outputs {
-                producer[o as usize] = Some(i);
-            }
-        }
-    }
     let mut dropped = vec![false; g.nodes.len()];
     let mut count = 0;
     for e in 0..g.nodes.len() {
@@ -80,21 +73,7 @@ pub(super) fn fuse_product_updates(g: &mut Graph, meta: &[Option<Meta>]) -> usiz
             continue;
         }
         let found = inputs.iter().enumerate().find_map(|(at, &d)| {
-            let p = producer[d as usize]?;
-            let only_here = readers[d as usize][..] == [e]
-                && !kept[d as usize]
-                && inputs.iter().filter(|&&s| s == d).count() == 1;
-            if !only_here || dropped[p] || !effect.linear_in(at) {
-                return None;
-            }
-            let Node::Op {
-                op,
-                inputs: operands,
-                outputs,
-            } = &g.nodes[p]
-            else {
-                return None;
-            };
+            let (p, op, operands) = feeds.sole_source(g, e, d)?;
             let Fusion::Product {
                 transpose_a,
                 transpose_b,
@@ -102,20 +81,21 @@ pub(super) fn fuse_product_updates(g: &mut Graph, meta: &[Option<Meta>]) -> usiz
             else {
                 return None;
             };
-            let ([a, b], [_]) = (&operands[..], &outputs[..]) else {
+            let [a, b] = operands[..] else {
                 return None;
             };
-            let (ma, mb, md) = (m(*a)?, m(*b)?, m(d)?);
-            let same = ma.dtype == md.dtype && mb.dtype == md.dtype;
+            let (ma, mb, md) = (m(a)?, m(b)?, m(d)?);
             let fits = matches!(md.dtype, DType::F32 | DType::F64)
-                && same
+                && ma.dtype == md.dtype
+                && mb.dtype == md.dtype
                 && halves_dims(&ma.shape, &mb.shape, transpose_a, transpose_b).is_some();
-            fits.then(|| (at, p, op.clone(), [*a, *b], (transpose_a, transpose_b)))
+            (fits && effect.linear_in(at))
+                .then(|| (at, p, op.clone(), [a, b], (transpose_a, transpose_b)))
         });
         let Some((at, p, product, [a, b], transposed)) = found else {
             continue;
         };
-        let mut new_inputs: smallvec::SmallVec<[Slot; 1]> = smallvec::smallvec![a, b];
+        let mut new_inputs: SmallVec<[Slot; 1]> = smallvec![a, b];
         new_inputs.extend(
             inputs
                 .iter()
@@ -135,11 +115,7 @@ pub(super) fn fuse_product_updates(g: &mut Graph, meta: &[Option<Meta>]) -> usiz
         dropped[p] = true;
         count += 1;
     }
-    let mut i = 0;
-    g.nodes.retain(|_| {
-        i += 1;
-        !dropped[i - 1]
-    });
+    drop_nodes(g, &dropped);
     count
 }
 

@@ -235,17 +235,29 @@ pub(crate) fn product_then<T: GemmFloat + num_traits::Zero>(
     };
     let (outs, ()) = with_halves_section(m * n * k, |parallel| {
         super::uninit::in_two_parts_each(outputs, m * n, mid * n, |tops, bottoms| {
-            if parallel && rayon::current_thread_index().is_some() {
-                rayon::join(|| half(tops, 0, mid), || half(bottoms, mid, m - mid));
-            } else if parallel && super::worker_awake() {
-                super::kept_join(|| half(tops, 0, mid), || half(bottoms, mid, m - mid));
-            } else {
-                half(tops, 0, mid);
-                half(bottoms, mid, m - mid);
-            }
+            both_halves(parallel, (tops, bottoms), (mid, m), half)
         })
     });
     Some(outs)
+}
+
+/// `half(top, 0, mid)` and `half(bottom, mid, m - mid)`: side by side in a
+/// `parallel` section (a rayon::join on a pool worker, the bottom half to
+/// the kept worker's mailbox otherwise), one after the other without one.
+fn both_halves<P: Send>(
+    parallel: bool,
+    (top, bottom): (P, P),
+    (mid, m): (usize, usize),
+    half: impl Fn(P, usize, usize) + Sync,
+) {
+    if parallel && rayon::current_thread_index().is_some() {
+        rayon::join(|| half(top, 0, mid), || half(bottom, mid, m - mid));
+    } else if parallel && super::worker_awake() {
+        super::kept_join(|| half(top, 0, mid), || half(bottom, mid, m - mid));
+    } else {
+        half(top, 0, mid);
+        half(bottom, mid, m - mid);
+    }
 }
 
 /// `(m, n, k)` of the 2-D product `op(a) @ op(b)` of operands shaped `sa`
@@ -292,14 +304,7 @@ pub(crate) fn product_update<T: GemmFloat>(
         super::simd(|| d.iter_mut().zip(&p).for_each(|(v, &p)| *v = f(*v, p)));
     };
     with_halves_section(m * n * k, |parallel| {
-        if parallel && rayon::current_thread_index().is_some() {
-            rayon::join(|| half(top, 0, mid), || half(bottom, mid, m - mid));
-        } else if parallel && super::worker_awake() {
-            super::kept_join(|| half(top, 0, mid), || half(bottom, mid, m - mid));
-        } else {
-            half(top, 0, mid);
-            half(bottom, mid, m - mid);
-        }
+        both_halves(parallel, (top, bottom), (mid, m), half)
     });
     true
 }
