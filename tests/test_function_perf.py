@@ -294,3 +294,44 @@ def test_random_draws_and_large_constants_do_not_fold() -> None:
     g = only_graph(c)
     assert g.plan_stats["folded"] == 1  # the Identity of `tf.constant(1.0)` alone
     assert g.op_names == ["Mul", "Sum", "RandomStandardNormal", "AddV2"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("form", ["lr * g", "g * lr", "g", "optimizer"])
+def test_a_weight_update_runs_with_its_gradient_product(dtype: Any, form: str) -> None:
+    # v's gradient x^T @ d is large enough for MatMul's row halves and read only by
+    # v's update: each half is folded into v as it is made, in every per-element form,
+    # with eager's bits.
+    rng = np.random.default_rng(11)
+    start = rng.normal(size=(96, 80)).astype(dtype)
+    x = tf.constant(rng.normal(size=(64, 96)).astype(dtype))
+
+    def make() -> tuple[Any, Callable[[], Any]]:
+        v = tf.Variable(start)
+        opt = tf.optimizers.SGD(0.05)
+
+        def step() -> Any:
+            with tf.GradientTape() as t:
+                loss = tf.reduce_sum(tf.tanh(x @ v))
+            g = t.gradient(loss, v)
+            if form == "lr * g":
+                v.assign_sub(0.01 * g)
+            elif form == "g * lr":
+                v.assign_add(g * -0.01)
+            elif form == "g":
+                v.assign_sub(g)
+            else:
+                opt.apply_gradients([(g, v)])
+            return loss
+
+        return v, step
+
+    v_eager, eager = make()
+    v_comp, step = make()
+    compiled = tf.function(step)
+    for k in range(4):
+        assert bits(eager().numpy()) == bits(compiled().numpy()), f"loss at step {k}"
+        assert bits(v_eager.numpy()) == bits(v_comp.numpy()), f"variable after step {k}"
+    g = only_graph(compiled)
+    assert g.plan_stats["product_updates"] == 1 and "MatMul" not in g.op_names, g.op_names
+    assert g.update_stats == {"in_place": 1, "copied": 0, "with_products": 1}
