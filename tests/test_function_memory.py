@@ -213,18 +213,17 @@ def test_broadcast_binary_ops_match_numpy(a_shape: tuple[int, ...], b_shape: tup
     assert bits(got) == bits(want)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("form", ["lr * g", "g * lr", "assign_add"])
-def test_assign_sub_of_a_scaled_gradient_is_one_in_place_pass(dtype: Any, form: str) -> None:
-    # `v.assign_sub(lr * g)`, SGD as TF users write it: the graph drops the
-    # product and the deferred update multiplies as it writes, with eager's
-    # bits (the product's rounding, then the subtraction's).
-    rng = np.random.default_rng(7)
-    start = rng.normal(size=(64, 32)).astype(dtype)
-    x = tf.constant(rng.normal(size=(16, 64)).astype(dtype))
+def _update_by_gradient(dtype: Any, form: str, v_shape: tuple[int, int], batch: int, seed: int) -> Any:
+    """`v`'s update by the gradient of `sum(tanh(x @ v))` (a `MatMul`, `x^T @ d`) in
+    `form`, four steps eagerly and four compiled from the same start: losses and
+    variables agree bit for bit after each. Returns the compiled step's graph."""
+    rng = np.random.default_rng(seed)
+    start = rng.normal(size=v_shape).astype(dtype)
+    x = tf.constant(rng.normal(size=(batch, v_shape[0])).astype(dtype))
 
     def make() -> tuple[Any, Callable[[], Any]]:
         v = tf.Variable(start)
+        opt = tf.optimizers.SGD(0.05)
 
         def step() -> Any:
             with tf.GradientTape() as t:
@@ -234,8 +233,14 @@ def test_assign_sub_of_a_scaled_gradient_is_one_in_place_pass(dtype: Any, form: 
                 v.assign_sub(0.01 * g)
             elif form == "g * lr":
                 v.assign_sub(g * 0.01)
-            else:
+            elif form == "assign_add":
                 v.assign_add(-0.01 * g)
+            elif form == "assign_add g * c":
+                v.assign_add(g * -0.01)
+            elif form == "g":
+                v.assign_sub(g)
+            else:
+                opt.apply_gradients([(g, v)])
             return loss
 
         return v, step
@@ -243,13 +248,33 @@ def test_assign_sub_of_a_scaled_gradient_is_one_in_place_pass(dtype: Any, form: 
     v_eager, eager = make()
     v_comp, step = make()
     compiled = tf.function(step)
-    for _ in range(4):
-        assert bits(eager().numpy()) == bits(compiled().numpy())
-        assert bits(v_eager.numpy()) == bits(v_comp.numpy())
-    g = only_graph(compiled)
+    for k in range(4):
+        assert bits(eager().numpy()) == bits(compiled().numpy()), f"loss at step {k}"
+        assert bits(v_eager.numpy()) == bits(v_comp.numpy()), f"variable after step {k}"
+    return only_graph(compiled)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("form", ["lr * g", "g * lr", "assign_add"])
+def test_assign_sub_of_a_scaled_gradient_is_one_in_place_pass(dtype: Any, form: str) -> None:
+    # `v.assign_sub(lr * g)`, SGD as TF users write it: the graph drops the
+    # product and the deferred update multiplies as it writes, with eager's
+    # bits (the product's rounding, then the subtraction's).
+    g = _update_by_gradient(dtype, form, (64, 32), 16, seed=7)
     # The update reads the gradient's MatMul directly: no product node.
     assert g.op_names[-2:] == ["MatMul", "AssignAddVariableOp" if form == "assign_add" else "AssignSubVariableOp"]
     assert g.update_stats == {"in_place": 1, "copied": 0, "with_products": 0}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("form", ["lr * g", "assign_add g * c", "g", "optimizer"])
+def test_a_weight_update_runs_with_its_gradient_product(dtype: Any, form: str) -> None:
+    # v's gradient x^T @ d is large enough for MatMul's row halves and read only by
+    # v's update: each half is folded into v as it is made, in every per-element form,
+    # with eager's bits.
+    g = _update_by_gradient(dtype, form, (96, 80), 64, seed=11)
+    assert g.plan_stats["product_updates"] == 1 and "MatMul" not in g.op_names, g.op_names
+    assert g.update_stats == {"in_place": 1, "copied": 0, "with_products": 1}
 
 
 def test_a_scaled_gradient_read_elsewhere_is_still_made() -> None:
