@@ -401,12 +401,7 @@ impl crate::record::Effect for Update {
             Some(v) => v,
             None => rate_of(others.first()?).ok()?,
         };
-        // The rate in the variable's dtype ([`Elem::lr`]), exactly.
-        let lr = if current[0].dtype() == crate::DType::F32 {
-            f64::from(lr as f32)
-        } else {
-            lr
-        };
+        // The update rounds it to the variable's dtype, as `Elem::lr` does.
         Some(crate::record::Linear {
             scale: Some((lr, false)),
             add: false,

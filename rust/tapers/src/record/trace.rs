@@ -76,7 +76,8 @@ pub trait Effect: Send + Sync {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Linear {
     /// `Some((c, true))`: `p = c * g`; `Some((c, false))`: `p = g * c`;
-    /// `None`: `p = g`. `c` is exact in the variable's dtype.
+    /// `None`: `p = g`. `c` is rounded to the variable's dtype (`as`), as
+    /// an optimizer casts its learning rate.
     pub scale: Option<(f64, bool)>,
     /// `v + p` (true) or `v - p`.
     pub add: bool,
